@@ -1,0 +1,38 @@
+import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { ConfigError, ErrorStage } from '../errors';
+import { AvroConverter } from './avro-converter';
+import { BytesConverter, JsonConverter, StringConverter } from './basic-converters';
+import { Converter } from './converter';
+
+/** Registry connection settings. */
+export interface RegistrySettings {
+  url: string;
+  auth?: { username: string; password: string };
+}
+
+/** Creates a SchemaRegistry client (schemas are cached by the client per id). */
+export function createRegistry(settings: RegistrySettings): SchemaRegistry {
+  return new SchemaRegistry({
+    host: settings.url,
+    auth: settings.auth,
+    clientId: 'adjunct',
+    retry: { retries: 2, initialRetryTimeInSecs: 0.2, maxRetryTimeInSecs: 2 },
+  });
+}
+
+/** Builds the converter named in a pipeline config. */
+export function createConverter(name: string, stage: ErrorStage, registry?: SchemaRegistry): Converter {
+  switch (name) {
+    case 'string':
+      return new StringConverter(stage);
+    case 'json':
+      return new JsonConverter(stage);
+    case 'bytes':
+      return new BytesConverter();
+    case 'avro':
+      if (!registry) throw new ConfigError('avro converter needs a schema registry');
+      return new AvroConverter(registry, stage);
+    default:
+      throw new ConfigError(`unknown converter "${name}"`);
+  }
+}

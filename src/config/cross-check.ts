@@ -1,0 +1,62 @@
+import { AdjunctConfig } from './schema';
+
+/** A semantic problem found after schema validation. */
+export interface CrossProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+/** Checks rules that span several fields: unique names, dependsOn targets, converters needing a registry, DLQ rules. */
+export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
+  const problems: CrossProblem[] = [];
+  const names = new Map<string, number>();
+  const stores = new Map<string, number>();
+  cfg.pipelines.forEach((p, i) => {
+    if (names.has(p.name)) problems.push({ path: ['pipelines', i, 'name'], message: `duplicate pipeline name "${p.name}" (also pipelines[${names.get(p.name)}])` });
+    names.set(p.name, i);
+    if (stores.has(p.store.name)) problems.push({ path: ['pipelines', i, 'store', 'name'], message: `store "${p.store.name}" is already written by pipelines[${stores.get(p.store.name)}]; one pipeline per store` });
+    stores.set(p.store.name, i);
+  });
+  cfg.pipelines.forEach((p, i) => {
+    p.dependsOn.forEach((d, j) => {
+      const target = names.get(d);
+      if (target === undefined) problems.push({ path: ['pipelines', i, 'dependsOn', j], message: `unknown pipeline "${d}"` });
+      else if (!cfg.pipelines[target].bootstrap) problems.push({ path: ['pipelines', i, 'dependsOn', j], message: `pipeline "${d}" is not a bootstrap pipeline (set bootstrap: true on it)` });
+      if (d === p.name) problems.push({ path: ['pipelines', i, 'dependsOn', j], message: 'a pipeline cannot depend on itself' });
+    });
+    if ((p.keyConverter === 'avro' || p.valueConverter === 'avro') && !cfg.registry) {
+      problems.push({ path: ['pipelines', i, p.keyConverter === 'avro' ? 'keyConverter' : 'valueConverter'], message: 'avro converter needs a top-level "registry" section' });
+    }
+    if (p.errors.tolerance === 'all' && !p.errors.deadLetterQueue) {
+      problems.push({ path: ['pipelines', i, 'errors', 'tolerance'], message: 'tolerance "all" requires errors.deadLetterQueue.topic (bad records are never dropped silently)' });
+    }
+    const ts = p.extract.timestamp;
+    if (ts?.from === 'field' && !ts.path) problems.push({ path: ['pipelines', i, 'extract', 'timestamp', 'path'], message: 'timestamp.from=field needs a path' });
+    if (ts?.from === 'header' && !ts.header) problems.push({ path: ['pipelines', i, 'extract', 'timestamp', 'header'], message: 'timestamp.from=header needs a header name' });
+    if (p.extract.key?.path && p.extract.key.fields) problems.push({ path: ['pipelines', i, 'extract', 'key'], message: 'use either key.path or key.fields, not both' });
+    if (p.extract.module && (p.extract.key || p.extract.value || p.extract.preset !== 'none')) {
+      problems.push({ path: ['pipelines', i, 'extract', 'module'], message: 'a custom extractor module replaces key/value/preset settings; remove them' });
+    }
+    if (p.store.kind === 'kv' && p.store.keySerde === undefined && p.extract.key?.fields) {
+      /* tuple default is fine */
+    }
+  });
+  // Cycles in dependsOn.
+  const visiting = new Set<string>();
+  const done = new Set<string>();
+  const byName = new Map(cfg.pipelines.map((p, i) => [p.name, { p, i }]));
+  const visit = (n: string, trail: string[]): void => {
+    if (done.has(n)) return;
+    if (visiting.has(n)) {
+      const e = byName.get(n)!;
+      problems.push({ path: ['pipelines', e.i, 'dependsOn'], message: `dependency cycle: ${[...trail, n].join(' -> ')}` });
+      return;
+    }
+    visiting.add(n);
+    for (const d of byName.get(n)?.p.dependsOn ?? []) if (byName.has(d)) visit(d, [...trail, n]);
+    visiting.delete(n);
+    done.add(n);
+  };
+  for (const p of cfg.pipelines) visit(p.name, []);
+  return problems;
+}

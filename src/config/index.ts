@@ -1,0 +1,5 @@
+/** Configuration: schema, loading with env interpolation, validation with YAML paths and lines. */
+export * from './schema';
+export * from './load';
+export * from './duration';
+export * from './interpolate';

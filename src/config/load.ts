@@ -1,0 +1,136 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { isScalar, LineCounter, parseDocument, visit } from 'yaml';
+import { z } from 'zod';
+import { ConfigError } from '../errors';
+import { interpolateEnv } from './interpolate';
+import { AdjunctConfig, AdjunctConfigSchema } from './schema';
+import { crossCheck } from './cross-check';
+
+/** One configuration problem, located by YAML path and line. */
+export interface ConfigProblem {
+  path: string;
+  line?: number;
+  column?: number;
+  message: string;
+}
+
+/** A loaded, validated configuration plus where it came from. */
+export interface LoadedConfig {
+  config: AdjunctConfig;
+  file?: string;
+  baseDir: string;
+}
+
+/** Thrown when a configuration has problems; lists every one of them. */
+export class ConfigValidationError extends ConfigError {
+  readonly problems: ConfigProblem[];
+  constructor(problems: ConfigProblem[], file?: string) {
+    const where = file ? ` in ${file}` : '';
+    super(`${problems.length} configuration problem(s)${where}:\n` + problems.map(formatProblem).join('\n'), {
+      code: 'CONFIG_INVALID',
+      context: { file, problems },
+    });
+    this.problems = problems;
+  }
+}
+
+/** Formats a problem as `path (line L:C): message`. */
+export function formatProblem(p: ConfigProblem): string {
+  const loc = p.line !== undefined ? ` (line ${p.line}${p.column !== undefined ? `:${p.column}` : ''})` : '';
+  return `  - ${p.path || '<root>'}${loc}: ${p.message}`;
+}
+
+/** Renders a path array as `pipelines[0].store.name`. */
+export function pathToString(p: ReadonlyArray<PropertyKey>): string {
+  return p.reduce<string>((acc, seg) => (typeof seg === 'number' ? `${acc}[${seg}]` : acc ? `${acc}.${String(seg)}` : String(seg)), '');
+}
+
+/** Parses and validates YAML text; throws ConfigValidationError listing every problem with its YAML path and line. */
+export function parseConfig(text: string, options: { file?: string; env?: NodeJS.ProcessEnv } = {}): AdjunctConfig {
+  const env = options.env ?? process.env;
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const problems: ConfigProblem[] = [];
+  const locate = (offset: number | undefined) => {
+    if (offset === undefined) return {};
+    const pos = lineCounter.linePos(offset);
+    return { line: pos.line, column: pos.col };
+  };
+  for (const err of doc.errors) {
+    problems.push({ path: '', ...locate(err.pos?.[0]), message: `YAML syntax: ${err.message.split('\n')[0]}` });
+  }
+  if (problems.length) throw new ConfigValidationError(problems, options.file);
+
+  visit(doc, {
+    Scalar(_key, node, visitPath) {
+      if (typeof node.value !== 'string' || !node.value.includes('${')) return;
+      const { value, missing } = interpolateEnv(node.value, env);
+      for (const m of missing) {
+        problems.push({
+          path: pathToString(yamlPathOf(visitPath, node)),
+          ...locate(node.range?.[0]),
+          message: `environment variable ${m.name} is not set and has no default (use \${${m.name}:-default})`,
+        });
+      }
+      node.value = value;
+    },
+  });
+
+  const data = doc.toJS();
+  const result = AdjunctConfigSchema.safeParse(data ?? {});
+  if (!result.success) {
+    for (const issue of result.error.issues) problems.push(issueToProblem(issue, doc, locate));
+  } else {
+    for (const p of crossCheck(result.data)) {
+      const node = doc.getIn(p.path, true) as { range?: [number, number, number] } | undefined;
+      problems.push({ path: pathToString(p.path), ...locate(node?.range?.[0]), message: p.message });
+    }
+  }
+  if (problems.length) throw new ConfigValidationError(problems, options.file);
+  return (result as { data: AdjunctConfig }).data;
+}
+
+function issueToProblem(issue: z.core.$ZodIssue, doc: ReturnType<typeof parseDocument>, locate: (o?: number) => { line?: number; column?: number }): ConfigProblem {
+  const p = issue.path as PropertyKey[];
+  let node: unknown = undefined;
+  // Walk up until a node exists (missing keys are reported at their parent).
+  for (let i = p.length; i >= 0 && node === undefined; i--) {
+    node = i === 0 ? doc.contents : doc.getIn(p.slice(0, i) as unknown[], true);
+  }
+  let message = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    message = `unknown key(s): ${issue.keys.join(', ')}`;
+    const parent = doc.getIn(p as unknown[], true) as { items?: { key: { value?: unknown; range?: [number, number, number] } }[] } | undefined;
+    const keyNode = parent?.items?.find((it) => issue.keys.includes(String(it.key?.value)));
+    if (keyNode?.key?.range) node = keyNode.key;
+  }
+  const range = (node as { range?: [number, number, number] } | undefined)?.range;
+  return { path: pathToString(p), ...locate(range?.[0]), message };
+}
+
+function yamlPathOf(visitPath: readonly unknown[], node: unknown): (string | number)[] {
+  const out: (string | number)[] = [];
+  const chain = [...visitPath, node];
+  for (let i = 1; i < chain.length; i++) {
+    const parent = chain[i - 1] as { items?: unknown[] };
+    const child = chain[i] as { key?: unknown; value?: unknown };
+    if (Array.isArray(parent?.items)) {
+      const idx = parent.items.indexOf(child);
+      if (idx >= 0 && !('key' in (child as object))) out.push(idx);
+    }
+    if (child && typeof child === 'object' && 'key' in child && isScalar(child.key)) out.push(String(child.key.value));
+  }
+  return out;
+}
+
+/** Reads, interpolates and validates a YAML config file. */
+export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`, { cause: e, context: { file } });
+  }
+  return { config: parseConfig(text, { file, env }), file, baseDir: path.dirname(path.resolve(file)) };
+}

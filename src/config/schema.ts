@@ -1,0 +1,218 @@
+import { z } from 'zod';
+import { parseDurationMs } from './duration';
+
+/** A duration in ms: a non-negative integer or a string like `30s`, `7d`. */
+export const Duration = z
+  .union([z.number().int().nonnegative(), z.string()])
+  .transform((v, ctx) => {
+    const ms = parseDurationMs(v);
+    if (ms === null) {
+      ctx.addIssue({ code: 'custom', message: `invalid duration ${JSON.stringify(v)} (use e.g. 500, 250ms, 30s, 5m, 2h, 7d)` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+/** Lowercase CQL-safe identifier (keyspace, store names are normalised from free text but must stay simple). */
+export const Identifier = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,47}$/, 'must match ^[a-z][a-z0-9_]{0,47}$ (lowercase letters, digits, underscore; starts with a letter)');
+
+/** Pipeline and store names: letters, digits, `-`, `_`, `.`. */
+export const Name = z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,47}$/, 'must match ^[A-Za-z][A-Za-z0-9_.-]{0,47}$');
+
+const Tls = z.union([
+  z.boolean(),
+  z.strictObject({
+    ca: z.string().optional().describe('PEM CA certificate(s) or a path to a PEM file'),
+    cert: z.string().optional(),
+    key: z.string().optional(),
+    rejectUnauthorized: z.boolean().default(true),
+  }),
+]);
+
+/** Kafka connection settings. */
+export const KafkaConfig = z.strictObject({
+  brokers: z.array(z.string().min(1)).min(1).describe('bootstrap brokers, host:port'),
+  clientId: z.string().default('adjunct'),
+  ssl: Tls.optional(),
+  sasl: z
+    .strictObject({
+      mechanism: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']),
+      username: z.string(),
+      password: z.string(),
+    })
+    .optional(),
+  connectionTimeout: Duration.default(10_000),
+  requestTimeout: Duration.default(30_000),
+  sessionTimeout: Duration.default(30_000),
+  heartbeatInterval: Duration.default(3_000),
+});
+
+const Consistency = z.enum(['one', 'localOne', 'quorum', 'localQuorum', 'all', 'eachQuorum']);
+
+/** Cassandra connection settings. */
+export const CassandraConfig = z.strictObject({
+  contactPoints: z.array(z.string().min(1)).min(1),
+  localDataCenter: z.string().default('datacenter1'),
+  keyspace: Identifier.default('adjunct'),
+  autoCreate: z.boolean().default(true).describe('create keyspace and tables when missing'),
+  replication: z
+    .union([
+      z.strictObject({ class: z.literal('SimpleStrategy'), replicationFactor: z.number().int().min(1).max(10) }),
+      z.strictObject({ class: z.literal('NetworkTopologyStrategy'), dataCenters: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), z.number().int().min(1).max(10)) }),
+    ])
+    .default({ class: 'SimpleStrategy', replicationFactor: 1 }),
+  auth: z.strictObject({ username: z.string(), password: z.string() }).optional(),
+  ssl: Tls.optional(),
+  readConsistency: Consistency.default('localQuorum'),
+  writeConsistency: Consistency.default('localQuorum'),
+  requestTimeout: Duration.default(12_000),
+});
+
+/** Schema registry (Confluent REST API) settings. */
+export const RegistryConfig = z.strictObject({
+  url: z.string().url(),
+  auth: z.strictObject({ username: z.string(), password: z.string() }).optional(),
+});
+
+/** Worker-wide settings. */
+export const WorkerConfig = z
+  .strictObject({
+    groupId: z.string().min(1).default('adjunct'),
+    maxInFlight: z.number().int().min(1).max(4096).default(64).describe('bounded number of in-flight Cassandra writes per worker'),
+    partitionsConsumedConcurrently: z.number().int().min(1).max(256).default(8),
+    commitInterval: Duration.default(1_000),
+    shutdownTimeout: Duration.default(30_000),
+    logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    http: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        host: z.string().default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(8080),
+        adminToken: z.string().min(16).optional().describe('bearer token required by admin routes when not bound to loopback'),
+      })
+      .default({ enabled: true, host: '127.0.0.1', port: 8080 }),
+  })
+  .default({} as never);
+
+/** Converter of record key or value bytes. */
+export const Converter = z.enum(['string', 'json', 'avro', 'bytes']);
+
+/** Where an extracted field comes from. */
+const Source = z.enum(['key', 'value']);
+
+/** How the store key is extracted. */
+export const KeyExtract = z.strictObject({
+  from: Source.default('key'),
+  path: z.string().optional().describe('field path, e.g. payload.after.id or items[0].sku; whole key/value when absent'),
+  fields: z.array(z.string().min(1)).min(1).optional().describe('composite key: field paths encoded in order-preserving tuple form'),
+});
+
+/** How the store value is extracted. */
+export const ValueExtract = z.strictObject({
+  from: Source.default('value'),
+  path: z.string().optional(),
+  project: z.array(z.string().min(1)).min(1).optional().describe('keep only these field paths'),
+});
+
+/** Where the version timestamp comes from. */
+export const TimestampExtract = z.strictObject({
+  from: z.enum(['record', 'field', 'header']).default('record'),
+  path: z.string().optional().describe('value field path when from=field'),
+  header: z.string().optional().describe('header name when from=header'),
+  format: z.enum(['millis', 'seconds', 'micros', 'iso']).default('millis'),
+});
+
+/** A filter predicate: keep records where the field at `path` matches. */
+export const FilterExtract = z.strictObject({
+  path: z.string().min(1),
+  from: Source.default('value'),
+  equals: z.union([z.string(), z.number(), z.boolean(), z.null()]).optional(),
+  notEquals: z.union([z.string(), z.number(), z.boolean(), z.null()]).optional(),
+  in: z.array(z.union([z.string(), z.number(), z.boolean()])).optional(),
+  exists: z.boolean().optional(),
+});
+
+/** Extractor configuration: a preset, built-in field extraction, or a custom module. */
+export const ExtractConfig = z
+  .strictObject({
+    preset: z.enum(['none', 'debezium']).default('none'),
+    key: KeyExtract.optional(),
+    value: ValueExtract.optional(),
+    timestamp: TimestampExtract.optional(),
+    filter: z.array(FilterExtract).optional(),
+    module: z.string().optional().describe('path (relative to the config file) of a JS/TS module exporting an extractor'),
+    options: z.record(z.string(), z.unknown()).optional().describe('options passed to the custom extractor factory'),
+  })
+  .default({ preset: 'none' });
+
+/** Table options, validated again strictly by the store before any CQL is built. */
+export const TableOptions = z.record(z.string(), z.unknown());
+
+/** Target store of a pipeline. */
+export const StoreConfig = z.strictObject({
+  name: Name,
+  kind: z.enum(['versioned', 'kv']).default('versioned'),
+  scope: z.enum(['partitioned', 'global']).default('global'),
+  historyRetention: Duration.default(86_400_000).describe('versioned stores: how long old versions are kept (also the grace period)'),
+  keySerde: z.enum(['string', 'json', 'int64', 'tuple', 'buffer']).optional().describe('default: tuple for composite keys, else string'),
+  valueSerde: z.enum(['string', 'json', 'buffer']).default('json'),
+  tableOptions: TableOptions.optional(),
+  ttlSeconds: z.number().int().min(0).max(630_720_000).optional(),
+  cleanupEvery: z.number().int().min(1).max(1_000_000).default(64),
+});
+
+/** Error handling of a pipeline (Kafka Connect style). */
+export const ErrorsConfig = z
+  .strictObject({
+    tolerance: z.enum(['none', 'all']).default('none'),
+    retryTimeout: Duration.default(300_000),
+    retryMaxDelay: Duration.default(30_000),
+    deadLetterQueue: z
+      .strictObject({
+        topic: z.string().min(1),
+        contextHeaders: z.boolean().default(true),
+      })
+      .optional(),
+  })
+  .default({ tolerance: 'none', retryTimeout: 300_000, retryMaxDelay: 30_000 });
+
+/** One pipeline: changelog topic(s) → converters → extractors → store. */
+export const PipelineConfig = z.strictObject({
+  name: Name,
+  topics: z.array(z.string().regex(/^[A-Za-z0-9._-]{1,249}$/, 'invalid Kafka topic name')).min(1),
+  keyConverter: Converter.default('string'),
+  valueConverter: Converter.default('json'),
+  extract: ExtractConfig,
+  store: StoreConfig,
+  bootstrap: z.boolean().default(false),
+  dependsOn: z.array(Name).default([]),
+  resetOffset: z.boolean().default(false),
+  onOffsetOutOfRange: z.enum(['reload', 'fail', 'latest']).default('reload'),
+  keepPreviousGeneration: Duration.default(86_400_000),
+  errors: ErrorsConfig,
+});
+
+/** The whole adjunct YAML file. */
+export const AdjunctConfigSchema = z.strictObject({
+  kafka: KafkaConfig,
+  cassandra: CassandraConfig,
+  registry: RegistryConfig.optional(),
+  worker: WorkerConfig,
+  pipelines: z.array(PipelineConfig).min(1),
+});
+
+/** Validated configuration (after defaults). */
+export type AdjunctConfig = z.output<typeof AdjunctConfigSchema>;
+/** One validated pipeline. */
+export type PipelineSpec = z.output<typeof PipelineConfig>;
+/** Validated extractor settings. */
+export type ExtractSpec = z.output<typeof ExtractConfig>;
+/** Validated store settings. */
+export type StoreSpec = z.output<typeof StoreConfig>;
+
+/** The configuration schema as JSON Schema (draft 2020-12) for editors. */
+export function configJsonSchema(): unknown {
+  return z.toJSONSchema(AdjunctConfigSchema, { io: 'input', unrepresentable: 'any' });
+}

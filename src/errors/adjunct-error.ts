@@ -1,0 +1,93 @@
+/** The pipeline stage in which an error happened (Kafka Connect's stage tags, plus adjunct's own). */
+export type ErrorStage =
+  | 'config'
+  | 'consume'
+  | 'key-convert'
+  | 'value-convert'
+  | 'extract'
+  | 'write'
+  | 'commit'
+  | 'schema'
+  | 'store'
+  | 'lookup'
+  | 'bootstrap'
+  | 'devstack';
+
+/** Options accepted by every AdjunctError. */
+export interface AdjunctErrorOptions {
+  /** Stable machine-readable code, e.g. `INVALID_IDENTIFIER`. */
+  code: string;
+  /** Whether retrying the same operation may succeed. */
+  retriable?: boolean;
+  /** Stage of the pipeline the error belongs to. */
+  stage?: ErrorStage;
+  /** The underlying error. */
+  cause?: unknown;
+  /** Where it happened: topic/partition/offset, YAML path, store name… */
+  context?: Record<string, unknown>;
+}
+
+/** Root of adjunct's typed error taxonomy: every error carries code, retriable, stage and cause. */
+export class AdjunctError extends Error {
+  readonly code: string;
+  readonly retriable: boolean;
+  readonly stage?: ErrorStage;
+  readonly context: Record<string, unknown>;
+  override readonly cause?: unknown;
+
+  constructor(message: string, options: AdjunctErrorOptions) {
+    super(message);
+    this.name = new.target.name;
+    this.code = options.code;
+    this.retriable = options.retriable ?? false;
+    this.stage = options.stage;
+    this.cause = options.cause;
+    this.context = options.context ?? {};
+  }
+}
+
+/** A configuration problem (YAML, options, identifiers); never retriable. */
+export class ConfigError extends AdjunctError {
+  constructor(message: string, options: Partial<AdjunctErrorOptions> = {}) {
+    super(message, { code: 'CONFIG_INVALID', stage: 'config', ...options, retriable: false });
+  }
+}
+
+/** An identifier or table option that failed validation before any CQL was built. */
+export class InvalidIdentifierError extends AdjunctError {
+  constructor(message: string, context: Record<string, unknown> = {}) {
+    super(message, { code: 'INVALID_IDENTIFIER', stage: 'schema', retriable: false, context });
+  }
+}
+
+/** Bad input to a store operation (null key, bad timestamp, unserialisable value). */
+export class InvalidArgumentError extends AdjunctError {
+  constructor(message: string, context: Record<string, unknown> = {}) {
+    super(message, { code: 'INVALID_ARGUMENT', stage: 'store', retriable: false, context });
+  }
+}
+
+/** A store-level failure (Cassandra error, missing keyspace…); `retriable` follows the driver error class. */
+export class StoreError extends AdjunctError {
+  constructor(message: string, options: Partial<AdjunctErrorOptions> = {}) {
+    super(message, { code: 'STORE_ERROR', stage: 'store', ...options });
+  }
+}
+
+/** A record that cannot be processed (undecodable bytes, extractor failure): goes to the DLQ or stops the worker. */
+export class BadRecordError extends AdjunctError {
+  constructor(message: string, options: Partial<AdjunctErrorOptions> & { stage: ErrorStage }) {
+    super(message, { code: 'BAD_RECORD', ...options, retriable: false });
+  }
+}
+
+/** Returns true if the value is an AdjunctError. */
+export function isAdjunctError(e: unknown): e is AdjunctError {
+  return e instanceof AdjunctError;
+}
+
+/** A short one-line description of any thrown value, safe for logs. */
+export function describeError(e: unknown): string {
+  if (e instanceof Error) return `${e.name}: ${e.message}`;
+  return String(e);
+}

@@ -1,0 +1,3 @@
+/** Adjunct's typed error taxonomy. */
+export * from './adjunct-error';
+export * from './classify';

@@ -1,0 +1,47 @@
+/** A decoded Kafka record as seen by extractors. */
+export interface SourceRecord {
+  topic: string;
+  partition: number;
+  offset: string;
+  /** Kafka record timestamp, epoch ms. */
+  timestamp: number;
+  /** Decoded key (null when the record has no key). */
+  key: unknown;
+  /** Decoded value (null for a Kafka tombstone). */
+  value: unknown;
+  headers: Record<string, Buffer | string | undefined>;
+}
+
+/** What an extractor produces for the store: value null means tombstone. */
+export interface Extracted {
+  key: unknown;
+  value: unknown | null;
+  timestamp: number;
+}
+
+/** Returned by an extractor to leave a record out of the store on purpose (counted as skipped, never silent). */
+export interface Skip {
+  skip: true;
+  reason: string;
+}
+
+/** Result of an extraction. */
+export type ExtractResult = Extracted | Skip;
+
+/** Pulls key, value and timestamp out of a record (Samza's adjunct-data extractor model). */
+export interface Extractor {
+  extract(record: SourceRecord): ExtractResult | Promise<ExtractResult>;
+}
+
+/** Factory signature a custom extractor module may export (`createExtractor`). */
+export type ExtractorFactory = (options: Record<string, unknown>) => Extractor | Promise<Extractor>;
+
+/** Returns true for a Skip result. */
+export function isSkip(r: ExtractResult): r is Skip {
+  return (r as Skip).skip === true;
+}
+
+/** Creates a Skip result. */
+export function skip(reason: string): Skip {
+  return { skip: true, reason };
+}

@@ -1,0 +1,391 @@
+import { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { PipelineSpec } from '../config/schema';
+import { Converter } from '../codec';
+import { AdjunctError, BadRecordError, ErrorStage, describeError } from '../errors';
+import { Extracted, Extractor, isSkip } from '../extract';
+import { Logger } from '../ops/logger';
+import { AdjunctMetrics } from '../ops/metrics';
+import { DeadLetterQueueReporter } from './dlq-reporter';
+import { OffsetTracker } from './offset-tracker';
+import { PartitionWriter, PartitionWriterFactory } from './partition-writer';
+import { withRetry } from './retry';
+import { Semaphore } from './semaphore';
+
+/** Lifecycle states of a pipeline. */
+export type PipelineState = 'CREATED' | 'WAITING' | 'BOOTSTRAPPING' | 'RUNNING' | 'PAUSED' | 'STOPPING' | 'STOPPED' | 'FAILED';
+
+/** Per-partition status snapshot. */
+export interface PartitionStatus {
+  topic: string;
+  partition: number;
+  committedOffset: string | null;
+  inFlight: number;
+  streamTime: number | null;
+}
+
+/** Status snapshot of a pipeline. */
+export interface PipelineStatus {
+  name: string;
+  state: PipelineState;
+  partitions: PartitionStatus[];
+  lastError?: string;
+  counts: { consumed: number; written: number; skipped: number; deadLettered: number; expired: number };
+}
+
+/** Everything a pipeline task needs, built by the worker. */
+export interface PipelineTaskDeps {
+  spec: PipelineSpec;
+  kafka: Kafka;
+  groupId: string;
+  keyConverter: Converter;
+  valueConverter: Converter;
+  extractor: Extractor;
+  writers: PartitionWriterFactory;
+  dlq?: DeadLetterQueueReporter;
+  semaphore: Semaphore;
+  logger: Logger;
+  metrics: AdjunctMetrics;
+  commitIntervalMs: number;
+  partitionsConsumedConcurrently: number;
+  sessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  /** Called after each commit with the committed offsets (bootstrap tracking). */
+  onCommitted?: (topic: string, partition: number, nextOffset: bigint) => void;
+  /** Called when the pipeline fails fatally. */
+  onFatal?: (e: AdjunctError) => void;
+  /** Where to start when the group has no committed offset. */
+  fromBeginning?: boolean;
+}
+
+interface PartitionState {
+  topic: string;
+  partition: number;
+  writer: PartitionWriter;
+  tracker: OffsetTracker;
+  committed: bigint | null;
+  /** Records that failed with tolerance none: they stay pending on purpose, so the commit never passes them. */
+  stuck: number;
+}
+
+const tpKey = (t: string, p: number) => `${t}\u0000${p}`;
+
+/**
+ * One pipeline's sink task: consume → decode → extract → write → commit. Records of a partition are issued in
+ * offset order; writes of all partitions share a bounded semaphore (backpressure); offsets are committed only up
+ * to the first record that is not durable yet, together with the writer's stream time as of that offset.
+ */
+export class PipelineTask {
+  state: PipelineState = 'CREATED';
+  lastError?: AdjunctError;
+  readonly counts = { consumed: 0, written: 0, skipped: 0, deadLettered: 0, expired: 0 };
+  private consumer?: Consumer;
+  private readonly partitions = new Map<string, PartitionState>();
+  private readonly opening = new Map<string, Promise<PartitionState>>();
+  private commitTimer?: NodeJS.Timeout;
+  private committing: Promise<void> = Promise.resolve();
+  private stopping = false;
+  private readonly log: Logger;
+
+  constructor(private readonly d: PipelineTaskDeps) {
+    this.log = d.logger.child({ pipeline: d.spec.name });
+  }
+
+  /** Pipeline name. */
+  get name(): string {
+    return this.d.spec.name;
+  }
+
+  /** Joins the group and starts consuming. */
+  async start(): Promise<void> {
+    const consumer = this.d.kafka.consumer({
+      groupId: this.d.groupId,
+      sessionTimeout: this.d.sessionTimeoutMs,
+      heartbeatInterval: this.d.heartbeatIntervalMs,
+      maxBytesPerPartition: 1 << 20,
+      maxBytes: 16 << 20,
+      allowAutoTopicCreation: false,
+      retry: { retries: 10 },
+    });
+    this.consumer = consumer;
+    consumer.on(consumer.events.GROUP_JOIN, (e) => this.onGroupJoin(e.payload.memberAssignment));
+    consumer.on(consumer.events.REBALANCING, () => {
+      this.log.info('rebalance started: committing durable offsets');
+      void this.commit().catch(() => undefined);
+    });
+    consumer.on(consumer.events.CRASH, (e) => {
+      const err = new AdjunctError(`consumer crashed: ${describeError(e.payload.error)}`, { code: 'CONSUMER_CRASH', stage: 'consume', retriable: false, cause: e.payload.error });
+      if (!e.payload.restart) this.fail(err);
+      else this.log.warn({ err: describeError(e.payload.error) }, 'consumer crashed, kafkajs restarts it');
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics: this.d.spec.topics, fromBeginning: this.d.fromBeginning ?? true });
+    this.state = 'RUNNING';
+    this.commitTimer = setInterval(() => void this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'commit failed; will retry')), this.d.commitIntervalMs);
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: this.d.partitionsConsumedConcurrently,
+      eachBatch: (payload) => this.eachBatch(payload),
+    });
+    this.log.info({ topics: this.d.spec.topics, groupId: this.d.groupId }, 'pipeline started');
+  }
+
+  private onGroupJoin(assignment: Record<string, number[]>): void {
+    const keep = new Set<string>();
+    for (const [t, ps] of Object.entries(assignment)) for (const p of ps) keep.add(tpKey(t, p));
+    for (const [k, st] of this.partitions) {
+      if (!keep.has(k)) {
+        this.partitions.delete(k);
+        this.log.info({ topic: st.topic, partition: st.partition }, 'partition revoked');
+        void st.writer.close().catch(() => undefined);
+      }
+    }
+    this.log.info({ assignment }, 'partitions assigned');
+  }
+
+  private async partitionState(topic: string, partition: number): Promise<PartitionState> {
+    const k = tpKey(topic, partition);
+    const existing = this.partitions.get(k);
+    if (existing) return existing;
+    let p = this.opening.get(k);
+    if (!p) {
+      p = (async () => {
+        const writer = await this.d.writers.open(topic, partition);
+        const st: PartitionState = { topic, partition, writer, tracker: new OffsetTracker(writer.streamTime()), committed: null, stuck: 0 };
+        this.partitions.set(k, st);
+        return st;
+      })().finally(() => this.opening.delete(k));
+      this.opening.set(k, p);
+    }
+    return p;
+  }
+
+  private async eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    if (this.stopping || this.state === 'FAILED') return;
+    const end = this.d.metrics.batchLatency.startTimer({ pipeline: this.name });
+    const st = await this.partitionState(batch.topic, batch.partition);
+    let lastHeartbeat = Date.now();
+    for (const message of batch.messages) {
+      if (!isRunning() || isStale() || this.stopping || this.isFailed()) break;
+      this.counts.consumed++;
+      this.d.metrics.consumed.inc({ pipeline: this.name });
+      const offset = BigInt(message.offset);
+      let extracted: Extracted | null = null;
+      try {
+        extracted = await this.decodeAndExtract(batch.topic, batch.partition, message);
+      } catch (e) {
+        const err = asAdjunct(e, 'extract');
+        st.tracker.begin(offset, st.writer.streamTime());
+        resolveOffset(message.offset);
+        if (await this.handleBadRecord(batch.topic, batch.partition, message, err)) st.tracker.complete(offset);
+        else st.stuck++;
+        continue;
+      }
+      if (extracted === null) {
+        st.tracker.begin(offset, st.writer.streamTime());
+        st.tracker.complete(offset);
+        resolveOffset(message.offset);
+        continue;
+      }
+      while (!(await this.d.semaphore.acquire(1000))) {
+        await heartbeat();
+        lastHeartbeat = Date.now();
+        if (!isRunning() || this.stopping) return;
+      }
+      this.d.metrics.inFlight.inc();
+      const timer = this.d.metrics.writeLatency.startTimer({ pipeline: this.name });
+      let issued;
+      try {
+        issued = st.writer.write(extracted.key, extracted.value, extracted.timestamp);
+      } catch (e) {
+        issued = { streamTimeAfter: st.writer.streamTime(), done: Promise.reject(e) };
+      }
+      st.tracker.begin(offset, issued.streamTimeAfter);
+      resolveOffset(message.offset);
+      const msg = message;
+      issued.done.then(
+        (outcome) => {
+          timer();
+          if (outcome === 'expired') {
+            this.counts.expired++;
+            this.d.metrics.notPut.inc({ pipeline: this.name });
+          } else {
+            this.counts.written++;
+            this.d.metrics.written.inc({ pipeline: this.name });
+          }
+          st.tracker.complete(offset);
+          this.d.metrics.inFlight.dec();
+          this.d.semaphore.release();
+        },
+        async (e) => {
+          timer();
+          const err = asAdjunct(e, 'write');
+          try {
+            if (await this.handleBadRecord(batch.topic, batch.partition, msg, err)) st.tracker.complete(offset);
+            else st.stuck++;
+          } finally {
+            this.d.metrics.inFlight.dec();
+            this.d.semaphore.release();
+          }
+        },
+      );
+      if (Date.now() - lastHeartbeat > this.d.heartbeatIntervalMs) {
+        await heartbeat();
+        lastHeartbeat = Date.now();
+      }
+    }
+    end();
+  }
+
+  /** Decodes and extracts one record, retrying transient failures (registry down); returns null for a skip. */
+  private async decodeAndExtract(topic: string, partition: number, m: KafkaMessage): Promise<Extracted | null> {
+    const errors = this.d.spec.errors;
+    return withRetry(
+      async () => {
+        const key = await this.d.keyConverter.decode(m.key ?? null);
+        const value = await this.d.valueConverter.decode(m.value ?? null);
+        let r;
+        try {
+          r = await this.d.extractor.extract({ topic, partition, offset: m.offset, timestamp: Number(m.timestamp), key, value, headers: (m.headers ?? {}) as Record<string, Buffer | string | undefined> });
+        } catch (e) {
+          throw asAdjunct(e, 'extract');
+        }
+        if (isSkip(r)) {
+          this.counts.skipped++;
+          this.d.metrics.skipped.inc({ pipeline: this.name });
+          this.log.debug({ topic, partition, offset: m.offset, reason: r.reason }, 'record skipped');
+          return null;
+        }
+        return r;
+      },
+      {
+        timeoutMs: errors.retryTimeout,
+        maxDelayMs: errors.retryMaxDelay,
+        isRetriable: (e) => e instanceof AdjunctError && e.retriable,
+        shouldStop: () => this.stopping,
+        onRetry: (e, attempt, delay) => {
+          this.d.metrics.retries.inc({ pipeline: this.name, stage: (e as AdjunctError).stage ?? 'consume' });
+          this.log.warn({ topic, partition, offset: m.offset, attempt, delayMs: delay, err: describeError(e) }, 'transient failure, retrying');
+        },
+      },
+    );
+  }
+
+  /** Applies error tolerance: DLQ the record and return true, or fail the pipeline and return false. */
+  private async handleBadRecord(topic: string, partition: number, m: KafkaMessage, err: AdjunctError): Promise<boolean> {
+    const stage = err.stage ?? 'write';
+    this.d.metrics.errors.inc({ pipeline: this.name, stage, class: err.code });
+    const where = `${topic}/${partition}@${m.offset}`;
+    if (this.d.spec.errors.tolerance === 'all' && this.d.dlq) {
+      try {
+        await this.d.dlq.report({ topic, partition, offset: m.offset, timestamp: m.timestamp, key: m.key ?? null, value: m.value ?? null, headers: m.headers }, err, stage);
+      } catch (e) {
+        this.fail(new AdjunctError(`cannot write record ${where} to the dead-letter queue: ${describeError(e)}`, { code: 'DLQ_FAILED', stage, cause: e, context: { topic, partition, offset: m.offset } }));
+        return false;
+      }
+      this.counts.deadLettered++;
+      this.d.metrics.deadLettered.inc({ pipeline: this.name, stage });
+      this.log.warn({ topic, partition, offset: m.offset, stage, code: err.code, err: err.message }, 'record sent to dead-letter queue');
+      return true;
+    }
+    this.fail(new AdjunctError(`pipeline ${this.name} stopped at ${where} (stage ${stage}): ${err.message}`, { code: err.code, stage, cause: err, context: { topic, partition, offset: m.offset } }));
+    return false;
+  }
+
+  /** Moves the pipeline to FAILED (tolerance none or fatal error); offsets stay at the last durable record. */
+  fail(err: AdjunctError): void {
+    if (this.state === 'FAILED') return;
+    this.lastError = err;
+    this.state = 'FAILED';
+    this.log.error({ code: err.code, stage: err.stage, ...err.context, err: err.message }, 'pipeline failed');
+    this.d.onFatal?.(err);
+  }
+
+  /** Commits, for every owned partition, the offset after the last durable record (checkpointing stream time first). */
+  commit(): Promise<void> {
+    this.committing = this.committing.then(() => this.doCommit());
+    return this.committing;
+  }
+
+  private async doCommit(): Promise<void> {
+    if (!this.consumer) return;
+    const offsets: { topic: string; partition: number; offset: string }[] = [];
+    const done: [PartitionState, bigint][] = [];
+    for (const st of this.partitions.values()) {
+      const wm = st.tracker.watermark();
+      if (!wm || (st.committed !== null && wm.offset <= st.committed)) continue;
+      await st.writer.checkpoint(wm.streamTime);
+      offsets.push({ topic: st.topic, partition: st.partition, offset: wm.offset.toString() });
+      done.push([st, wm.offset]);
+    }
+    if (!offsets.length) return;
+    await this.consumer.commitOffsets(offsets);
+    for (const [st, o] of done) {
+      st.committed = o;
+      this.d.metrics.committed.set({ pipeline: this.name, topic: st.topic, partition: String(st.partition) }, Number(o));
+      this.d.onCommitted?.(st.topic, st.partition, o);
+    }
+  }
+
+  /** Pauses fetching (admin route). */
+  pause(): void {
+    this.consumer?.pause(this.d.spec.topics.map((topic) => ({ topic })));
+    if (this.state === 'RUNNING') this.state = 'PAUSED';
+  }
+
+  /** Resumes fetching. */
+  resume(): void {
+    this.consumer?.resume(this.d.spec.topics.map((topic) => ({ topic })));
+    if (this.state === 'PAUSED') this.state = 'RUNNING';
+  }
+
+  /** Stops fetching, waits for in-flight writes (bounded), commits, leaves the group. */
+  async stop(timeoutMs: number): Promise<void> {
+    if (this.state === 'STOPPED') return;
+    this.stopping = true;
+    const failed = this.state === 'FAILED';
+    this.state = failed ? 'FAILED' : 'STOPPING';
+    if (this.commitTimer) clearInterval(this.commitTimer);
+    const deadline = Date.now() + timeoutMs;
+    this.consumer?.pause(this.d.spec.topics.map((topic) => ({ topic })));
+    while (Date.now() < deadline && [...this.partitions.values()].some((p) => p.tracker.inFlight > p.stuck)) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    try {
+      await this.commit();
+    } catch (e) {
+      this.log.warn({ err: describeError(e) }, 'final commit failed');
+    }
+    await this.consumer?.disconnect().catch(() => undefined);
+    for (const p of this.partitions.values()) await p.writer.close().catch(() => undefined);
+    this.partitions.clear();
+    if (!failed) this.state = 'STOPPED';
+    this.log.info({ counts: this.counts }, 'pipeline stopped');
+  }
+
+  private isFailed(): boolean {
+    return this.state === 'FAILED';
+  }
+
+  /** Status snapshot for /status and the CLI. */
+  status(): PipelineStatus {
+    return {
+      name: this.name,
+      state: this.state,
+      lastError: this.lastError?.message,
+      counts: { ...this.counts },
+      partitions: [...this.partitions.values()].map((p) => ({
+        topic: p.topic,
+        partition: p.partition,
+        committedOffset: p.committed?.toString() ?? null,
+        inFlight: p.tracker.inFlight,
+        streamTime: Number.isFinite(p.writer.streamTime()) ? p.writer.streamTime() : null,
+      })),
+    };
+  }
+}
+
+function asAdjunct(e: unknown, stage: ErrorStage): AdjunctError {
+  if (e instanceof AdjunctError) return e.stage ? e : new AdjunctError(e.message, { code: e.code, retriable: e.retriable, stage, cause: e.cause, context: e.context });
+  return new BadRecordError(describeError(e), { stage, cause: e });
+}

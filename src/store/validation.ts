@@ -1,0 +1,59 @@
+import { AdjunctError, InvalidArgumentError } from '../errors';
+import { Serde } from './types';
+
+/** Throws InvalidArgumentError unless the key is present (not null/undefined). */
+export function requireKey<K>(key: K | null | undefined): K {
+  if (key === null || key === undefined) throw new InvalidArgumentError('key must not be null');
+  return key;
+}
+
+/** Throws InvalidArgumentError unless the timestamp is a non-negative safe integer. */
+export function requireTimestamp(timestamp: unknown, what = 'timestamp'): number {
+  if (typeof timestamp !== 'number' || !Number.isSafeInteger(timestamp) || timestamp < 0) {
+    throw new InvalidArgumentError(`${what} must be a non-negative safe integer, got ${String(timestamp)}`, { [what]: String(timestamp) });
+  }
+  return timestamp;
+}
+
+/** Serialises with the serde, turning any failure into InvalidArgumentError. */
+export function serializeWith<T>(serde: Serde<T>, value: T, what: 'key' | 'value'): Buffer {
+  let bytes: unknown;
+  try {
+    bytes = serde.serialize(value);
+  } catch (e) {
+    if (e instanceof InvalidArgumentError) throw e;
+    const msg = e instanceof Error ? e.message : String(e);
+    const err = new InvalidArgumentError(`cannot serialise ${what} with serde '${serde.name}': ${msg}`, { serde: serde.name });
+    (err as { cause?: unknown }).cause = e;
+    throw err;
+  }
+  if (!Buffer.isBuffer(bytes)) throw new InvalidArgumentError(`serde '${serde.name}' did not return a Buffer for the ${what}`);
+  return bytes;
+}
+
+/** Deserialises with the serde, turning any failure into a non-retriable AdjunctError. */
+export function deserializeWith<T>(serde: Serde<T>, bytes: Buffer, what: 'key' | 'value'): T {
+  try {
+    return serde.deserialize(bytes);
+  } catch (e) {
+    if (e instanceof AdjunctError) throw e;
+    const msg = e instanceof Error ? e.message : String(e);
+    throw new InvalidArgumentError(`cannot deserialise ${what} with serde '${serde.name}': ${msg}`, { serde: serde.name });
+  }
+}
+
+/** Normalised history bounds: fromTime defaults to 0, toTime to +Infinity. */
+export interface HistoryBounds {
+  fromTime: number;
+  toTime: number;
+  order: 'asc' | 'desc';
+}
+
+/** Validates KIP-968 history options. */
+export function historyBounds(options: { fromTime?: number; toTime?: number; order?: 'asc' | 'desc' } = {}): HistoryBounds {
+  const fromTime = options.fromTime === undefined ? 0 : requireTimestamp(options.fromTime, 'fromTime');
+  const toTime = options.toTime === undefined ? Number.POSITIVE_INFINITY : requireTimestamp(options.toTime, 'toTime');
+  const order = options.order ?? 'asc';
+  if (order !== 'asc' && order !== 'desc') throw new InvalidArgumentError(`order must be 'asc' or 'desc', got ${String(order)}`);
+  return { fromTime, toTime, order };
+}

@@ -1,0 +1,13 @@
+/**
+ * Jest globalSetup for the integration project: brings the local stack up (or reuses it). Failure fails the run; tests never skip.
+ */
+import { ensureStack } from '../../src/devstack/stack';
+
+/** Starts or reuses Kafka, Cassandra and the schema registry; throws with the reason when they cannot be brought up. */
+export default async function globalSetup(): Promise<void> {
+  try {
+    await ensureStack({ log: (m) => process.stderr.write(`[devstack] ${m}\n`) });
+  } catch (e) {
+    throw new Error(`integration tests need the local stack (npm run stack:up), which failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
