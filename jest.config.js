@@ -1,6 +1,7 @@
 /** Jest projects: fast unit tests, and integration tests against the real local stack (started by globalSetup). */
 const transform = { '^.+\\.(t|j)sx?$': ['@swc/jest'] };
 module.exports = {
+  testTimeout: 120000,
   projects: [
     {
       displayName: 'unit',
@@ -15,7 +16,6 @@ module.exports = {
       transform,
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/integration/global-setup.ts',
-      testTimeout: 120000,
     },
   ],
 };

@@ -73,7 +73,8 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
           message: `environment variable ${m.name} is not set and has no default (use \${${m.name}:-default})`,
         });
       }
-      node.value = value;
+      // An unquoted scalar keeps YAML's typing after interpolation (`port: ${PORT:-8080}` is a number).
+      node.value = node.type === 'PLAIN' ? coercePlain(value) : value;
     },
   });
 
@@ -122,6 +123,12 @@ function yamlPathOf(visitPath: readonly unknown[], node: unknown): (string | num
     if (child && typeof child === 'object' && 'key' in child && isScalar(child.key)) out.push(String(child.key.value));
   }
   return out;
+}
+
+function coercePlain(v: string): unknown {
+  if (/^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  if (v === 'true' || v === 'false') return v === 'true';
+  return v;
 }
 
 /** Reads, interpolates and validates a YAML config file. */

@@ -37,6 +37,16 @@ export interface StackEndpoints {
   registryUrl: string;
 }
 
+/** Environment variable that overrides each port setting. */
+export const PORT_ENV_VARS = {
+  kafkaPort: 'ADJUNCT_KAFKA_PORT',
+  kafkaControllerPort: 'ADJUNCT_KAFKA_CONTROLLER_PORT',
+  cassandraPort: 'ADJUNCT_CASSANDRA_PORT',
+  cassandraStoragePort: 'ADJUNCT_CASSANDRA_STORAGE_PORT',
+  registryPort: 'ADJUNCT_REGISTRY_PORT',
+  registryManagementPort: 'ADJUNCT_REGISTRY_MANAGEMENT_PORT',
+} as const;
+
 function portFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
@@ -60,12 +70,12 @@ export function stackSettings(): StackSettings {
   const cache = process.env.ADJUNCT_CACHE_DIR || path.join(os.homedir(), '.cache', 'adjunct');
   const stack = process.env.ADJUNCT_STACK_DIR || path.join(root, '.adjunct', 'stack');
   return {
-    kafkaPort: portFromEnv('ADJUNCT_KAFKA_PORT', 9092),
-    kafkaControllerPort: portFromEnv('ADJUNCT_KAFKA_CONTROLLER_PORT', 9093),
-    cassandraPort: portFromEnv('ADJUNCT_CASSANDRA_PORT', 9042),
-    cassandraStoragePort: portFromEnv('ADJUNCT_CASSANDRA_STORAGE_PORT', 7000),
-    registryPort: portFromEnv('ADJUNCT_REGISTRY_PORT', 8081),
-    registryManagementPort: portFromEnv('ADJUNCT_REGISTRY_MANAGEMENT_PORT', 9081),
+    kafkaPort: portFromEnv(PORT_ENV_VARS.kafkaPort, 9092),
+    kafkaControllerPort: portFromEnv(PORT_ENV_VARS.kafkaControllerPort, 9093),
+    cassandraPort: portFromEnv(PORT_ENV_VARS.cassandraPort, 9042),
+    cassandraStoragePort: portFromEnv(PORT_ENV_VARS.cassandraStoragePort, 7000),
+    registryPort: portFromEnv(PORT_ENV_VARS.registryPort, 8081),
+    registryManagementPort: portFromEnv(PORT_ENV_VARS.registryManagementPort, 9081),
     cacheDir: path.resolve(expandHome(cache)),
     stackDir: path.resolve(expandHome(stack)),
     repoRoot: root,

@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { stackSettings, type StackSettings } from './endpoints';
+import { PORT_ENV_VARS, stackSettings, type StackSettings } from './endpoints';
 import { cassandraService } from './cassandra';
 import { kafkaService } from './kafka';
 import { registryService } from './registry';
@@ -89,7 +89,9 @@ async function upService(svc: ServiceDef, s: StackSettings, log: (m: string) => 
     fs.rmSync(pidFile(s.stackDir, svc.name), { force: true });
     for (const port of svc.ports(s)) {
       if (!(await isPortFree(port))) {
-        throw new StackError(`${svc.name}: port 127.0.0.1:${port} is already in use by a process this stack did not start; stop it or override the port (see src/devstack/endpoints.ts)`);
+        const key = (Object.keys(PORT_ENV_VARS) as (keyof typeof PORT_ENV_VARS)[]).find((k) => s[k] === port);
+        const hint = key ? `set ${PORT_ENV_VARS[key]} to another port` : 'override the port';
+        throw new StackError(`${svc.name}: port 127.0.0.1:${port} is already in use by a process this stack did not start; stop it or ${hint}`);
       }
     }
     await svc.prepare(s);

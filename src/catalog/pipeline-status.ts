@@ -1,0 +1,87 @@
+import { Client, types } from 'cassandra-driver';
+import { wrapCassandraError } from '../errors';
+import { assertIdentifier } from './identifier';
+
+/** Bootstrap/build state of a pipeline generation, as persisted for other processes. */
+export type BootstrapState = 'BOOTSTRAPPING' | 'READY' | 'RUNNING' | 'FAILED';
+
+/** One persisted status row. */
+export interface PipelineStatusRow {
+  pipeline: string;
+  generation: number;
+  store: string;
+  state: BootstrapState;
+  recordsDone: number;
+  recordsTotal: number;
+  endOffsets: Record<string, string>;
+  progress: Record<string, string>;
+  lastError: string | null;
+  worker: string | null;
+  updatedAt: Date | null;
+}
+
+const num = (v: unknown) => (v === null || v === undefined ? 0 : Number((v as { toString(): string }).toString()));
+
+/** Reads and writes pipeline bootstrap status in Cassandra so readers in other processes can check or wait for READY. */
+export class PipelineStatusTable {
+  constructor(
+    private readonly client: Client,
+    private readonly keyspace: string,
+  ) {
+    assertIdentifier(keyspace, 'keyspace');
+  }
+
+  /** Upserts a status row. */
+  async put(row: Omit<PipelineStatusRow, 'updatedAt'>): Promise<void> {
+    try {
+      await this.client.execute(
+        `INSERT INTO ${this.keyspace}.adjunct_pipeline_status (pipeline, generation, store, state, records_done, records_total, end_offsets, progress, last_error, worker, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,toTimestamp(now()))`,
+        [row.pipeline, row.generation, row.store, row.state, types.Long.fromNumber(row.recordsDone), types.Long.fromNumber(row.recordsTotal), JSON.stringify(row.endOffsets), JSON.stringify(row.progress), row.lastError, row.worker],
+        { prepare: true },
+      );
+    } catch (e) {
+      throw wrapCassandraError(e, `writing status of ${row.pipeline}`, 'bootstrap');
+    }
+  }
+
+  /** The status of one generation, or the newest one when generation is omitted. */
+  async get(pipeline: string, generation?: number): Promise<PipelineStatusRow | null> {
+    try {
+      const rs =
+        generation === undefined
+          ? await this.client.execute(`SELECT * FROM ${this.keyspace}.adjunct_pipeline_status WHERE pipeline=? LIMIT 1`, [pipeline], { prepare: true })
+          : await this.client.execute(`SELECT * FROM ${this.keyspace}.adjunct_pipeline_status WHERE pipeline=? AND generation=?`, [pipeline, generation], { prepare: true });
+      const r = rs.first();
+      return r ? rowToStatus(r) : null;
+    } catch (e) {
+      throw wrapCassandraError(e, `reading status of ${pipeline}`, 'bootstrap');
+    }
+  }
+
+  /** Every status row (all pipelines, all generations). */
+  async list(): Promise<PipelineStatusRow[]> {
+    try {
+      const rs = await this.client.execute(`SELECT * FROM ${this.keyspace}.adjunct_pipeline_status`, [], { prepare: true });
+      return rs.rows.map(rowToStatus);
+    } catch (e) {
+      throw wrapCassandraError(e, 'listing pipeline status', 'bootstrap');
+    }
+  }
+}
+
+function rowToStatus(r: types.Row): PipelineStatusRow {
+  const parse = (s: string | null) => (s ? JSON.parse(s) : {});
+  return {
+    pipeline: r.get('pipeline'),
+    generation: num(r.get('generation')),
+    store: r.get('store'),
+    state: r.get('state'),
+    recordsDone: num(r.get('records_done')),
+    recordsTotal: num(r.get('records_total')),
+    endOffsets: parse(r.get('end_offsets')),
+    progress: parse(r.get('progress')),
+    lastError: r.get('last_error'),
+    worker: r.get('worker'),
+    updatedAt: r.get('updated_at'),
+  };
+}

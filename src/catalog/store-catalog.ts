@@ -1,0 +1,161 @@
+import { Client, types } from 'cassandra-driver';
+import { AdjunctError, wrapCassandraError } from '../errors';
+import { assertIdentifier } from './identifier';
+
+/** What the catalog remembers about a store: its shape (so readers decode right) and its generations. */
+export interface StoreEntry {
+  store: string;
+  kind: 'versioned' | 'kv';
+  scope: 'partitioned' | 'global';
+  keySerde: string;
+  valueSerde: string;
+  baseTable: string;
+  historyRetentionMs: number;
+  buckets: number | null;
+  currentGeneration: number;
+  previousGeneration: number | null;
+  previousDropAfter: Date | null;
+  buildingGeneration: number | null;
+  updatedAt: Date | null;
+}
+
+/** Table of a store generation: `<base>_g<generation>`. */
+export function generationTable(baseTable: string, generation: number): string {
+  return assertIdentifier(`${baseTable}_g${generation}`, 'table');
+}
+
+const toNum = (v: unknown): number | null => (v === null || v === undefined ? null : typeof v === 'number' ? v : Number((v as { toString(): string }).toString()));
+
+/**
+ * The store catalog in Cassandra: one row per store with its current, previous and building generation.
+ * Switches are lightweight transactions (compare-and-set), so readers move from one complete generation to the next atomically.
+ */
+export class StoreCatalog {
+  constructor(
+    private readonly client: Client,
+    private readonly keyspace: string,
+  ) {
+    assertIdentifier(keyspace, 'keyspace');
+  }
+
+  private q(cql: string): string {
+    return cql.replace(/\$T/g, `${this.keyspace}.adjunct_stores`);
+  }
+
+  private async exec(cql: string, params: unknown[], what: string): Promise<types.ResultSet> {
+    try {
+      return await this.client.execute(this.q(cql), params, { prepare: true, consistency: types.consistencies.localQuorum, serialConsistency: types.consistencies.localSerial });
+    } catch (e) {
+      throw wrapCassandraError(e, what, 'store');
+    }
+  }
+
+  /** Registers a store (generation 1) unless it exists; returns the entry, failing if its shape changed. */
+  async register(e: Omit<StoreEntry, 'currentGeneration' | 'previousGeneration' | 'previousDropAfter' | 'buildingGeneration' | 'updatedAt'>): Promise<StoreEntry> {
+    await this.exec(
+      `INSERT INTO $T (store, kind, scope, key_serde, value_serde, base_table, history_retention_ms, buckets, current_generation, updated_at) VALUES (?,?,?,?,?,?,?,?,1,toTimestamp(now())) IF NOT EXISTS`,
+      [e.store, e.kind, e.scope, e.keySerde, e.valueSerde, e.baseTable, types.Long.fromNumber(e.historyRetentionMs), e.buckets],
+      `registering store ${e.store}`,
+    );
+    const got = await this.get(e.store);
+    if (!got) throw new AdjunctError(`store ${e.store} vanished from the catalog`, { code: 'CATALOG_ERROR', stage: 'store' });
+    for (const k of ['kind', 'scope', 'keySerde', 'valueSerde', 'baseTable'] as const) {
+      if (got[k] !== e[k]) {
+        throw new AdjunctError(`store ${e.store} exists with ${k}=${got[k]} but the config says ${e[k]}; use a new store name or reload`, { code: 'STORE_SHAPE_MISMATCH', stage: 'config', context: { store: e.store, field: k } });
+      }
+    }
+    if (got.historyRetentionMs !== e.historyRetentionMs) {
+      await this.exec(`UPDATE $T SET history_retention_ms=? WHERE store=?`, [types.Long.fromNumber(e.historyRetentionMs), e.store], 'updating retention');
+      got.historyRetentionMs = e.historyRetentionMs;
+    }
+    return got;
+  }
+
+  /** Reads a store entry (one read), or null if unknown. */
+  async get(store: string): Promise<StoreEntry | null> {
+    const rs = await this.exec(`SELECT * FROM $T WHERE store=?`, [store], `reading catalog entry ${store}`);
+    const r = rs.first();
+    return r ? rowToEntry(r) : null;
+  }
+
+  /** Lists every store. */
+  async list(): Promise<StoreEntry[]> {
+    const rs = await this.exec(`SELECT * FROM $T`, [], 'listing stores');
+    return rs.rows.map(rowToEntry);
+  }
+
+  /** Starts building a new generation (or returns the one already being built, e.g. after a crash). */
+  async beginBuild(store: string): Promise<number> {
+    const e = await this.require(store);
+    if (e.buildingGeneration !== null) return e.buildingGeneration;
+    const next = Math.max(e.currentGeneration, e.previousGeneration ?? 0) + 1;
+    const rs = await this.exec(`UPDATE $T SET building_generation=?, updated_at=toTimestamp(now()) WHERE store=? IF building_generation=null`, [next, store], 'starting a reload');
+    if (!rs.first().get('[applied]')) {
+      const again = await this.require(store);
+      return again.buildingGeneration ?? next;
+    }
+    return next;
+  }
+
+  /** Atomically makes `generation` current (compare-and-set on the current one); keeps the old one until keepMs from now. */
+  async switchTo(store: string, generation: number, keepMs: number): Promise<{ previous: number }> {
+    const e = await this.require(store);
+    const rs = await this.exec(
+      `UPDATE $T SET current_generation=?, previous_generation=?, previous_drop_after=?, building_generation=null, updated_at=toTimestamp(now()) WHERE store=? IF current_generation=? AND building_generation=?`,
+      [generation, e.currentGeneration, new Date(Date.now() + keepMs), store, e.currentGeneration, generation],
+      'switching generation',
+    );
+    if (!rs.first().get('[applied]')) throw new AdjunctError(`generation switch of ${store} to ${generation} lost a race; state changed underneath`, { code: 'SWITCH_CONFLICT', stage: 'store', retriable: true });
+    return { previous: e.currentGeneration };
+  }
+
+  /** Swaps current and previous generation back (rollback); fails if there is no previous generation. */
+  async rollback(store: string, keepMs: number): Promise<{ current: number; previous: number }> {
+    const e = await this.require(store);
+    if (e.previousGeneration === null) throw new AdjunctError(`store ${store} has no previous generation to roll back to`, { code: 'NO_PREVIOUS_GENERATION', stage: 'store' });
+    const rs = await this.exec(
+      `UPDATE $T SET current_generation=?, previous_generation=?, previous_drop_after=?, updated_at=toTimestamp(now()) WHERE store=? IF current_generation=? AND previous_generation=?`,
+      [e.previousGeneration, e.currentGeneration, new Date(Date.now() + keepMs), store, e.currentGeneration, e.previousGeneration],
+      'rolling back',
+    );
+    if (!rs.first().get('[applied]')) throw new AdjunctError(`rollback of ${store} lost a race`, { code: 'SWITCH_CONFLICT', stage: 'store', retriable: true });
+    return { current: e.previousGeneration, previous: e.currentGeneration };
+  }
+
+  /** Forgets the previous generation once its keep time passed; returns its number so the caller drops its table. */
+  async expirePrevious(store: string, now = new Date()): Promise<number | null> {
+    const e = await this.require(store);
+    if (e.previousGeneration === null || !e.previousDropAfter || e.previousDropAfter > now) return null;
+    const rs = await this.exec(`UPDATE $T SET previous_generation=null, previous_drop_after=null WHERE store=? IF previous_generation=?`, [store, e.previousGeneration], 'expiring previous generation');
+    return rs.first().get('[applied]') ? e.previousGeneration : null;
+  }
+
+  /** Abandons a build (e.g. the operator cancels a reload). */
+  async cancelBuild(store: string): Promise<void> {
+    await this.exec(`UPDATE $T SET building_generation=null WHERE store=?`, [store], 'cancelling a reload');
+  }
+
+  private async require(store: string): Promise<StoreEntry> {
+    const e = await this.get(store);
+    if (!e) throw new AdjunctError(`unknown store ${store}`, { code: 'UNKNOWN_STORE', stage: 'store', context: { store } });
+    return e;
+  }
+}
+
+function rowToEntry(r: types.Row): StoreEntry {
+  return {
+    store: r.get('store'),
+    kind: r.get('kind'),
+    scope: r.get('scope'),
+    keySerde: r.get('key_serde'),
+    valueSerde: r.get('value_serde'),
+    baseTable: r.get('base_table'),
+    historyRetentionMs: toNum(r.get('history_retention_ms')) ?? 0,
+    buckets: toNum(r.get('buckets')),
+    currentGeneration: toNum(r.get('current_generation')) ?? 1,
+    previousGeneration: toNum(r.get('previous_generation')),
+    previousDropAfter: r.get('previous_drop_after') ?? null,
+    buildingGeneration: toNum(r.get('building_generation')),
+    updatedAt: r.get('updated_at') ?? null,
+  };
+}

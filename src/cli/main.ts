@@ -1,0 +1,66 @@
+import { Command, Option } from 'commander';
+import { configJsonSchema, ConfigValidationError, loadConfigFile } from '../config';
+import { AdjunctError, describeError } from '../errors';
+import { ExitCode } from './exit-codes';
+import { runCommand } from './run-command';
+import { registerReadCommands } from './read-commands';
+
+/** Builds the commander program (exported for tests). */
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('adjunct')
+    .description('Materialise Kafka changelog topics into versioned Cassandra tables (KIP-889), and look them up.')
+    .version(require('../../package.json').version)
+    .showHelpAfterError();
+
+  program
+    .command('run')
+    .description('run the worker: consume the configured pipelines into their stores')
+    .requiredOption('-c, --config <file>', 'pipelines YAML')
+    .addOption(new Option('--no-http', 'do not start the HTTP API'))
+    .action(async (o: { config: string; http: boolean }) => {
+      const http = o.http ? (await import('../http/server')).httpStarter : undefined;
+      process.exitCode = await runCommand(o.config, { http });
+    });
+
+  program
+    .command('validate')
+    .description('validate a config file (every problem with its YAML path and line); connects to nothing')
+    .requiredOption('-c, --config <file>', 'pipelines YAML')
+    .option('--json', 'machine-readable output')
+    .action((o: { config: string; json?: boolean }) => {
+      try {
+        const { config } = loadConfigFile(o.config);
+        if (o.json) console.log(JSON.stringify({ valid: true, pipelines: config.pipelines.map((p) => p.name) }));
+        else console.log(`${o.config}: valid (${config.pipelines.length} pipeline(s): ${config.pipelines.map((p) => p.name).join(', ')})`);
+        process.exitCode = ExitCode.OK;
+      } catch (e) {
+        if (o.json) console.log(JSON.stringify({ valid: false, problems: e instanceof ConfigValidationError ? e.problems : [{ path: '', message: describeError(e) }] }));
+        else console.error((e as Error).message);
+        process.exitCode = ExitCode.CONFIG_INVALID;
+      }
+    });
+
+  program
+    .command('config-schema')
+    .description('print the configuration JSON Schema (for editor autocompletion)')
+    .action(() => {
+      console.log(JSON.stringify(configJsonSchema(), null, 2));
+    });
+
+  registerReadCommands(program);
+  return program;
+}
+
+/** CLI entry point: parses argv and runs the command; exit codes are documented in exit-codes.ts. */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (e) {
+    console.error(`adjunct: ${describeError(e)}`);
+    process.exitCode = e instanceof AdjunctError && e.code === 'CONFIG_INVALID' ? ExitCode.CONFIG_INVALID : ExitCode.FAILED;
+  }
+}
+
+if (require.main === module) void main(process.argv);

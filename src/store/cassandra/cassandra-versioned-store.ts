@@ -1,0 +1,188 @@
+import { StoreError } from '../../errors';
+import {
+  HistoryOptions,
+  PUT_RETURN_CODE_NOT_PUT,
+  PUT_RETURN_CODE_VALID_TO_UNDEFINED,
+  Serde,
+  VersionedKeyValueStore,
+  VersionedRecord,
+} from '../types';
+import { deserializeWith, historyBounds, requireKey, requireTimestamp, serializeWith } from '../validation';
+import { RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
+import { StreamTimeTable } from './stream-time-table';
+import { RawVersion, RowLocator, VersionedTableReader } from './versioned-table-reader';
+
+/** Everything a CassandraVersionedStore needs once its schema exists (built by openCassandraVersionedStore). */
+export interface CassandraVersionedStoreParts<K, V> {
+  reader: VersionedTableReader;
+  streamTimes: StreamTimeTable;
+  /** Table name, used as the store id in adjunct_stream_time. */
+  storeId: string;
+  writerId: string;
+  partition?: number;
+  historyRetentionMs: number;
+  keySerde: Serde<K>;
+  valueSerde: Serde<V>;
+  initialStreamTime: number;
+  cleaner: Omit<RetentionCleanerOptions, 'onError'> & { onError?: (e: unknown) => void };
+}
+
+/**
+ * KIP-889 versioned store on a Cassandra table. In-order puts cost one write; out-of-order puts one read + one write;
+ * gets one read. Stream time is persisted by flush(); expired versions are range-deleted in the background.
+ * Operations of one instance are meant to be issued by a single writer (one source partition, or the global consumer).
+ */
+export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, V> {
+  private readonly reader: VersionedTableReader;
+  private readonly retention: number;
+  private readonly cleaner: RetentionCleaner;
+  private streamTime: number;
+  private persistedStreamTime: number;
+  private closed = false;
+
+  constructor(private readonly parts: CassandraVersionedStoreParts<K, V>) {
+    this.reader = parts.reader;
+    this.retention = parts.historyRetentionMs;
+    this.streamTime = parts.initialStreamTime;
+    this.persistedStreamTime = parts.initialStreamTime;
+    this.cleaner = new RetentionCleaner((key) => this.cleanupKey(this.locator(key)), parts.cleaner);
+  }
+
+  /** The observed stream time of this writer, or -Infinity. */
+  observedStreamTime(): number {
+    return this.streamTime;
+  }
+
+  /** Number of background retention clean-ups done (completed, failed). */
+  cleanupStats(): { completed: number; failed: number } {
+    return { completed: this.cleaner.completed, failed: this.cleaner.failed };
+  }
+
+  /** Adds a version; in-order = 1 write, out-of-order = 1 read + 1 write, expired = nothing sent. */
+  async put(key: K, value: V | null, timestamp: number): Promise<number> {
+    const loc = this.locator(this.encodeKey(key));
+    requireTimestamp(timestamp);
+    const bytes = value === null ? null : serializeWith(this.parts.valueSerde, value, 'value');
+    this.ensureOpen();
+    if (timestamp < this.horizon()) return PUT_RETURN_CODE_NOT_PUT;
+    const inOrder = timestamp >= this.streamTime;
+    this.streamTime = Math.max(this.streamTime, timestamp);
+    let validTo = PUT_RETURN_CODE_VALID_TO_UNDEFINED;
+    if (inOrder) {
+      await this.insert(loc, timestamp, bytes);
+    } else {
+      // The read only sees versions strictly newer than timestamp, so it can run alongside the write.
+      const [next] = await Promise.all([this.reader.after(loc, timestamp), this.insert(loc, timestamp, bytes)]);
+      if (next !== null) validTo = next.validFrom;
+    }
+    this.cleaner.touched(loc.key);
+    return validTo;
+  }
+
+  /** KIP-889 delete: reads the record valid at timestamp, then writes a tombstone (≤ 1 read + 1 write). */
+  async delete(key: K, timestamp: number): Promise<VersionedRecord<V> | null> {
+    const loc = this.locator(this.encodeKey(key));
+    requireTimestamp(timestamp);
+    this.ensureOpen();
+    if (timestamp < this.horizon()) return null;
+    const existing = await this.reader.asOf(loc, timestamp);
+    this.streamTime = Math.max(this.streamTime, timestamp);
+    await this.insert(loc, timestamp, null);
+    this.cleaner.touched(loc.key);
+    return this.toRecord(existing);
+  }
+
+  /** Latest record, or the record valid as of asOfTimestamp: always exactly one read. */
+  async get(key: K, asOfTimestamp?: number): Promise<VersionedRecord<V> | null> {
+    const loc = this.locator(this.encodeKey(key));
+    if (asOfTimestamp !== undefined) requireTimestamp(asOfTimestamp, 'asOfTimestamp');
+    this.ensureOpen();
+    if (asOfTimestamp === undefined) return this.toRecord(await this.reader.latest(loc));
+    if (asOfTimestamp < this.horizon()) {
+      // Below the horizon only the latest version may answer, and only if it is eligible.
+      const latest = await this.reader.latest(loc);
+      return latest !== null && latest.validFrom <= asOfTimestamp ? this.toRecord(latest) : null;
+    }
+    return this.toRecord(await this.reader.asOf(loc, asOfTimestamp));
+  }
+
+  /** KIP-968 history: one paged descending query (plus one read for the validTo of the newest when toTime is set). */
+  async history(key: K, options?: HistoryOptions): Promise<VersionedRecord<V>[]> {
+    const loc = this.locator(this.encodeKey(key));
+    const { fromTime, toTime, order } = historyBounds(options);
+    this.ensureOpen();
+    const entries = await this.reader.history(loc, fromTime, toTime, this.horizon());
+    const out = entries.map((e) => {
+      const rec: VersionedRecord<V> = { value: deserializeWith(this.parts.valueSerde, e.value, 'value'), timestamp: e.validFrom };
+      if (e.validTo !== undefined) rec.validTo = e.validTo;
+      return rec;
+    });
+    return order === 'asc' ? out.reverse() : out;
+  }
+
+  /** Persists stream time (one write, skipped if unchanged) and cleans expired versions of dirty keys. */
+  async flush(): Promise<void> {
+    this.ensureOpen();
+    const st = this.streamTime;
+    if (Number.isFinite(st) && st !== this.persistedStreamTime) {
+      await this.parts.streamTimes.save(this.parts.storeId, this.parts.writerId, st);
+      this.persistedStreamTime = st;
+    }
+    await this.cleaner.drain();
+  }
+
+  /** Flushes, then refuses further use (the shared client stays open). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    this.closed = true;
+  }
+
+  private horizon(): number {
+    return this.streamTime - this.retention;
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) {
+      throw new StoreError(`versioned store ${this.parts.storeId} is closed`, { code: 'STORE_CLOSED', retriable: false });
+    }
+  }
+
+  private encodeKey(key: K): Buffer {
+    requireKey(key);
+    return serializeWith(this.parts.keySerde, key, 'key');
+  }
+
+  private locator(key: Buffer): RowLocator {
+    return { key, partition: this.parts.partition };
+  }
+
+  private async insert(loc: RowLocator, timestamp: number, value: Buffer | null): Promise<void> {
+    const params = [...this.reader.locate(loc), this.reader.exec.long(timestamp), value];
+    await this.reader.exec.write(this.reader.cql.insert, params, 'write version');
+  }
+
+  private toRecord(v: RawVersion | null): VersionedRecord<V> | null {
+    if (v === null || v.value === null) return null;
+    return { value: deserializeWith(this.parts.valueSerde, v.value, 'value'), timestamp: v.validFrom };
+  }
+
+  /**
+   * Physically deletes versions expired at the current horizon: one read of the version valid at the horizon,
+   * then (only if something older exists, or it is a tombstone) one range delete.
+   */
+  private async cleanupKey(loc: RowLocator): Promise<void> {
+    const horizon = this.horizon();
+    if (!Number.isFinite(horizon) || horizon <= 0) return;
+    const rows = await this.reader.floor(loc, horizon, 2);
+    if (rows.length === 0) return;
+    const atHorizon = rows[0];
+    const locParams = this.reader.locate(loc);
+    const bound = this.reader.exec.long(atHorizon.validFrom);
+    if (atHorizon.value === null) {
+      await this.reader.exec.write(this.reader.cql.deleteUpTo, [...locParams, bound], 'delete expired versions');
+    } else if (rows.length > 1) {
+      await this.reader.exec.write(this.reader.cql.deleteBefore, [...locParams, bound], 'delete expired versions');
+    }
+  }
+}

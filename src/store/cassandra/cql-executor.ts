@@ -1,0 +1,105 @@
+import { Client, QueryOptions, types } from 'cassandra-driver';
+import { InvalidArgumentError, wrapCassandraError } from '../../errors';
+
+/** Consistency level by driver code or name (e.g. 'localQuorum', 'one'). */
+export type ConsistencyOption = types.consistencies | keyof typeof types.consistencies;
+
+/** Execution settings shared by a store's statements. */
+export interface ExecutionSettings {
+  /** Consistency of reads (default localQuorum). */
+  readConsistency?: ConsistencyOption;
+  /** Consistency of writes (default localQuorum). */
+  writeConsistency?: ConsistencyOption;
+  /** Driver execution profile for DML statements. */
+  executionProfile?: string;
+  /** Driver execution profile for DDL statements (CREATE KEYSPACE/TABLE). */
+  ddlExecutionProfile?: string;
+}
+
+/** Resolves a consistency option to the driver's numeric code. */
+export function resolveConsistency(c: ConsistencyOption | undefined, fallback: types.consistencies): types.consistencies {
+  if (c === undefined) return fallback;
+  if (typeof c === 'number' && Object.values(types.consistencies).includes(c)) return c;
+  if (typeof c === 'string' && c in types.consistencies) return types.consistencies[c as keyof typeof types.consistencies];
+  throw new InvalidArgumentError(`unknown consistency level ${String(c)}`);
+}
+
+/** Converts a driver bigint/Long/number cell to a JS number. */
+export function toNumber(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (v instanceof types.Long) return v.toNumber();
+  if (v !== null && typeof v === 'object' && 'toNumber' in v && typeof (v as { toNumber: unknown }).toNumber === 'function') {
+    return (v as { toNumber(): number }).toNumber();
+  }
+  return Number(v);
+}
+
+/** Runs CQL for a store with its consistency levels and profiles; every driver failure becomes a classified StoreError. */
+export class CqlExecutor {
+  private readonly readCl: types.consistencies;
+  private readonly writeCl: types.consistencies;
+  private readonly useBigInt: boolean;
+
+  constructor(
+    readonly client: Client,
+    private readonly settings: ExecutionSettings = {},
+    private readonly context: Record<string, unknown> = {},
+  ) {
+    this.readCl = resolveConsistency(settings.readConsistency, types.consistencies.localQuorum);
+    this.writeCl = resolveConsistency(settings.writeConsistency, types.consistencies.localQuorum);
+    const enc = (client as unknown as { options?: { encoding?: { useBigIntAsLong?: boolean } } }).options?.encoding;
+    this.useBigInt = enc?.useBigIntAsLong === true;
+  }
+
+  /** A bigint bind value in whatever form the client's encoder expects. */
+  long(n: number): types.Long | bigint {
+    return this.useBigInt ? BigInt(n) : types.Long.fromNumber(n);
+  }
+
+  /** Executes a prepared read. */
+  async read(query: string, params: unknown[], what: string, extra: QueryOptions = {}): Promise<types.ResultSet> {
+    return this.run(query, params, what, { consistency: this.readCl, isIdempotent: true, ...extra });
+  }
+
+  /** Executes a prepared write (idempotent unless told otherwise). */
+  async write(query: string, params: unknown[], what: string, extra: QueryOptions = {}): Promise<types.ResultSet> {
+    return this.run(query, params, what, { consistency: this.writeCl, isIdempotent: true, ...extra });
+  }
+
+  /** Executes an unlogged batch of prepared writes (one request). */
+  async batch(queries: { query: string; params: unknown[] }[], what: string): Promise<void> {
+    try {
+      await this.client.batch(queries, {
+        prepare: true,
+        logged: false,
+        consistency: this.writeCl,
+        isIdempotent: true,
+        executionProfile: this.settings.executionProfile,
+      });
+    } catch (e) {
+      throw wrapCassandraError(e, what, 'store', this.context);
+    }
+  }
+
+  /** Executes a DDL statement (not prepared) with the DDL profile. */
+  async ddl(query: string, what: string): Promise<void> {
+    try {
+      await this.client.execute(query, [], { executionProfile: this.settings.ddlExecutionProfile });
+    } catch (e) {
+      throw wrapCassandraError(e, what, 'schema', this.context);
+    }
+  }
+
+  private async run(query: string, params: unknown[], what: string, options: QueryOptions): Promise<types.ResultSet> {
+    try {
+      return await this.client.execute(query, params, {
+        prepare: true,
+        executionProfile: this.settings.executionProfile,
+        ...options,
+      });
+    } catch (e) {
+      throw wrapCassandraError(e, what, 'store', this.context);
+    }
+  }
+}

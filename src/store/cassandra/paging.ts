@@ -1,0 +1,44 @@
+import { types } from 'cassandra-driver';
+import { CqlExecutor } from './cql-executor';
+
+/** Streams the rows of a prepared read page by page (driver paging, one request per page; never the whole result). */
+export async function* pagedRows(
+  exec: CqlExecutor,
+  query: string,
+  params: unknown[],
+  what: string,
+  fetchSize: number,
+): AsyncGenerator<types.Row> {
+  let pageState: string | undefined;
+  do {
+    const rs = await exec.read(query, params, what, { fetchSize, pageState, autoPage: false });
+    for (const row of rs.rows) yield row;
+    pageState = rs.pageState ?? undefined;
+  } while (pageState);
+}
+
+/** Merges async iterables that are each sorted by compare into one sorted stream (k-way merge, lazy). */
+export async function* mergeSorted<T>(sources: AsyncIterable<T>[], compare: (a: T, b: T) => number): AsyncGenerator<T> {
+  const iters = sources.map((s) => s[Symbol.asyncIterator]());
+  const heads: (IteratorResult<T> | undefined)[] = await Promise.all(iters.map((it) => it.next()));
+  try {
+    for (;;) {
+      let best = -1;
+      for (let i = 0; i < heads.length; i++) {
+        const h = heads[i];
+        if (h === undefined || h.done) continue;
+        if (best < 0 || compare(h.value, (heads[best] as IteratorYieldResult<T>).value) < 0) best = i;
+      }
+      if (best < 0) return;
+      yield (heads[best] as IteratorYieldResult<T>).value;
+      heads[best] = await iters[best].next();
+    }
+  } finally {
+    await Promise.all(
+      iters.map(async (it, i) => {
+        const h = heads[i];
+        if (h !== undefined && !h.done && it.return) await it.return(undefined);
+      }),
+    );
+  }
+}

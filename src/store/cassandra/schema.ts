@@ -1,0 +1,138 @@
+import { Client } from 'cassandra-driver';
+import { InvalidIdentifierError, StoreError } from '../../errors';
+import { CqlExecutor } from './cql-executor';
+import { OPTION_VALUE_PATTERN } from './identifiers';
+import { qualified } from './layout';
+
+/** Replication of an auto-created keyspace. */
+export type ReplicationOptions =
+  | { class: 'SimpleStrategy'; replicationFactor?: number }
+  | { class: 'NetworkTopologyStrategy'; datacenters: Record<string, number> };
+
+/** What to create when opening a store. */
+export interface SchemaOptions {
+  /** Create the keyspace if missing (default true); when false a missing keyspace is a KEYSPACE_NOT_FOUND StoreError. */
+  autoCreate?: boolean;
+  /** Create missing tables (default true); when false a missing table is a TABLE_NOT_FOUND StoreError. */
+  createTables?: boolean;
+  /** Replication of an auto-created keyspace (default SimpleStrategy, RF 1). */
+  replication?: ReplicationOptions;
+  /** Max time to wait for schema agreement after each DDL (default 30 s). */
+  schemaAgreementTimeoutMs?: number;
+}
+
+/** Renders and validates the replication map (before any CQL is sent). */
+export function renderReplication(r: ReplicationOptions | undefined): string {
+  const rep = r ?? { class: 'SimpleStrategy' as const };
+  const rf = (n: unknown, where: string): number => {
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1 || n > 100) {
+      throw new InvalidIdentifierError(`invalid replication factor at ${where}: ${JSON.stringify(n)}`, { option: where });
+    }
+    return n;
+  };
+  if (rep.class === 'SimpleStrategy') {
+    return `{'class': 'SimpleStrategy', 'replication_factor': ${rf(rep.replicationFactor ?? 1, 'replication.replicationFactor')}}`;
+  }
+  if (rep.class === 'NetworkTopologyStrategy') {
+    const entries = Object.entries(rep.datacenters ?? {});
+    if (entries.length === 0) throw new InvalidIdentifierError('NetworkTopologyStrategy needs at least one datacenter', { option: 'replication.datacenters' });
+    const parts = entries.map(([dc, n]) => {
+      if (!/^[A-Za-z0-9_.\-]+$/.test(dc) || !OPTION_VALUE_PATTERN.test(dc)) {
+        throw new InvalidIdentifierError(`invalid datacenter name ${JSON.stringify(dc)}`, { option: `replication.datacenters.${dc}` });
+      }
+      return `'${dc}': ${rf(n, `replication.datacenters.${dc}`)}`;
+    });
+    return `{'class': 'NetworkTopologyStrategy', ${parts.join(', ')}}`;
+  }
+  throw new InvalidIdentifierError(`unknown replication class ${JSON.stringify((rep as { class?: unknown }).class)}`, { option: 'replication.class' });
+}
+
+/** Polls the driver until all up hosts agree on the schema version, or the timeout passes. */
+export async function awaitSchemaAgreement(client: Client, timeoutMs = 30_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    // checkSchemaAgreement exists in driver 4.x but is missing from its typings.
+    const metadata = client.metadata as unknown as { checkSchemaAgreement(): Promise<boolean> };
+    if (await metadata.checkSchemaAgreement()) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** In-process de-duplication of concurrent creations (per client, per object). */
+const inFlight = new WeakMap<Client, Map<string, Promise<void>>>();
+
+function once(client: Client, id: string, fn: () => Promise<void>): Promise<void> {
+  let map = inFlight.get(client);
+  if (map === undefined) {
+    map = new Map();
+    inFlight.set(client, map);
+  }
+  const existing = map.get(id);
+  if (existing !== undefined) return existing;
+  const p = fn().finally(() => map.delete(id));
+  map.set(id, p);
+  return p;
+}
+
+async function keyspaceExists(exec: CqlExecutor, keyspace: string): Promise<boolean> {
+  const rs = await exec.read('SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?', [keyspace], 'check keyspace');
+  return rs.rowLength > 0;
+}
+
+async function tableExists(exec: CqlExecutor, keyspace: string, table: string): Promise<boolean> {
+  const rs = await exec.read(
+    'SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
+    [keyspace, table],
+    'check table',
+  );
+  return rs.rowLength > 0;
+}
+
+async function agree(exec: CqlExecutor, options: SchemaOptions, what: string): Promise<void> {
+  if (!(await awaitSchemaAgreement(exec.client, options.schemaAgreementTimeoutMs))) {
+    throw new StoreError(`no schema agreement after ${what}`, { code: 'SCHEMA_DISAGREEMENT', retriable: true, stage: 'schema' });
+  }
+}
+
+/** Ensures the keyspace exists (creating it unless autoCreate is false). `replication` must be pre-rendered. */
+export async function ensureKeyspace(exec: CqlExecutor, keyspace: string, replication: string, options: SchemaOptions): Promise<void> {
+  if (await keyspaceExists(exec, keyspace)) return;
+  if (options.autoCreate === false) {
+    throw new StoreError(`keyspace ${keyspace} does not exist and autoCreate is false`, {
+      code: 'KEYSPACE_NOT_FOUND',
+      retriable: false,
+      stage: 'schema',
+      context: { keyspace },
+    });
+  }
+  await once(exec.client, `ks:${keyspace}`, async () => {
+    await exec.ddl(`CREATE KEYSPACE IF NOT EXISTS ${keyspace} WITH replication = ${replication}`, `create keyspace ${keyspace}`);
+    await agree(exec, options, `creating keyspace ${keyspace}`);
+  });
+}
+
+/** Ensures a table exists (CREATE TABLE IF NOT EXISTS + schema agreement); all parts must be pre-validated. */
+export async function ensureTable(
+  exec: CqlExecutor,
+  ref: { keyspace: string; table: string },
+  ddl: { columns: string; clustering: string },
+  withOptions: string[],
+  options: SchemaOptions,
+): Promise<void> {
+  if (await tableExists(exec, ref.keyspace, ref.table)) return;
+  if (options.createTables === false) {
+    throw new StoreError(`table ${qualified(ref)} does not exist and createTables is false`, {
+      code: 'TABLE_NOT_FOUND',
+      retriable: false,
+      stage: 'schema',
+      context: { ...ref },
+    });
+  }
+  const withParts = [ddl.clustering, ...withOptions].filter((p) => p !== '');
+  const cql = `CREATE TABLE IF NOT EXISTS ${qualified(ref)} (${ddl.columns})${withParts.length ? ` WITH ${withParts.join(' AND ')}` : ''}`;
+  await once(exec.client, `t:${qualified(ref)}`, async () => {
+    await exec.ddl(cql, `create table ${qualified(ref)}`);
+    await agree(exec, options, `creating table ${qualified(ref)}`);
+  });
+}

@@ -1,0 +1,90 @@
+import { InvalidIdentifierError } from '../../errors';
+import { OPTION_KEY_PATTERN, OPTION_VALUE_PATTERN } from './identifiers';
+
+/** A scalar table-option value. */
+export type TableOptionScalar = string | number | boolean;
+/** A map-valued table option, e.g. compaction = { 'class': ..., 'sstable_size_in_mb': '160' }. */
+export type TableOptionMap = { [option: string]: TableOptionScalar };
+
+/** Structured CQL table options (validated and rendered by adjunct; raw CQL is never accepted). */
+export interface TableOptions {
+  compaction?: { class: string } & TableOptionMap;
+  compression?: TableOptionMap;
+  default_time_to_live?: number;
+  gc_grace_seconds?: number;
+  caching?: TableOptionMap;
+  comment?: string;
+  bloom_filter_fp_chance?: number;
+  /** Other options; keys must match ^[a-z_]+$, values scalars or flat maps. */
+  [option: string]: TableOptionScalar | TableOptionMap | undefined;
+}
+
+/** Compaction applied when the options do not name one. */
+export const DEFAULT_COMPACTION = { class: 'LeveledCompactionStrategy' } as const;
+
+function bad(path: string, why: string, value: unknown): never {
+  throw new InvalidIdentifierError(`invalid table option ${path}: ${why} (got ${JSON.stringify(value)})`, { option: path });
+}
+
+function renderString(path: string, v: unknown): string {
+  if (typeof v !== 'string' || !OPTION_VALUE_PATTERN.test(v)) bad(path, `string values must match ${OPTION_VALUE_PATTERN}`, v);
+  return `'${v}'`;
+}
+
+function renderScalar(path: string, v: unknown, quoteAll: boolean): string {
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) bad(path, 'numbers must be finite', v);
+    return quoteAll ? `'${String(v)}'` : String(v);
+  }
+  if (typeof v === 'boolean') return quoteAll ? `'${String(v)}'` : String(v);
+  return renderString(path, v);
+}
+
+function renderMap(path: string, v: unknown): string {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) bad(path, 'expected an object of options', v);
+  const parts = Object.entries(v as Record<string, unknown>).map(([k, val]) => {
+    if (!OPTION_KEY_PATTERN.test(k)) bad(`${path}.${k}`, `keys must match ${OPTION_KEY_PATTERN}`, k);
+    return `'${k}': ${renderScalar(`${path}.${k}`, val, true)}`;
+  });
+  return `{${parts.join(', ')}}`;
+}
+
+function nonNegativeInt(path: string, v: unknown): string {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) bad(path, 'expected a non-negative integer', v);
+  return String(v);
+}
+
+/** Validates table options and renders the `WITH` clause body; throws InvalidIdentifierError naming the bad part. */
+export function renderTableOptions(options: TableOptions | undefined, defaultTtlSeconds?: number): string[] {
+  if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
+    bad('tableOptions', 'expected an object', options);
+  }
+  const merged: Record<string, unknown> = { ...(options ?? {}) };
+  if (merged.compaction === undefined) merged.compaction = { ...DEFAULT_COMPACTION };
+  if (defaultTtlSeconds !== undefined) merged.default_time_to_live = defaultTtlSeconds;
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(merged)) {
+    if (value === undefined) continue;
+    if (!OPTION_KEY_PATTERN.test(key)) bad(key, `keys must match ${OPTION_KEY_PATTERN}`, key);
+    switch (key) {
+      case 'compaction':
+        if (typeof (value as { class?: unknown }).class !== 'string') bad('compaction.class', 'compaction needs a class', value);
+        out.push(`compaction = ${renderMap(key, value)}`);
+        break;
+      case 'default_time_to_live':
+      case 'gc_grace_seconds':
+        out.push(`${key} = ${nonNegativeInt(key, value)}`);
+        break;
+      case 'bloom_filter_fp_chance':
+        if (typeof value !== 'number' || !(value > 0 && value <= 1)) bad(key, 'expected a number in (0, 1]', value);
+        out.push(`${key} = ${String(value)}`);
+        break;
+      case 'comment':
+        out.push(`comment = ${renderString(key, value)}`);
+        break;
+      default:
+        out.push(`${key} = ${typeof value === 'object' && value !== null ? renderMap(key, value) : renderScalar(key, value, false)}`);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,55 @@
+import * as fs from 'fs';
+import { auth, Client } from 'cassandra-driver';
+import { Kafka, logLevel, SASLOptions } from 'kafkajs';
+import type { AdjunctConfig } from '../config/schema';
+import { Logger } from '../ops/logger';
+
+type Tls = boolean | { ca?: string; cert?: string; key?: string; rejectUnauthorized: boolean } | undefined;
+
+/** Reads a PEM given inline or as a file path. */
+function pem(v: string | undefined): string | undefined {
+  if (!v) return undefined;
+  return v.includes('-----BEGIN') ? v : fs.readFileSync(v, 'utf8');
+}
+
+/** Node TLS options from the config's TLS section. */
+export function tlsOptions(t: Tls): boolean | { ca?: string[]; cert?: string; key?: string; rejectUnauthorized: boolean } | undefined {
+  if (t === undefined || t === false) return undefined;
+  if (t === true) return true;
+  const ca = pem(t.ca);
+  return { ca: ca ? [ca] : undefined, cert: pem(t.cert), key: pem(t.key), rejectUnauthorized: t.rejectUnauthorized };
+}
+
+/** Creates the kafkajs client, logging through pino. */
+export function createKafka(cfg: AdjunctConfig['kafka'], logger: Logger, clientIdSuffix = ''): Kafka {
+  const log = logger.child({ component: 'kafkajs' });
+  return new Kafka({
+    clientId: cfg.clientId + clientIdSuffix,
+    brokers: cfg.brokers,
+    ssl: tlsOptions(cfg.ssl) as never,
+    sasl: cfg.sasl as SASLOptions | undefined,
+    connectionTimeout: cfg.connectionTimeout,
+    requestTimeout: cfg.requestTimeout,
+    logLevel: logLevel.WARN,
+    logCreator: () => ({ level, log: entry }) => {
+      const { message, ...rest } = entry;
+      const fn = level <= logLevel.ERROR ? log.error.bind(log) : level === logLevel.WARN ? log.warn.bind(log) : log.debug.bind(log);
+      fn(rest, message);
+    },
+    retry: { retries: 8, initialRetryTime: 300, maxRetryTime: 10_000 },
+  });
+}
+
+/** Creates the Cassandra client (token-aware, prepared statements, configured consistency and timeouts). */
+export function createCassandra(cfg: AdjunctConfig['cassandra']): Client {
+  const ssl = tlsOptions(cfg.ssl);
+  return new Client({
+    contactPoints: cfg.contactPoints,
+    localDataCenter: cfg.localDataCenter,
+    authProvider: cfg.auth ? new auth.PlainTextAuthProvider(cfg.auth.username, cfg.auth.password) : undefined,
+    sslOptions: ssl === true ? {} : (ssl as never),
+    socketOptions: { readTimeout: cfg.requestTimeout, connectTimeout: 5000 },
+    pooling: { maxRequestsPerConnection: 2048 },
+    queryOptions: { prepare: true },
+  });
+}

@@ -1,0 +1,159 @@
+import { Client } from 'cassandra-driver';
+import type { AdjunctConfig, PipelineSpec } from '../config/schema';
+import { generationTable, StoreEntry, waitForSchemaAgreement } from '../catalog';
+import { InvalidArgumentError, wrapCassandraError } from '../errors';
+import { serdeByName } from '../store/serde';
+import { Serde } from '../store/types';
+import { tableNameForStore, validateKeyspaceName } from '../store/cassandra/identifiers';
+import { ensureKeyspace, renderReplication, ReplicationOptions } from '../store/cassandra/schema';
+import { CqlExecutor } from '../store/cassandra/cql-executor';
+import { openCassandraVersionedStore } from '../store/cassandra/open-versioned-store';
+import { openCassandraKeyValueStore } from '../store/cassandra/open-kv-store';
+import { PUT_RETURN_CODE_NOT_PUT } from '../store/types';
+import { IssuedWrite, PartitionWriter, PartitionWriterFactory } from '../sink/partition-writer';
+import { TableOptions } from '../store/cassandra/table-options';
+
+/** Replication options of the config in the store layer's shape. */
+export function replicationOf(cfg: AdjunctConfig['cassandra']): ReplicationOptions {
+  return cfg.replication.class === 'SimpleStrategy'
+    ? { class: 'SimpleStrategy', replicationFactor: cfg.replication.replicationFactor }
+    : { class: 'NetworkTopologyStrategy', datacenters: cfg.replication.dataCenters };
+}
+
+/** Creates the configured keyspace if allowed (validated first), else checks that it exists. */
+export async function ensureKeyspaceFor(client: Client, cfg: AdjunctConfig['cassandra']): Promise<void> {
+  const ks = validateKeyspaceName(cfg.keyspace);
+  const exec = new CqlExecutor(client, {}, { keyspace: ks });
+  await ensureKeyspace(exec, ks, renderReplication(replicationOf(cfg)), { autoCreate: cfg.autoCreate, replication: replicationOf(cfg) });
+}
+
+/** The key serde name a pipeline uses: explicit, or tuple for composite keys, else string. */
+export function keySerdeName(spec: PipelineSpec): string {
+  return spec.store.keySerde ?? (spec.extract.key?.fields ? 'tuple' : 'string');
+}
+
+/** Coerces an extracted key to what its serde accepts (numbers for string keys, bigint for int64, arrays for tuples). */
+export function coerceKey(serde: string, key: unknown): unknown {
+  switch (serde) {
+    case 'string':
+      return typeof key === 'number' || typeof key === 'bigint' || typeof key === 'boolean' ? String(key) : key;
+    case 'int64':
+      if (typeof key === 'number' && Number.isSafeInteger(key)) return BigInt(key);
+      if (typeof key === 'string' && /^-?\d+$/.test(key)) return BigInt(key);
+      return key;
+    case 'tuple':
+      return Array.isArray(key) ? key : [key];
+    default:
+      return key;
+  }
+}
+
+/** Coerces an extracted value to its serde (string serde accepts numbers/booleans). */
+export function coerceValue(serde: string, value: unknown): unknown {
+  if (value === null) return null;
+  if (serde === 'string' && (typeof value === 'number' || typeof value === 'boolean')) return String(value);
+  return value;
+}
+
+/** Connects a pipeline's store config to Cassandra tables: catalog entry, per-generation tables and partition writers. */
+export class StoreWiring {
+  readonly baseTable: string;
+  private readonly keySerde: Serde<unknown>;
+  private readonly valueSerde: Serde<unknown>;
+  private readonly keySerdeName: string;
+
+  constructor(
+    private readonly client: Client,
+    private readonly cfg: AdjunctConfig['cassandra'],
+    private readonly spec: PipelineSpec,
+  ) {
+    this.baseTable = tableNameForStore(spec.store.name).slice(0, 40);
+    this.keySerdeName = keySerdeName(spec);
+    this.keySerde = serdeByName(this.keySerdeName);
+    this.valueSerde = serdeByName(spec.store.valueSerde);
+  }
+
+  /** The catalog entry describing this store. */
+  catalogEntry(): Omit<StoreEntry, 'currentGeneration' | 'previousGeneration' | 'previousDropAfter' | 'buildingGeneration' | 'updatedAt'> {
+    return {
+      store: this.spec.store.name,
+      kind: this.spec.store.kind,
+      scope: this.spec.store.scope,
+      keySerde: this.keySerdeName,
+      valueSerde: this.spec.store.valueSerde,
+      baseTable: this.baseTable,
+      historyRetentionMs: this.spec.store.historyRetention,
+      buckets: this.spec.store.kind === 'kv' && this.spec.store.scope === 'global' ? 16 : null,
+    };
+  }
+
+  private common(generation: number) {
+    return {
+      client: this.client,
+      keyspace: this.cfg.keyspace,
+      storeName: this.spec.store.name,
+      tableName: generationTable(this.baseTable, generation),
+      scope: this.spec.store.scope,
+      keySerde: this.keySerde,
+      valueSerde: this.valueSerde,
+      tableOptions: this.spec.store.tableOptions as TableOptions | undefined,
+      defaultTtlSeconds: this.spec.store.ttlSeconds,
+      autoCreate: this.cfg.autoCreate,
+      replication: replicationOf(this.cfg),
+      readConsistency: this.cfg.readConsistency,
+      writeConsistency: this.cfg.writeConsistency,
+    };
+  }
+
+  /** Creates the table of a generation (validated options; waits for schema agreement). */
+  async ensureTable(generation: number): Promise<void> {
+    const w = await this.writerFactory(generation).open(this.spec.topics[0], 0, true);
+    await w.close();
+  }
+
+  /** Drops the table of a generation (after its keep time). */
+  async dropTable(generation: number): Promise<void> {
+    const t = generationTable(this.baseTable, generation);
+    try {
+      await this.client.execute(`DROP TABLE IF EXISTS ${validateKeyspaceName(this.cfg.keyspace)}.${t}`);
+      await waitForSchemaAgreement(this.client);
+    } catch (e) {
+      throw wrapCassandraError(e, `dropping table ${t}`, 'schema');
+    }
+  }
+
+  /** Writers into the table of one generation. */
+  writerFactory(generation: number): PartitionWriterFactory & { open(topic: string, partition: number, probe?: boolean): Promise<PartitionWriter> } {
+    return {
+      open: async (topic: string, partition: number) => {
+        const writerId = `${topic}:${partition}`;
+        const common = { ...this.common(generation), partition, writerId };
+        const kSerde = this.keySerdeName;
+        const vSerde = this.spec.store.valueSerde;
+        if (this.spec.store.kind === 'versioned') {
+          const store = await openCassandraVersionedStore<unknown, unknown>({ ...common, historyRetentionMs: this.spec.store.historyRetention, cleanupEvery: this.spec.store.cleanupEvery });
+          return {
+            streamTime: () => store.observedStreamTime(),
+            write: (key, value, ts): IssuedWrite => {
+              const done = store.put(coerceKey(kSerde, key), coerceValue(vSerde, value), ts).then((r) => (r === PUT_RETURN_CODE_NOT_PUT ? ('expired' as const) : ('written' as const)));
+              return { streamTimeAfter: store.observedStreamTime(), done };
+            },
+            checkpoint: (st) => store.flush(st),
+            close: async () => undefined,
+          };
+        }
+        const store = await openCassandraKeyValueStore<unknown, unknown>({ ...common, buckets: 16 });
+        return {
+          streamTime: () => Number.NEGATIVE_INFINITY,
+          write: (key, value): IssuedWrite => {
+            if (value === undefined) throw new InvalidArgumentError('value is undefined');
+            const done = store.put(coerceKey(kSerde, key), coerceValue(vSerde, value)).then(() => 'written' as const);
+            return { streamTimeAfter: Number.NEGATIVE_INFINITY, done };
+          },
+          checkpoint: async () => undefined,
+          close: () => store.close(),
+        };
+      },
+    };
+  }
+}

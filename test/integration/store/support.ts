@@ -1,0 +1,59 @@
+import { Client, tracker } from 'cassandra-driver';
+import { stackEndpoints } from '../../../src/devstack/endpoints';
+import { Serde } from '../../../src/store/types';
+
+// The driver checks `instanceof RequestTracker` at runtime, but its typings declare an interface.
+const TrackerBase = (tracker as unknown as { RequestTracker: new () => object }).RequestTracker;
+
+/** Counts requests actually sent to Cassandra (prepares and control-connection queries are not counted). */
+export class CountingTracker extends TrackerBase implements tracker.RequestTracker {
+  readonly queries: string[] = [];
+  onSuccess(_host: unknown, query: unknown): void {
+    this.record(query);
+  }
+  onError(_host: unknown, query: unknown): void {
+    this.record(query);
+  }
+  /** Requests since the last reset, split into reads and writes. */
+  counts(): { reads: number; writes: number; total: number } {
+    const reads = this.queries.filter((q) => /^\s*SELECT/i.test(q)).length;
+    return { reads, writes: this.queries.length - reads, total: this.queries.length };
+  }
+  shutdown(): void {}
+  reset(): void {
+    this.queries.length = 0;
+  }
+  private record(query: unknown): void {
+    if (Array.isArray(query)) this.queries.push(`BATCH(${query.length})`);
+    else this.queries.push(String(query));
+  }
+}
+
+/** A connected client with a counting request tracker. */
+export async function countingClient(): Promise<{ client: Client; tracker: CountingTracker }> {
+  const ep = stackEndpoints();
+  const t = new CountingTracker();
+  const client = new Client({
+    contactPoints: ep.cassandraContactPoints,
+    protocolOptions: { port: ep.cassandraPort },
+    localDataCenter: ep.localDataCenter,
+    requestTracker: t,
+  });
+  await client.connect();
+  return { client, tracker: t };
+}
+
+/** A string serde that prefixes keys with a namespace, so tests can share one table without seeing each other. */
+export function namespacedStringSerde(ns: string): Serde<string> {
+  const prefix = Buffer.from(`${ns}\u0000`, 'utf8');
+  return {
+    name: 'string',
+    serialize(value: string): Buffer {
+      if (typeof value !== 'string') throw new TypeError(`expected a string, got ${typeof value}`);
+      return Buffer.concat([prefix, Buffer.from(value, 'utf8')]);
+    },
+    deserialize(bytes: Buffer): string {
+      return bytes.subarray(prefix.length).toString('utf8');
+    },
+  };
+}
