@@ -92,9 +92,9 @@ export const WorkerConfig = z
         port: z.number().int().min(0).max(65535).default(8080),
         adminToken: z.string().min(16).optional().describe('bearer token required by admin routes when not bound to loopback'),
       })
-      .default({ enabled: true, host: '127.0.0.1', port: 8080 }),
+      .prefault({}),
   })
-  .default({} as never);
+  .prefault({});
 
 /** Converter of record key or value bytes. */
 export const Converter = z.enum(['string', 'json', 'avro', 'bytes']);
@@ -145,7 +145,7 @@ export const ExtractConfig = z
     module: z.string().optional().describe('path (relative to the config file) of a JS/TS module exporting an extractor'),
     options: z.record(z.string(), z.unknown()).optional().describe('options passed to the custom extractor factory'),
   })
-  .default({ preset: 'none' });
+  .prefault({});
 
 /** Table options, validated again strictly by the store before any CQL is built. */
 export const TableOptions = z.record(z.string(), z.unknown());
@@ -176,7 +176,7 @@ export const ErrorsConfig = z
       })
       .optional(),
   })
-  .default({ tolerance: 'none', retryTimeout: 300_000, retryMaxDelay: 30_000 });
+  .prefault({});
 
 /** One pipeline: changelog topic(s) → converters → extractors → store. */
 export const PipelineConfig = z.strictObject({

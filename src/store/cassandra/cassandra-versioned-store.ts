@@ -169,7 +169,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
 
   /**
    * Physically deletes versions expired at the current horizon: one read of the version valid at the horizon,
-   * then (only if something older exists, or it is a tombstone) one range delete.
+   * then (only if something older exists, or it is a tombstone below the horizon) one range delete.
    */
   private async cleanupKey(loc: RowLocator): Promise<void> {
     const horizon = this.horizon();
@@ -179,7 +179,8 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     const atHorizon = rows[0];
     const locParams = this.reader.locate(loc);
     const bound = this.reader.exec.long(atHorizon.validFrom);
-    if (atHorizon.value === null) {
+    // A tombstone exactly at the horizon is kept: a put at that very timestamp is still accepted and must not be shadowed.
+    if (atHorizon.value === null && atHorizon.validFrom < horizon) {
       await this.reader.exec.write(this.reader.cql.deleteUpTo, [...locParams, bound], 'delete expired versions');
     } else if (rows.length > 1) {
       await this.reader.exec.write(this.reader.cql.deleteBefore, [...locParams, bound], 'delete expired versions');

@@ -88,6 +88,7 @@ export class MemoryVersionedStore<K, V> implements VersionedKeyValueStore<K, V> 
   async history(key: K, options?: HistoryOptions): Promise<VersionedRecord<V>[]> {
     const id = this.keyId(key);
     const { fromTime, toTime, order } = historyBounds(options);
+    if (fromTime > toTime) return [];
     const versions = this.entries.get(id)?.versions ?? [];
     const horizon = this.horizon();
     const out: VersionedRecord<V>[] = [];

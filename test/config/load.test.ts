@@ -1,0 +1,106 @@
+import { ConfigValidationError, parseConfig, configJsonSchema, interpolateEnv, parseDurationMs } from '../../src/config';
+
+const base = `
+kafka:
+  brokers: [127.0.0.1:9092]
+cassandra:
+  contactPoints: [127.0.0.1:9042]
+pipelines:
+  - name: rates
+    topics: [rates]
+    store: { name: rates }
+`;
+
+function problems(text: string, env: NodeJS.ProcessEnv = {}) {
+  try {
+    parseConfig(text, { env });
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigValidationError);
+    return (e as ConfigValidationError).problems;
+  }
+  throw new Error('expected the config to be rejected');
+}
+
+describe('config loading', () => {
+  it('applies defaults to a minimal config', () => {
+    const c = parseConfig(base, { env: {} });
+    expect(c.worker.groupId).toBe('adjunct');
+    expect(c.pipelines[0].store.kind).toBe('versioned');
+    expect(c.pipelines[0].store.historyRetention).toBe(86_400_000);
+    expect(c.pipelines[0].errors.tolerance).toBe('none');
+    expect(c.cassandra.keyspace).toBe('adjunct');
+  });
+
+  it('reports every problem with its YAML path and line', () => {
+    const ps = problems(`
+kafka:
+  brokers: []
+  bogus: 1
+cassandra:
+  contactPoints: [x]
+  keyspace: "ks; DROP TABLE x"
+pipelines:
+  - name: rates
+    topics: [rates]
+    store: { name: rates, historyRetention: 7x, kind: wide }
+`);
+    const byPath = Object.fromEntries(ps.map((p) => [p.path, p]));
+    expect(byPath['kafka.brokers'].line).toBe(3);
+    expect(byPath['kafka'].message).toMatch(/unknown key\(s\): bogus/);
+    expect(byPath['kafka'].line).toBe(4);
+    expect(byPath['cassandra.keyspace'].line).toBe(7);
+    expect(byPath['pipelines[0].store.historyRetention'].message).toMatch(/invalid duration/);
+    expect(byPath['pipelines[0].store.kind']).toBeDefined();
+    expect(ps.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('interpolates ${ENV} and ${ENV:-default}, keeps plain scalars typed, reports missing variables', () => {
+    const c = parseConfig(base.replace('127.0.0.1:9092', '"${BROKER}"') + 'worker:\n  http:\n    port: ${PORT:-8181}\n', { env: { BROKER: 'b:1' } });
+    expect(c.kafka.brokers).toEqual(['b:1']);
+    expect(c.worker.http.port).toBe(8181);
+    const ps = problems(base.replace('127.0.0.1:9092', '"${NOPE}"'));
+    expect(ps[0].path).toBe('kafka.brokers[0]');
+    expect(ps[0].message).toMatch(/NOPE is not set/);
+  });
+
+  it('cross-checks dependsOn, duplicate names, registry and DLQ requirements', () => {
+    const ps = problems(`
+kafka: { brokers: [a:1] }
+cassandra: { contactPoints: [b:1] }
+pipelines:
+  - name: a
+    topics: [t]
+    valueConverter: avro
+    store: { name: s }
+    dependsOn: [b, zz]
+    errors: { tolerance: all }
+  - name: b
+    topics: [t2]
+    store: { name: s }
+`);
+    const msgs = ps.map((p) => `${p.path}: ${p.message}`).join('\n');
+    expect(msgs).toMatch(/dependsOn\[0\]: pipeline "b" is not a bootstrap pipeline/);
+    expect(msgs).toMatch(/dependsOn\[1\]: unknown pipeline "zz"/);
+    expect(msgs).toMatch(/valueConverter: avro converter needs/);
+    expect(msgs).toMatch(/tolerance "all" requires errors.deadLetterQueue/);
+    expect(msgs).toMatch(/store "s" is already written/);
+  });
+
+  it('rejects YAML syntax errors with a line', () => {
+    const ps = problems('kafka: [\n');
+    expect(ps[0].message).toMatch(/YAML syntax/);
+  });
+
+  it('exports a JSON Schema with the pipeline properties', () => {
+    const s = JSON.stringify(configJsonSchema());
+    expect(s).toContain('historyRetention');
+    expect(s).toContain('deadLetterQueue');
+  });
+
+  it('parses durations and escapes', () => {
+    expect(parseDurationMs('7d')).toBe(7 * 86_400_000);
+    expect(parseDurationMs('250ms')).toBe(250);
+    expect(parseDurationMs('x')).toBeNull();
+    expect(interpolateEnv('$${A}', { A: 'x' }).value).toBe('${A}');
+  });
+});

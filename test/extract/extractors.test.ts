@@ -1,0 +1,96 @@
+import { BuiltinExtractor, DebeziumExtractor, isSkip, parseFieldPath, SourceRecord, getPath, loadCustomExtractor } from '../../src/extract';
+import { BadRecordError } from '../../src/errors';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+const rec = (value: unknown, key: unknown = 'k1', extra: Partial<SourceRecord> = {}): SourceRecord => ({
+  topic: 't', partition: 0, offset: '5', timestamp: 1000, key, value, headers: {}, ...extra,
+});
+const spec = (s: object) => ({ preset: 'none' as const, ...s });
+
+describe('field paths', () => {
+  it('parses dots, indexes and quoted names', () => {
+    expect(parseFieldPath('payload.after.id')).toEqual(['payload', 'after', 'id']);
+    expect(parseFieldPath('items[0].sku')).toEqual(['items', 0, 'sku']);
+    expect(parseFieldPath('a["x.y"]')).toEqual(['a', 'x.y']);
+    expect(() => parseFieldPath('a..b')).toThrow(/malformed/);
+    expect(() => parseFieldPath('a[')).toThrow(/malformed/);
+    expect(getPath({ a: [{ b: 2 }] }, parseFieldPath('a[0].b'))).toBe(2);
+    expect(getPath({ a: 1 }, parseFieldPath('a.b.c'))).toBeUndefined();
+  });
+});
+
+describe('BuiltinExtractor', () => {
+  it('defaults to whole key, whole value, record timestamp', () => {
+    expect(new BuiltinExtractor(spec({})).extract(rec({ a: 1 }))).toEqual({ key: 'k1', value: { a: 1 }, timestamp: 1000 });
+  });
+  it('extracts nested key, projection and field timestamp (iso and seconds)', () => {
+    const ex = new BuiltinExtractor(spec({ key: { from: 'value', path: 'payload.after.id' }, value: { from: 'value', path: 'payload.after', project: ['name', 'addr.city'] }, timestamp: { from: 'field', path: 'payload.ts', format: 'iso' } }));
+    const r = ex.extract(rec({ payload: { ts: '1970-01-01T00:00:02Z', after: { id: 7, name: 'n', secret: 's', addr: { city: 'c', zip: 'z' } } } }));
+    expect(r).toEqual({ key: 7, value: { name: 'n', addr: { city: 'c' } }, timestamp: 2000 });
+    const sec = new BuiltinExtractor(spec({ timestamp: { from: 'field', path: 'ts', format: 'seconds' } }));
+    expect((sec.extract(rec({ ts: 3 })) as { timestamp: number }).timestamp).toBe(3000);
+  });
+  it('builds composite keys in field order', () => {
+    const ex = new BuiltinExtractor(spec({ key: { from: 'value', fields: ['region', 'id'] } }));
+    expect((ex.extract(rec({ region: 'eu', id: 4 })) as { key: unknown }).key).toEqual(['eu', 4]);
+    expect(() => ex.extract(rec({ region: 'eu' }))).toThrow(/composite key field "id" is missing/);
+  });
+  it('takes timestamps from headers', () => {
+    const ex = new BuiltinExtractor(spec({ timestamp: { from: 'header', header: 'event-time', format: 'millis' } }));
+    expect((ex.extract(rec({}, 'k', { headers: { 'event-time': Buffer.from('4242') } })) as { timestamp: number }).timestamp).toBe(4242);
+    expect(() => ex.extract(rec({}))).toThrow(BadRecordError);
+  });
+  it('maps Kafka tombstones to store tombstones at the record timestamp', () => {
+    const ex = new BuiltinExtractor(spec({ timestamp: { from: 'field', path: 'ts', format: 'millis' } }));
+    expect(ex.extract(rec(null))).toEqual({ key: 'k1', value: null, timestamp: 1000 });
+  });
+  it('filters, but never filters out tombstones', () => {
+    const ex = new BuiltinExtractor(spec({ filter: [{ path: 'status', from: 'value', notEquals: 'draft' }] }));
+    const r = ex.extract(rec({ status: 'draft' }));
+    expect(isSkip(r) && r.reason).toMatch(/filter/);
+    expect(isSkip(ex.extract(rec({ status: 'live' })))).toBe(false);
+    expect(isSkip(ex.extract(rec(null)))).toBe(false);
+  });
+  it('rejects a null key and bad timestamps as bad records', () => {
+    const ex = new BuiltinExtractor(spec({}));
+    expect(() => ex.extract(rec({}, null))).toThrow(/record key is missing/);
+    const f = new BuiltinExtractor(spec({ timestamp: { from: 'field', path: 'ts', format: 'millis' } }));
+    expect(() => f.extract(rec({ ts: -5 }))).toThrow(/non-negative/);
+    expect(() => f.extract(rec({ ts: 'soon' }))).toThrow(/not a valid ISO/);
+  });
+});
+
+describe('DebeziumExtractor', () => {
+  const ex = new DebeziumExtractor(spec({ preset: 'debezium' }));
+  const env = (op: string, before: unknown, after: unknown) => ({ schema: {}, payload: { op, before, after, source: { ts_ms: 777 }, ts_ms: 999 } });
+  it('maps c/r/u to after with source.ts_ms and unwraps single-column keys', () => {
+    expect(ex.extract(rec(env('c', null, { id: 1, n: 'a' }), { schema: {}, payload: { id: 1 } }))).toEqual({ key: 1, value: { id: 1, n: 'a' }, timestamp: 777 });
+    expect(ex.extract(rec(env('u', { id: 1 }, { id: 1, n: 'b' }), { id: 1 }))).toEqual({ key: 1, value: { id: 1, n: 'b' }, timestamp: 777 });
+    expect(ex.extract(rec(env('r', null, { id: 1 }), { a: 1, b: 'x' }))).toMatchObject({ key: [1, 'x'] });
+  });
+  it('maps d to a tombstone and Kafka tombstones to tombstones', () => {
+    expect(ex.extract(rec(env('d', { id: 1 }, null), { id: 1 }))).toEqual({ key: 1, value: null, timestamp: 777 });
+    expect(ex.extract(rec(null, { id: 1 }))).toEqual({ key: 1, value: null, timestamp: 1000 });
+  });
+  it('skips truncate events and rejects unknown ops', () => {
+    expect(isSkip(ex.extract(rec(env('t', null, null), { id: 1 })))).toBe(true);
+    expect(() => ex.extract(rec(env('x', null, null), { id: 1 }))).toThrow(/unknown Debezium op/);
+  });
+});
+
+describe('custom extractor modules', () => {
+  it('loads a JS module exporting createExtractor(options)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adj-ext-'));
+    fs.writeFileSync(path.join(dir, 'ex.js'), 'exports.createExtractor = (o) => ({ extract: (r) => ({ key: o.prefix + r.key, value: r.value, timestamp: 1 }) });');
+    const ex = await loadCustomExtractor('./ex.js', dir, { prefix: 'p-' });
+    expect(await ex.extract(rec({ v: 1 }))).toEqual({ key: 'p-k1', value: { v: 1 }, timestamp: 1 });
+  });
+  it('fails clearly for a module without an extractor', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adj-ext-'));
+    fs.writeFileSync(path.join(dir, 'bad.js'), 'exports.x = 1;');
+    await expect(loadCustomExtractor('./bad.js', dir)).rejects.toThrow(/must export/);
+    await expect(loadCustomExtractor('./missing.js', dir)).rejects.toThrow(/cannot load extractor module/);
+  });
+});

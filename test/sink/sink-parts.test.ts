@@ -1,0 +1,77 @@
+import { OffsetTracker } from '../../src/sink/offset-tracker';
+import { Semaphore } from '../../src/sink/semaphore';
+import { withRetry, RetriesExhaustedError } from '../../src/sink/retry';
+import { contextHeadersFor } from '../../src/sink/dlq-reporter';
+import { BadRecordError, AdjunctError } from '../../src/errors';
+import fc from 'fast-check';
+
+describe('OffsetTracker', () => {
+  it('never lets the watermark pass a record that is not durable', () => {
+    const t = new OffsetTracker();
+    t.begin(10n, 100);
+    t.begin(11n, 150);
+    t.begin(12n, 150);
+    expect(t.watermark()).toBeNull();
+    t.complete(11n);
+    expect(t.watermark()).toBeNull();
+    t.complete(10n);
+    expect(t.watermark()).toEqual({ offset: 12n, streamTime: 150 });
+    t.complete(12n);
+    expect(t.watermark()).toEqual({ offset: 13n, streamTime: 150 });
+    expect(t.inFlight).toBe(0);
+  });
+  it('property: watermark is the first incomplete offset', () => {
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 200 }), (doneFlags) => {
+        const t = new OffsetTracker();
+        doneFlags.forEach((_, i) => t.begin(BigInt(i), i));
+        doneFlags.forEach((d, i) => d && t.complete(BigInt(i)));
+        const firstPending = doneFlags.indexOf(false);
+        const wm = t.watermark();
+        if (firstPending === 0) return wm === null;
+        const expected = firstPending === -1 ? doneFlags.length : firstPending;
+        return wm !== null && wm.offset === BigInt(expected) && wm.streamTime === expected - 1;
+      }),
+    );
+  });
+});
+
+describe('Semaphore', () => {
+  it('bounds permits and hands them to waiters', async () => {
+    const s = new Semaphore(2);
+    expect(s.tryAcquire()).toBe(true);
+    expect(s.tryAcquire()).toBe(true);
+    expect(await s.acquire(10)).toBe(false);
+    const w = s.acquire(1000);
+    s.release();
+    expect(await w).toBe(true);
+    expect(s.inUse).toBe(2);
+  });
+});
+
+describe('withRetry', () => {
+  const retriable = new AdjunctError('busy', { code: 'X', retriable: true });
+  it('retries retriable errors then succeeds', async () => {
+    let n = 0;
+    const r = await withRetry(async () => { if (++n < 3) throw retriable; return 'ok'; }, { timeoutMs: 5000, maxDelayMs: 5, initialDelayMs: 1, isRetriable: (e) => (e as AdjunctError).retriable });
+    expect(r).toBe('ok');
+    expect(n).toBe(3);
+  });
+  it('does not retry fatal errors and gives up after the timeout', async () => {
+    const fatal = new BadRecordError('bad', { stage: 'extract' });
+    await expect(withRetry(async () => { throw fatal; }, { timeoutMs: 100, maxDelayMs: 5, isRetriable: () => false })).rejects.toBe(fatal);
+    await expect(withRetry(async () => { throw retriable; }, { timeoutMs: 30, maxDelayMs: 5, initialDelayMs: 1, isRetriable: () => true })).rejects.toBeInstanceOf(RetriesExhaustedError);
+  });
+});
+
+describe('DLQ context headers', () => {
+  it('carries Kafka Connect error context', () => {
+    const h = contextHeadersFor({ topic: 't', partition: 3, offset: '42', timestamp: '1', key: null, value: null }, new BadRecordError('invalid JSON', { stage: 'value-convert' }), 'value-convert', 'p');
+    expect(h['__connect.errors.topic']).toBe('t');
+    expect(h['__connect.errors.partition']).toBe('3');
+    expect(h['__connect.errors.offset']).toBe('42');
+    expect(h['__connect.errors.stage']).toBe('value-convert');
+    expect(h['__connect.errors.exception.class.name']).toBe('BadRecordError');
+    expect(h['__connect.errors.exception.message']).toBe('invalid JSON');
+  });
+});
