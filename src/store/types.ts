@@ -39,7 +39,7 @@ export interface VersionedKeyValueStore<K, V> {
   /** The observed stream time of this writer (largest timestamp passed to put/delete), or -Infinity. */
   observedStreamTime(): number;
   /** Persists the observed stream time (called before committing source offsets). */
-  flush(): Promise<void>;
+  flush(streamTimeAsOf?: number): Promise<void>;
   /** Flushes and releases resources (does not close the shared client). */
   close(): Promise<void>;
 }

@@ -121,9 +121,10 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   }
 
   /** Persists stream time (one write, skipped if unchanged) and cleans expired versions of dirty keys. */
-  async flush(): Promise<void> {
+  async flush(streamTimeAsOf?: number): Promise<void> {
     this.ensureOpen();
-    const st = this.streamTime;
+    // The sink passes the stream time as of the offset it is about to commit, so a restart replays from there exactly.
+    const st = streamTimeAsOf !== undefined ? Math.min(streamTimeAsOf, this.streamTime) : this.streamTime;
     if (Number.isFinite(st) && st !== this.persistedStreamTime) {
       await this.parts.streamTimes.save(this.parts.storeId, this.parts.writerId, st);
       this.persistedStreamTime = st;

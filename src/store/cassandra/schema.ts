@@ -1,7 +1,6 @@
 import { Client } from 'cassandra-driver';
 import { InvalidIdentifierError, StoreError } from '../../errors';
 import { CqlExecutor } from './cql-executor';
-import { OPTION_VALUE_PATTERN } from './identifiers';
 import { qualified } from './layout';
 
 /** Replication of an auto-created keyspace. */
@@ -37,7 +36,7 @@ export function renderReplication(r: ReplicationOptions | undefined): string {
     const entries = Object.entries(rep.datacenters ?? {});
     if (entries.length === 0) throw new InvalidIdentifierError('NetworkTopologyStrategy needs at least one datacenter', { option: 'replication.datacenters' });
     const parts = entries.map(([dc, n]) => {
-      if (!/^[A-Za-z0-9_.\-]+$/.test(dc) || !OPTION_VALUE_PATTERN.test(dc)) {
+      if (!/^[A-Za-z0-9_.-]+$/.test(dc)) {
         throw new InvalidIdentifierError(`invalid datacenter name ${JSON.stringify(dc)}`, { option: `replication.datacenters.${dc}` });
       }
       return `'${dc}': ${rf(n, `replication.datacenters.${dc}`)}`;

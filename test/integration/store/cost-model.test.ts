@@ -1,0 +1,146 @@
+import { Client } from 'cassandra-driver';
+import { CassandraVersionedStore } from '../../../src/store/cassandra/cassandra-versioned-store';
+import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
+import { PUT_RETURN_CODE_NOT_PUT, StoreScope } from '../../../src/store/types';
+import { uniqueName } from '../helpers';
+import { countingClient, CountingTracker, namespacedStringSerde } from './support';
+
+jest.setTimeout(180_000);
+
+const keyspace = uniqueName('it_store_cost');
+let client: Client;
+let tracker: CountingTracker;
+let counter = 0;
+
+beforeAll(async () => {
+  ({ client, tracker } = await countingClient());
+});
+afterAll(async () => {
+  await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
+  await client.shutdown();
+});
+
+async function open(scope: StoreScope, historyRetentionMs: number, extra: { cleanupEvery?: number; n?: number } = {}): Promise<CassandraVersionedStore<string, string>> {
+  const n = extra.n ?? ++counter;
+  return openCassandraVersionedStore({
+    client,
+    keyspace,
+    storeName: `cost-${scope}`,
+    scope,
+    partition: scope === 'partitioned' ? n : undefined,
+    writerId: `w${n}`,
+    historyRetentionMs,
+    keySerde: namespacedStringSerde(`c${n}`),
+    cleanupEvery: extra.cleanupEvery ?? 1_000_000,
+  });
+}
+
+async function measure<T>(fn: () => Promise<T>): Promise<{ result: T; reads: number; writes: number }> {
+  tracker.reset();
+  const result = await fn();
+  const { reads, writes } = tracker.counts();
+  return { result, reads, writes };
+}
+
+async function rows(table: string, scope: StoreScope, n: number): Promise<string[]> {
+  const where = scope === 'partitioned' ? ` WHERE partition = ${n}` : '';
+  const rs = await client.execute(`SELECT key, valid_from, value FROM ${keyspace}.${table}${where}`, [], { fetchSize: 100_000 });
+  return rs.rows
+    .filter((r) => (r.key as Buffer).toString('utf8').startsWith(`c${n}\u0000`))
+    .map((r) => `${(r.key as Buffer).toString('hex')}|${String(r.valid_from)}|${r.value === null ? 'null' : (r.value as Buffer).toString('hex')}`)
+    .sort();
+}
+
+const report: Record<string, unknown> = {};
+afterAll(() => {
+  process.stderr.write(`cost model (requests sent to Cassandra):\n${JSON.stringify(report, null, 2)}\n`);
+});
+
+describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (scope) => {
+  it('puts, gets and deletes cost the advertised number of requests', async () => {
+    const s = await open(scope, 100);
+    const inOrder = await measure(() => s.put('k', 'v1', 1000));
+    expect(inOrder).toEqual({ result: -1, reads: 0, writes: 1 });
+    const inOrderEqual = await measure(() => s.put('k', 'v1b', 1000));
+    expect(inOrderEqual).toEqual({ result: -1, reads: 0, writes: 1 });
+    const outOfOrder = await measure(() => s.put('k', 'v0', 950));
+    expect(outOfOrder).toEqual({ result: 1000, reads: 1, writes: 1 });
+    const outOfOrderLatest = await measure(() => s.put('other', 'o', 960));
+    expect(outOfOrderLatest).toEqual({ result: -1, reads: 1, writes: 1 });
+    const expired = await measure(() => s.put('k', 'old', 899));
+    expect(expired).toEqual({ result: PUT_RETURN_CODE_NOT_PUT, reads: 0, writes: 0 });
+    const get = await measure(() => s.get('k'));
+    expect(get).toEqual({ result: { value: 'v1b', timestamp: 1000 }, reads: 1, writes: 0 });
+    const asOf = await measure(() => s.get('k', 975));
+    expect(asOf).toEqual({ result: { value: 'v0', timestamp: 950 }, reads: 1, writes: 0 });
+    const belowHorizon = await measure(() => s.get('k', 500));
+    expect(belowHorizon).toEqual({ result: null, reads: 1, writes: 0 });
+    const del = await measure(() => s.delete('k', 990));
+    expect(del).toEqual({ result: { value: 'v0', timestamp: 950 }, reads: 1, writes: 1 });
+    const history = await measure(() => s.history('k'));
+    expect(history.reads).toBe(1);
+    const historyBounded = await measure(() => s.history('k', { fromTime: 960, toTime: 995 }));
+    expect(historyBounded.reads).toBe(2);
+    const flush = await measure(() => s.flush());
+    const flushAgain = await measure(() => s.flush());
+    expect(flushAgain.writes + flushAgain.reads).toBe(0);
+    Object.assign(report, {
+      [scope]: {
+        putInOrder: inOrder,
+        putOutOfOrder: outOfOrder,
+        putExpired: expired,
+        get,
+        getAsOf: asOf,
+        getBelowHorizon: belowHorizon,
+        delete: del,
+        history: { reads: history.reads, writes: history.writes },
+        historyWithToTime: { reads: historyBounded.reads, writes: historyBounded.writes },
+        flushWithTwoDirtyKeys: { reads: flush.reads, writes: flush.writes },
+        flushUnchanged: { reads: flushAgain.reads, writes: flushAgain.writes },
+      },
+    });
+    await s.close();
+  });
+
+  it('replaying the same put sequence leaves identical rows', async () => {
+    const n = ++counter;
+    const table = `cost_${scope}`;
+    const seq: [string, string | null, number][] = [
+      ['a', 'a1', 10], ['b', 'b1', 12], ['a', 'a0', 5], ['a', null, 20], ['b', 'b2', 15], ['a', 'a3', 30],
+      ['c', 'c1', 25], ['a', 'a2', 25], ['b', null, 13], ['c', 'c1b', 25], ['a', 'late', 1],
+    ];
+    const run = async (s: CassandraVersionedStore<string, string>): Promise<number[]> => {
+      const out: number[] = [];
+      for (const [k, v, t] of seq) out.push(await s.put(k, v, t));
+      return out;
+    };
+    const first = await open(scope, 10_000, { n });
+    const firstResults = await run(first);
+    const before = await rows(table, scope, n);
+    // Crash before flush: a new instance starts from the persisted (initial) stream time and replays.
+    const replay = await open(scope, 10_000, { n });
+    expect(await run(replay)).toEqual(firstResults);
+    expect(await rows(table, scope, n)).toEqual(before);
+    // Replay again after a flush (stream time persisted at the end of the sequence).
+    await replay.flush();
+    const afterFlush = await open(scope, 10_000, { n });
+    await run(afterFlush);
+    expect(await rows(table, scope, n)).toEqual(before);
+    expect(before.length).toBe(10);
+  });
+
+  it('2,000 in-order puts of one key keep O(retention) rows after flush', async () => {
+    const n = ++counter;
+    const s = await open(scope, 20, { cleanupEvery: 64, n });
+    tracker.reset();
+    for (let t = 0; t < 2000; t++) await s.put('hot', `v${t}`, t);
+    await s.flush();
+    const { reads, writes } = tracker.counts();
+    const left = await rows(`cost_${scope}`, scope, n);
+    expect(left.length).toBeLessThanOrEqual(21 + 64);
+    expect((await s.history('hot')).length).toBe(21);
+    expect(await s.get('hot', 1979)).toEqual({ value: 'v1979', timestamp: 1979 });
+    (report as Record<string, unknown>)[`${scope}-2000-puts`] = { rowsLeft: left.length, reads, writes, cleanups: s.cleanupStats() };
+    await s.close();
+  });
+});

@@ -1,0 +1,115 @@
+import { Client } from 'cassandra-driver';
+import { InvalidIdentifierError, StoreError } from '../../../src/errors';
+import { openCassandraKeyValueStore } from '../../../src/store/cassandra/open-kv-store';
+import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
+import { TableOptions } from '../../../src/store/cassandra/table-options';
+import { newCassandraClient, uniqueName } from '../helpers';
+import { countingClient, CountingTracker } from './support';
+
+jest.setTimeout(120_000);
+
+const keyspace = uniqueName('it_store_schema');
+let client: Client;
+let tracker: CountingTracker;
+
+beforeAll(async () => {
+  ({ client, tracker } = await countingClient());
+});
+afterAll(async () => {
+  await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
+  await client.shutdown();
+});
+
+const base = () => ({ client, keyspace, storeName: 'schema-store', scope: 'global' as const, historyRetentionMs: 1000 });
+
+describe('schema and identifiers', () => {
+  it('rejects injection in table options, store names and keyspaces before any CQL is sent', async () => {
+    const attempts: Record<string, unknown>[] = [
+      { tableOptions: { compaction: { class: "LeveledCompactionStrategy'}; DROP TABLE x" } } },
+      { tableOptions: { comment: "it's" } },
+      { tableOptions: { 'compaction; drop': 1 } as unknown as TableOptions },
+      { tableOptions: { caching: { keys: "ALL'}" } } },
+      { tableOptions: { gc_grace_seconds: '1; DROP TABLE x' } as unknown as TableOptions },
+      { tableOptions: { bloom_filter_fp_chance: Number.NaN } },
+      { storeName: 'x; DROP TABLE y' },
+      { storeName: '1starts-with-digit' },
+      { tableName: 'Bad-Name' },
+      { keyspace: 'ks; DROP KEYSPACE system' },
+      { keyspace: 'a'.repeat(49) },
+      { replication: { class: 'NetworkTopologyStrategy', datacenters: { "dc1': 1}; DROP": 1 } } },
+    ];
+    tracker.reset();
+    for (const a of attempts) {
+      await expect(openCassandraVersionedStore({ ...base(), ...a })).rejects.toBeInstanceOf(InvalidIdentifierError);
+      await expect(openCassandraKeyValueStore({ ...base(), ...a })).rejects.toBeInstanceOf(InvalidIdentifierError);
+    }
+    await expect(openCassandraVersionedStore({ ...base(), tableOptions: { compaction: { class: "X'; DROP" } } })).rejects.toThrow(/compaction\.class/);
+    expect(tracker.counts().total).toBe(0);
+  });
+
+  it('applies validated table options', async () => {
+    const s = await openCassandraVersionedStore({
+      ...base(),
+      storeName: 'With.Options-1',
+      tableOptions: { compaction: { class: 'SizeTieredCompactionStrategy', min_threshold: 4 }, comment: 'adjunct test', gc_grace_seconds: 3600 },
+      defaultTtlSeconds: 86400,
+    });
+    const rs = await client.execute('SELECT compaction, comment, gc_grace_seconds, default_time_to_live FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [
+      keyspace,
+      'with_options_1',
+    ]);
+    const row = rs.first();
+    expect(row.compaction.class).toMatch(/SizeTieredCompactionStrategy/);
+    expect(row.comment).toBe('adjunct test');
+    expect(row.gc_grace_seconds).toBe(3600);
+    expect(row.default_time_to_live).toBe(86400);
+    await s.close();
+    const d = await openCassandraKeyValueStore({ ...base(), storeName: 'default-options' });
+    const rs2 = await client.execute('SELECT compaction FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [keyspace, 'default_options']);
+    expect(rs2.first().compaction.class).toMatch(/LeveledCompactionStrategy/);
+    await d.close();
+  });
+
+  it('two concurrent opens of the same new store (separate clients, new keyspace) both succeed', async () => {
+    const ks = uniqueName('it_store_race');
+    const other = await newCassandraClient();
+    try {
+      const opts = { keyspace: ks, storeName: 'raced', scope: 'partitioned' as const, partition: 0, historyRetentionMs: 1000 };
+      const [a, b, c] = await Promise.all([
+        openCassandraVersionedStore({ ...opts, client }),
+        openCassandraVersionedStore({ ...opts, client: other, partition: 1 }),
+        openCassandraVersionedStore({ ...opts, client, partition: 2 }),
+      ]);
+      await a.put('k', 'from-a', 10);
+      await b.put('k', 'from-b', 20);
+      expect(await a.get('k')).toEqual({ value: 'from-a', timestamp: 10 });
+      expect(await b.get('k')).toEqual({ value: 'from-b', timestamp: 20 });
+      expect(await c.get('k')).toBeNull();
+      await Promise.all([a.close(), b.close(), c.close()]);
+    } finally {
+      await client.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
+      await other.shutdown();
+    }
+  });
+
+  it('a missing keyspace with autoCreate: false is a typed error', async () => {
+    const ks = uniqueName('it_store_missing');
+    const err = await openCassandraVersionedStore({ ...base(), keyspace: ks, autoCreate: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreError);
+    expect((err as StoreError).code).toBe('KEYSPACE_NOT_FOUND');
+    const err2 = await openCassandraKeyValueStore({ ...base(), keyspace: ks, autoCreate: false }).catch((e: unknown) => e);
+    expect((err2 as StoreError).code).toBe('KEYSPACE_NOT_FOUND');
+    const err3 = await openCassandraVersionedStore({ ...base(), storeName: 'never-created', createTables: false }).catch((e: unknown) => e);
+    expect((err3 as StoreError).code).toBe('TABLE_NOT_FOUND');
+  });
+
+  it('approximateNumEntries is opt-in and closed stores refuse work', async () => {
+    const kv = await openCassandraKeyValueStore({ ...base(), storeName: 'count-off' });
+    await expect(kv.approximateNumEntries()).rejects.toMatchObject({ code: 'COUNT_NOT_ENABLED' });
+    await kv.close();
+    await expect(kv.get('x')).rejects.toMatchObject({ code: 'STORE_CLOSED' });
+    const vs = await openCassandraVersionedStore({ ...base(), storeName: 'closing' });
+    await vs.close();
+    await expect(vs.put('x', 'y', 1)).rejects.toMatchObject({ code: 'STORE_CLOSED' });
+  });
+});

@@ -1,0 +1,107 @@
+/** Test harness for running real workers against the local stack. */
+import { Client } from 'cassandra-driver';
+import { Admin, Kafka } from 'kafkajs';
+import { stringify } from 'yaml';
+import { parseConfig } from '../../../src/config';
+import { stackEndpoints } from '../../../src/devstack/endpoints';
+import { silentLogger, createLogger } from '../../../src/ops/logger';
+import { AdjunctMetrics } from '../../../src/ops/metrics';
+import { Worker } from '../../../src/worker/worker';
+import { uniqueName } from '../helpers';
+
+/** Builds a config document pointing at the stack, with one pipeline by default. */
+export function configDoc(keyspace: string, groupId: string, pipelines: object[], extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const ep = stackEndpoints();
+  return {
+    kafka: { brokers: ep.kafkaBrokers, clientId: groupId },
+    cassandra: { contactPoints: ep.cassandraContactPoints.map((c) => (c.includes(':') ? c : `${c}:${ep.cassandraPort}`)), localDataCenter: ep.localDataCenter, keyspace },
+    registry: { url: ep.registryUrl },
+    worker: { groupId, commitInterval: 100, http: { enabled: false }, shutdownTimeout: 10_000, logLevel: 'warn' },
+    pipelines,
+    ...extra,
+  };
+}
+
+/** Writes a config document to a temp YAML file (for child-process workers). */
+export function writeConfigFile(doc: Record<string, unknown>): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const fs = require('fs') as typeof import('fs');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const path = require('path') as typeof import('path');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const os = require('os') as typeof import('os');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'adjunct-cfg-')), 'pipelines.yaml');
+  fs.writeFileSync(file, stringify(doc));
+  return file;
+}
+
+/** Starts an in-process worker from a config document. */
+export async function startWorker(doc: Record<string, unknown>, opts: { verbose?: boolean; metrics?: AdjunctMetrics } = {}): Promise<Worker> {
+  const config = parseConfig(stringify(doc), { env: process.env });
+  const w = new Worker({ config, baseDir: process.cwd() }, { logger: opts.verbose ? createLogger('info') : silentLogger, metrics: opts.metrics ?? new AdjunctMetrics({ defaultMetrics: false }) });
+  await w.start();
+  return w;
+}
+
+/** Sum of the high watermarks of a topic. */
+export async function endOffsets(admin: Admin, topic: string): Promise<Map<number, bigint>> {
+  const offs = await admin.fetchTopicOffsets(topic);
+  return new Map(offs.map((o) => [o.partition, BigInt(o.high)]));
+}
+
+/** Committed offsets of a group on a topic (partition → next offset, -1 when none). */
+export async function committedOffsets(admin: Admin, groupId: string, topic: string): Promise<Map<number, bigint>> {
+  const r = await admin.fetchOffsets({ groupId, topics: [topic] });
+  return new Map(r[0].partitions.map((p) => [p.partition, BigInt(p.offset)]));
+}
+
+/** Waits until the group's committed offsets reach the topic's end offsets (bounded). */
+export async function waitCaughtUp(admin: Admin, groupId: string, topic: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    const end = await endOffsets(admin, topic);
+    const com = await committedOffsets(admin, groupId, topic);
+    if ([...end].every(([p, e]) => e === 0n || (com.get(p) ?? -1n) >= e)) return;
+    last = JSON.stringify({ end: [...end].map(String), committed: [...com].map(String) });
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`group ${groupId} did not catch up on ${topic} within ${timeoutMs} ms: ${last}`);
+}
+
+/** Polls a condition (bounded). */
+export async function eventually<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastErr: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v as T;
+    } catch (e) {
+      lastErr = e;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}${lastErr ? `: ${String(lastErr)}` : ''}`);
+}
+
+/** Reads every row of a versioned table as `key|valid_from|value` strings, sorted. */
+export async function dumpVersioned(client: Client, keyspace: string, table: string): Promise<string[]> {
+  const rs = await client.execute(`SELECT key, valid_from, value FROM ${keyspace}.${table}`, [], { fetchSize: 100_000 });
+  return rs.rows.map((r) => `${(r.get('key') as Buffer).toString('utf8')}|${r.get('valid_from').toString()}|${r.get('value') === null ? 'null' : (r.get('value') as Buffer).toString('utf8')}`).sort();
+}
+
+/** Names for one test: keyspace, topic, group. */
+export function names(prefix: string) {
+  return { keyspace: uniqueName(`${prefix}_ks`), topic: uniqueName(`${prefix}_t`).replace(/_/g, '-'), group: uniqueName(`${prefix}_g`), dlq: uniqueName(`${prefix}_dlq`).replace(/_/g, '-') };
+}
+
+/** The consumer group a pipeline's generation uses. */
+export const pipelineGroup = (groupId: string, pipeline: string, generation = 1) => `${groupId}.${pipeline}.g${generation}`;
+
+/** Connects an admin client. */
+export async function connectAdmin(kafka: Kafka): Promise<Admin> {
+  const a = kafka.admin();
+  await a.connect();
+  return a;
+}

@@ -1,0 +1,100 @@
+import { InvalidIdentifierError } from '../../src/errors';
+import { tableNameForStore, validateKeyspaceName } from '../../src/store/cassandra/identifiers';
+import { bucketOf } from '../../src/store/cassandra/kv-table-reader';
+import { versionedStatements } from '../../src/store/cassandra/layout';
+import { mergeSorted } from '../../src/store/cassandra/paging';
+import { RetentionCleaner } from '../../src/store/cassandra/retention-cleaner';
+import { renderReplication } from '../../src/store/cassandra/schema';
+import { renderTableOptions } from '../../src/store/cassandra/table-options';
+import { collectHistory, RawVersion } from '../../src/store/cassandra/versioned-table-reader';
+
+async function* from<T>(xs: T[]): AsyncGenerator<T> {
+  for (const x of xs) yield x;
+}
+
+describe('cassandra helpers (no database)', () => {
+  it('normalises store names and validates identifiers', () => {
+    expect(tableNameForStore('TEXT3.word-count2')).toBe('text3_word_count2');
+    expect(() => tableNameForStore('x; DROP TABLE y')).toThrow(InvalidIdentifierError);
+    expect(() => tableNameForStore('9lives')).toThrow(/normalises/);
+    expect(() => tableNameForStore('a'.repeat(49))).toThrow(InvalidIdentifierError);
+    expect(() => validateKeyspaceName('Upper')).toThrow(InvalidIdentifierError);
+    expect(validateKeyspaceName('ks_1')).toBe('ks_1');
+  });
+
+  it('renders table options with the default compaction, naming the bad part otherwise', () => {
+    expect(renderTableOptions(undefined)).toEqual(["compaction = {'class': 'LeveledCompactionStrategy'}"]);
+    expect(renderTableOptions({ compression: { class: 'LZ4Compressor', chunk_length_in_kb: 64 }, comment: 'x y' }, 60)).toEqual([
+      "compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': '64'}",
+      "comment = 'x y'",
+      "compaction = {'class': 'LeveledCompactionStrategy'}",
+      'default_time_to_live = 60',
+    ]);
+    expect(() => renderTableOptions({ compaction: { class: "L'}; DROP TABLE x" } })).toThrow(/compaction\.class/);
+    expect(() => renderTableOptions({ default_time_to_live: -1 })).toThrow(/default_time_to_live/);
+    expect(() => renderTableOptions({ ['BAD' as string]: 'x' })).toThrow(/BAD/);
+    expect(renderReplication({ class: 'NetworkTopologyStrategy', datacenters: { datacenter1: 3 } })).toBe(
+      "{'class': 'NetworkTopologyStrategy', 'datacenter1': 3}",
+    );
+    expect(() => renderReplication({ class: 'SimpleStrategy', replicationFactor: 0 })).toThrow(InvalidIdentifierError);
+  });
+
+  it('builds reversed-order reads for both layouts', () => {
+    expect(versionedStatements({ keyspace: 'k', table: 't', scope: 'partitioned' }).after).toBe(
+      'SELECT valid_from, value FROM k.t WHERE partition = ? AND key = ? AND valid_from > ? ORDER BY key DESC, valid_from ASC LIMIT 1',
+    );
+    expect(versionedStatements({ keyspace: 'k', table: 't', scope: 'global' }).floor).toBe(
+      'SELECT valid_from, value FROM k.t WHERE key = ? AND valid_from <= ? LIMIT ?',
+    );
+  });
+
+  it('bucketOf is stable and in range', () => {
+    expect(bucketOf(Buffer.from('hello'), 16)).toBe(bucketOf(Buffer.from('hello'), 16));
+    for (let i = 0; i < 100; i++) {
+      const b = bucketOf(Buffer.from(`k${i}`), 7);
+      expect(b).toBeGreaterThanOrEqual(0);
+      expect(b).toBeLessThan(7);
+    }
+  });
+
+  it('mergeSorted merges sorted streams lazily and closes them on early exit', async () => {
+    const out: number[] = [];
+    for await (const x of mergeSorted([from([1, 4, 7]), from([2, 5]), from([]), from([0, 9])], (a, b) => a - b)) out.push(x);
+    expect(out).toEqual([0, 1, 2, 4, 5, 7, 9]);
+    let closed = 0;
+    async function* tracked(xs: number[]): AsyncGenerator<number> {
+      try {
+        yield* xs;
+      } finally {
+        closed++;
+      }
+    }
+    for await (const x of mergeSorted([tracked([1, 3]), tracked([2, 4])], (a, b) => a - b)) if (x === 2) break;
+    expect(closed).toBe(2);
+  });
+
+  it('collectHistory computes validTo from neighbours and stops early', async () => {
+    const v = (validFrom: number, value: string | null): RawVersion => ({ validFrom, value: value === null ? null : Buffer.from(value) });
+    const rows = [v(40, 'c'), v(30, null), v(20, 'b'), v(10, 'a'), v(5, 'z')];
+    const got = await collectHistory(from(rows), undefined, 15, Number.NEGATIVE_INFINITY);
+    expect(got.map((e) => [e.validFrom, e.validTo, e.value.toString()])).toEqual([
+      [40, undefined, 'c'],
+      [20, 30, 'b'],
+      [10, 20, 'a'],
+    ]);
+    const expired = await collectHistory(from(rows), 50, 0, 20);
+    expect(expired.map((e) => e.validFrom)).toEqual([40, 20]);
+  });
+
+  it('RetentionCleaner cleans every N puts, on drain, and bounds dirty keys', async () => {
+    const cleaned: string[] = [];
+    const c = new RetentionCleaner(async (k) => void cleaned.push(k.toString()), { every: 3, maxDirtyKeys: 2, concurrency: 1, maxQueued: 10 });
+    for (let i = 0; i < 3; i++) c.touched(Buffer.from('a'));
+    c.touched(Buffer.from('b'));
+    c.touched(Buffer.from('c'));
+    c.touched(Buffer.from('d')); // evicts b
+    await c.drain();
+    expect(cleaned.sort()).toEqual(['a', 'b', 'c', 'd']);
+    expect(c.completed).toBe(4);
+  });
+});
