@@ -1,3 +1,4 @@
 /** Adjunct's typed error taxonomy. */
 export * from './adjunct-error';
 export * from './classify';
+export * from './retry';

@@ -10,7 +10,8 @@ export async function loadCustomExtractor(modulePath: string, baseDir: string, o
   const resolved = path.resolve(baseDir, modulePath);
   let mod: any;
   try {
-    if (/\.(c|m)?ts$/.test(resolved)) {
+    // A TypeScript module loads directly where a TS loader is registered (tsx, jest); otherwise through tsx's API.
+    if (/\.(c|m)?ts$/.test(resolved) && !(require.extensions as Record<string, unknown>)['.ts'] && !process.env.JEST_WORKER_ID) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const tsx = require('tsx/cjs/api') as { require: (id: string, from: string) => unknown };
       mod = tsx.require(resolved, __filename);

@@ -8,7 +8,7 @@ import { AdjunctMetrics } from '../ops/metrics';
 import { DeadLetterQueueReporter } from './dlq-reporter';
 import { OffsetTracker } from './offset-tracker';
 import { PartitionWriter, PartitionWriterFactory } from './partition-writer';
-import { withRetry } from './retry';
+import { withRetry } from '../errors/retry';
 import { Semaphore } from './semaphore';
 
 /** Lifecycle states of a pipeline. */

@@ -6,7 +6,7 @@ import { serdeByName } from '../store/serde';
 import { Serde } from '../store/types';
 import { tableNameForStore, validateKeyspaceName } from '../store/cassandra/identifiers';
 import { ensureKeyspace, renderReplication, ReplicationOptions } from '../store/cassandra/schema';
-import { CqlExecutor } from '../store/cassandra/cql-executor';
+import { CqlExecutor, StoreRetryPolicy } from '../store/cassandra/cql-executor';
 import { openCassandraVersionedStore } from '../store/cassandra/open-versioned-store';
 import { openCassandraKeyValueStore } from '../store/cassandra/open-kv-store';
 import { PUT_RETURN_CODE_NOT_PUT } from '../store/types';
@@ -66,6 +66,7 @@ export class StoreWiring {
     private readonly client: Client,
     private readonly cfg: AdjunctConfig['cassandra'],
     private readonly spec: PipelineSpec,
+    private readonly retry?: StoreRetryPolicy,
   ) {
     this.baseTable = tableNameForStore(spec.store.name).slice(0, 40);
     this.keySerdeName = keySerdeName(spec);
@@ -102,6 +103,7 @@ export class StoreWiring {
       replication: replicationOf(this.cfg),
       readConsistency: this.cfg.readConsistency,
       writeConsistency: this.cfg.writeConsistency,
+      retry: this.retry,
     };
   }
 

@@ -94,7 +94,15 @@ export class Worker {
       }
       const semaphore = new Semaphore(cfg.worker.maxInFlight);
       for (const spec of cfg.pipelines) {
-        const wiring = new StoreWiring(this.cassandra, cfg.cassandra, spec);
+        const wiring = new StoreWiring(this.cassandra, cfg.cassandra, spec, {
+          timeoutMs: spec.errors.retryTimeout,
+          maxDelayMs: spec.errors.retryMaxDelay,
+          shouldStop: () => this.state === 'STOPPING' || this.state === 'STOPPED',
+          onRetry: (e, attempt, delayMs) => {
+            this.metrics.retries.inc({ pipeline: spec.name, stage: 'write' });
+            if (attempt === 1 || attempt % 10 === 0) this.logger.warn({ pipeline: spec.name, attempt, delayMs, err: describeError(e) }, 'retriable Cassandra failure: retrying with backoff; offsets are not committed past it');
+          },
+        });
         const entry = await catalog.register(wiring.catalogEntry());
         await wiring.ensureTable(entry.currentGeneration);
         const runner = new PipelineRunner({

@@ -1,6 +1,6 @@
 import { OffsetTracker } from '../../src/sink/offset-tracker';
 import { Semaphore } from '../../src/sink/semaphore';
-import { withRetry, RetriesExhaustedError } from '../../src/sink/retry';
+import { withRetry, RetriesExhaustedError } from '../../src/errors/retry';
 import { contextHeadersFor } from '../../src/sink/dlq-reporter';
 import { BadRecordError, AdjunctError } from '../../src/errors';
 import fc from 'fast-check';

@@ -1,5 +1,26 @@
 import { Client, QueryOptions, types } from 'cassandra-driver';
-import { InvalidArgumentError, wrapCassandraError } from '../../errors';
+import { InvalidArgumentError, isRetriableCassandraError, wrapCassandraError } from '../../errors';
+import { withRetry } from '../../errors/retry';
+
+/** Retry of retriable driver errors (timeouts, unavailable, overloaded, no host) with exponential backoff. */
+export interface StoreRetryPolicy {
+  /** Give up after this long (then the error surfaces, classified). */
+  timeoutMs: number;
+  /** Longest single backoff. */
+  maxDelayMs: number;
+  /** Called before each retry (metrics, logs). */
+  onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
+  /** Stop retrying early (shutdown). */
+  shouldStop?: () => boolean;
+}
+
+let lastMicros = 0;
+/** A strictly increasing client-side write timestamp (µs), fixed once per logical write so retries keep their order. */
+function nextWriteTimestamp(): types.Long {
+  const now = Date.now() * 1000;
+  lastMicros = now > lastMicros ? now : lastMicros + 1;
+  return types.Long.fromNumber(lastMicros);
+}
 
 /** Consistency level by driver code or name (e.g. 'localQuorum', 'one'). */
 export type ConsistencyOption = types.consistencies | keyof typeof types.consistencies;
@@ -14,6 +35,8 @@ export interface ExecutionSettings {
   executionProfile?: string;
   /** Driver execution profile for DDL statements (CREATE KEYSPACE/TABLE). */
   ddlExecutionProfile?: string;
+  /** Retry retriable failures of reads and writes (off by default; the sink turns it on). */
+  retry?: StoreRetryPolicy;
 }
 
 /** Resolves a consistency option to the driver's numeric code. */
@@ -92,14 +115,18 @@ export class CqlExecutor {
   }
 
   private async run(query: string, params: unknown[], what: string, options: QueryOptions): Promise<types.ResultSet> {
-    try {
-      return await this.client.execute(query, params, {
-        prepare: true,
-        executionProfile: this.settings.executionProfile,
-        ...options,
-      });
-    } catch (e) {
-      throw wrapCassandraError(e, what, 'store', this.context);
-    }
+    const opts: QueryOptions = { prepare: true, executionProfile: this.settings.executionProfile, ...options };
+    const once = async () => {
+      try {
+        return await this.client.execute(query, params, opts);
+      } catch (e) {
+        throw wrapCassandraError(e, what, 'store', this.context);
+      }
+    };
+    const retry = this.settings.retry;
+    if (!retry) return once();
+    // A retried write keeps its first client timestamp, so it can never overwrite a later write of the same row.
+    if (opts.timestamp === undefined && options.consistency === this.writeCl && !/^\s*SELECT/i.test(query)) opts.timestamp = nextWriteTimestamp();
+    return withRetry(once, { timeoutMs: retry.timeoutMs, maxDelayMs: retry.maxDelayMs, initialDelayMs: 100, isRetriable: isRetriableCassandraError, onRetry: retry.onRetry, shouldStop: retry.shouldStop });
   }
 }

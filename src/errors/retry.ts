@@ -1,4 +1,4 @@
-import { AdjunctError } from '../errors';
+import { AdjunctError } from './adjunct-error';
 
 /** Backoff settings of a retry loop. */
 export interface RetryOptions {

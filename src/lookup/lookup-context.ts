@@ -1,0 +1,132 @@
+import { Client } from 'cassandra-driver';
+import { generationTable, PipelineStatusTable, StoreCatalog, StoreEntry } from '../catalog';
+import { AdjunctError } from '../errors';
+import { CqlExecutor, toNumber } from '../store/cassandra/cql-executor';
+import { STREAM_TIME_TABLE } from '../store/cassandra/layout';
+import { serdeByName } from '../store/serde';
+import { Serde } from '../store/types';
+import { unknownStore } from './lookup-error';
+import { ReadCache } from './read-cache';
+import { TtlMemo } from './ttl-memo';
+import { LookupOptions } from './types';
+
+/** A store resolved for one call: its catalog entry, the table of its current generation and its serdes. */
+export interface ResolvedStore {
+  entry: StoreEntry;
+  table: string;
+  keySerde: Serde<unknown>;
+  valueSerde: Serde<unknown>;
+}
+
+/** True for "table/keyspace does not exist" server errors (nothing written yet). */
+export function isMissingSchema(e: unknown): boolean {
+  const msg = e instanceof Error ? `${e.message} ${(e as { cause?: unknown }).cause instanceof Error ? ((e as { cause: Error }).cause.message) : ''}` : String(e);
+  return /unconfigured table|does not exist|Keyspace .* does not exist/i.test(msg);
+}
+
+/** Shared state of a Lookup: client, executor, catalog/stream-time/partition caches and the optional read cache. */
+export class LookupContext {
+  readonly exec: CqlExecutor;
+  readonly catalog: StoreCatalog;
+  readonly status: PipelineStatusTable;
+  readonly cache?: ReadCache;
+  readonly fetchSize: number;
+  readonly cacheMs: number;
+  private readonly entries: TtlMemo<StoreEntry | null>;
+  private readonly streamTimes: TtlMemo<number>;
+  private readonly partitionLists: TtlMemo<number[]>;
+  private readonly generations = new Map<string, number>();
+  private readonly serdes = new Map<string, Serde<unknown>>();
+
+  constructor(
+    readonly client: Client,
+    readonly keyspace: string,
+    options: LookupOptions,
+  ) {
+    this.cacheMs = options.generationCacheMs ?? 1000;
+    if (!Number.isSafeInteger(this.cacheMs) || this.cacheMs < 0) throw new RangeError(`generationCacheMs must be a non-negative integer, got ${String(options.generationCacheMs)}`);
+    this.fetchSize = options.fetchSize ?? 500;
+    if (!Number.isSafeInteger(this.fetchSize) || this.fetchSize < 1) throw new RangeError(`fetchSize must be a positive integer, got ${String(options.fetchSize)}`);
+    this.exec = new CqlExecutor(client, { readConsistency: options.readConsistency }, { keyspace });
+    this.catalog = new StoreCatalog(client, keyspace);
+    this.status = new PipelineStatusTable(client, keyspace);
+    this.cache = options.cache ? new ReadCache(options.cache) : undefined;
+    this.entries = new TtlMemo(this.cacheMs);
+    this.streamTimes = new TtlMemo(this.cacheMs);
+    this.partitionLists = new TtlMemo(this.cacheMs);
+  }
+
+  /** Catalog entry of a store (cached ≤ generationCacheMs), or null when unknown. */
+  async entry(store: string, fresh = false): Promise<StoreEntry | null> {
+    if (fresh) this.entries.delete(store);
+    const e = await this.entries.get(store, async () => {
+      try {
+        return await this.catalog.get(store);
+      } catch (err) {
+        if (isMissingSchema(err)) return null;
+        throw err;
+      }
+    });
+    if (e) this.noteGeneration(store, e.currentGeneration);
+    return e;
+  }
+
+  /** Resolves a store once for a call: entry, current generation table and serdes (throws UNKNOWN_STORE). */
+  async resolve(store: string): Promise<ResolvedStore> {
+    if (typeof store !== 'string' || store.length === 0) throw unknownStore(String(store));
+    const entry = await this.entry(store);
+    if (!entry) throw unknownStore(store);
+    return { entry, table: generationTable(entry.baseTable, entry.currentGeneration), keySerde: this.serde(entry.keySerde), valueSerde: this.serde(entry.valueSerde) };
+  }
+
+  /** Max stream time over the writers of a table (from adjunct_stream_time), -Infinity if none; cached ≤ generationCacheMs. */
+  streamTime(table: string): Promise<number> {
+    return this.streamTimes.get(table, async () => {
+      try {
+        const rs = await this.exec.read(`SELECT stream_time FROM ${this.keyspace}.${STREAM_TIME_TABLE} WHERE store = ?`, [table], 'read stream time');
+        let max = Number.NEGATIVE_INFINITY;
+        for (const r of rs.rows) if (r.stream_time !== null && r.stream_time !== undefined) max = Math.max(max, toNumber(r.stream_time));
+        return max;
+      } catch (e) {
+        if (isMissingSchema(e)) return Number.NEGATIVE_INFINITY;
+        throw e;
+      }
+    });
+  }
+
+  /** Source partitions present in a partitioned table (SELECT DISTINCT), cached ≤ generationCacheMs. */
+  partitions(table: string): Promise<number[]> {
+    return this.partitionLists.get(table, async () => {
+      const rs = await this.exec.read(`SELECT DISTINCT partition FROM ${this.keyspace}.${table}`, [], 'list partitions', { fetchSize: 10_000 });
+      return rs.rows.map((r) => Number(r.partition)).sort((a, b) => a - b);
+    });
+  }
+
+  /** Forgets cached metadata (catalog entries, stream times, partitions). */
+  invalidate(): void {
+    this.entries.clear();
+    this.streamTimes.clear();
+    this.partitionLists.clear();
+  }
+
+  private serde(name: string): Serde<unknown> {
+    let s = this.serdes.get(name);
+    if (!s) {
+      try {
+        s = serdeByName(name);
+      } catch (e) {
+        throw new AdjunctError(`catalog names serde ${JSON.stringify(name)} which this reader does not know`, { code: 'UNKNOWN_SERDE', stage: 'lookup', cause: e });
+      }
+      this.serdes.set(name, s);
+    }
+    return s;
+  }
+
+  private noteGeneration(store: string, generation: number): void {
+    const before = this.generations.get(store);
+    if (before !== generation) {
+      this.generations.set(store, generation);
+      if (before !== undefined) this.cache?.purgeStore(store);
+    }
+  }
+}

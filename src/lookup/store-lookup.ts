@@ -1,0 +1,164 @@
+import { generationTable, StoreEntry } from '../catalog';
+import { ByteRange, prefixRange } from '../store/key-range';
+import { KeyValue } from '../store/types';
+import { requireKey, requireTimestamp, serializeWith } from '../store/validation';
+import { coerceKey } from './key-text';
+import { KvReads, RawKeyed } from './kv-reads';
+import { LookupContext, ResolvedStore } from './lookup-context';
+import { invalidLookupArgument, wrongKind } from './lookup-error';
+import { ReadCache } from './read-cache';
+import { LookupHistoryOptions, LookupRecord, PageRequest, PageResult, ReadOptions, ScanOptions, StoreInfo } from './types';
+import { VersionedReads } from './versioned-reads';
+
+/** Largest page a single page() call returns. */
+export const MAX_PAGE_SIZE = 10_000;
+
+function checkLimit(limit: unknown): number | undefined {
+  if (limit === undefined) return undefined;
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1) throw invalidLookupArgument(`limit must be a positive integer, got ${String(limit)}`);
+  return limit;
+}
+
+function checkPartition(p: unknown): number | undefined {
+  if (p === undefined) return undefined;
+  if (typeof p !== 'number' || !Number.isInteger(p) || p < 0 || p > 0x7fffffff) throw invalidLookupArgument(`partition must be an integer ≥ 0, got ${String(p)}`);
+  return p;
+}
+
+/** Converts a catalog entry to StoreInfo. */
+export function storeInfoOf(e: StoreEntry): StoreInfo {
+  return {
+    name: e.store,
+    kind: e.kind,
+    scope: e.scope,
+    keySerde: e.keySerde,
+    valueSerde: e.valueSerde,
+    generation: e.currentGeneration,
+    table: generationTable(e.baseTable, e.currentGeneration),
+    historyRetentionMs: e.historyRetentionMs,
+    buildingGeneration: e.buildingGeneration,
+    previousGeneration: e.previousGeneration,
+  };
+}
+
+/**
+ * Read access to one store. Every call resolves the store's current generation once (from the catalog, cached
+ * ≤ generationCacheMs) and reads only that generation's table, so one answer never mixes generations. Serdes come
+ * from the catalog entry; K and V are the caller's view of what they decode to.
+ */
+export class StoreLookup<K = unknown, V = unknown> {
+  constructor(
+    readonly name: string,
+    private readonly ctx: LookupContext,
+    private readonly versioned: VersionedReads,
+    private readonly kv: KvReads,
+  ) {}
+
+  /** The store's shape and current generation. */
+  async info(): Promise<StoreInfo> {
+    return storeInfoOf((await this.ctx.resolve(this.name)).entry);
+  }
+
+  /** Latest value (asOf undefined) or, for versioned stores, the version valid as of asOf: one Cassandra read. */
+  async get(key: K, asOf?: number, options: ReadOptions = {}): Promise<LookupRecord<V> | null> {
+    if (asOf !== undefined) requireTimestamp(asOf, 'asOf');
+    const partition = checkPartition(options.partition);
+    const rs = await this.ctx.resolve(this.name);
+    if (asOf !== undefined && rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'an as-of get');
+    const bytes = this.encode(rs, key);
+    const cache = asOf === undefined ? this.ctx.cache : undefined;
+    const ck = cache ? ReadCache.keyOf(this.name, rs.table, bytes, partition) : '';
+    const hit = cache?.get(ck);
+    if (hit) return hit.v as LookupRecord<V> | null;
+    const rec = rs.entry.kind === 'versioned' ? await this.versioned.get(rs, bytes, asOf, partition) : await this.kv.get(rs, bytes, partition);
+    cache?.set(ck, rec);
+    return rec as LookupRecord<V> | null;
+  }
+
+  /** Just the value of get(), or null. */
+  async getValue(key: K, asOf?: number, options: ReadOptions = {}): Promise<V | null> {
+    return (await this.get(key, asOf, options))?.value ?? null;
+  }
+
+  /** KIP-968 history of a key (versioned stores): versions valid in [fromTime, toTime], ascending unless order 'desc'. */
+  async history(key: K, options: LookupHistoryOptions = {}, read: ReadOptions = {}): Promise<LookupRecord<V>[]> {
+    const partition = checkPartition(read.partition);
+    const rs = await this.ctx.resolve(this.name);
+    if (rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'history');
+    return (await this.versioned.history(rs, this.encode(rs, key), options, partition)) as LookupRecord<V>[];
+  }
+
+  /** kv stores: keys in [from, to] (either bound optional) in encoded-key order, paged lazily. */
+  range(from?: K, to?: K, options: ScanOptions = {}): AsyncIterable<KeyValue<K, V>> {
+    return this.scan((rs) => this.bounds(rs, from, to), false, options);
+  }
+
+  /** kv stores: keys in [from, to] in descending order. */
+  reverseRange(from?: K, to?: K, options: ScanOptions = {}): AsyncIterable<KeyValue<K, V>> {
+    return this.scan((rs) => this.bounds(rs, from, to), true, options);
+  }
+
+  /** kv stores: entries whose encoded key starts with the encoded prefix (tuple prefixes match element-wise). */
+  prefixScan(prefix: K, options: ScanOptions = {}): AsyncIterable<KeyValue<K, V>> {
+    return this.scan((rs) => prefixRange(this.encode(rs, prefix)), false, options);
+  }
+
+  /** kv stores: every entry in encoded-key order. */
+  all(options: ScanOptions = {}): AsyncIterable<KeyValue<K, V>> {
+    return this.scan(() => ({}), false, options);
+  }
+
+  /** kv stores: every entry in descending order. */
+  reverseAll(options: ScanOptions = {}): AsyncIterable<KeyValue<K, V>> {
+    return this.scan(() => ({}), true, options);
+  }
+
+  /** kv stores: one page of a range or prefix scan, resumable with the returned encoded key (`after`). */
+  async page(req: PageRequest<K>): Promise<PageResult<K, V>> {
+    const limit = checkLimit(req.limit);
+    if (limit === undefined || limit > MAX_PAGE_SIZE) throw invalidLookupArgument(`limit must be in 1..${MAX_PAGE_SIZE}`);
+    const rs = await this.kvStore('a range scan');
+    let range: ByteRange = req.prefix !== undefined ? prefixRange(this.encode(rs, req.prefix)) : this.bounds(rs, req.from, req.to);
+    if (req.after !== undefined) {
+      const next = Buffer.concat([req.after, Buffer.from([0])]);
+      if (range.from === undefined || Buffer.compare(next, range.from) > 0) range = { ...range, from: next };
+    }
+    const items: { key: K; value: V }[] = [];
+    let last: Buffer | undefined;
+    let more = false;
+    for await (const r of this.kv.scan(rs, range, false, limit + 1)) {
+      if (items.length === limit) {
+        more = true;
+        break;
+      }
+      items.push({ key: r.key as K, value: r.value as V });
+      last = r.encodedKey;
+    }
+    return { items, next: more ? last : undefined, generation: rs.entry.currentGeneration };
+  }
+
+  private async *scan(rangeOf: (rs: ResolvedStore) => ByteRange, reverse: boolean, options: ScanOptions): AsyncGenerator<KeyValue<K, V>> {
+    const limit = checkLimit(options.limit);
+    const rs = await this.kvStore(reverse ? 'a reverse scan' : 'a range scan');
+    const range = rangeOf(rs);
+    for await (const r of this.kv.scan(rs, range, reverse, limit) as AsyncGenerator<RawKeyed>) yield { key: r.key as K, value: r.value as V };
+  }
+
+  private async kvStore(op: string): Promise<ResolvedStore> {
+    const rs = await this.ctx.resolve(this.name);
+    if (rs.entry.kind !== 'kv') throw wrongKind(this.name, rs.entry.kind, op);
+    return rs;
+  }
+
+  private bounds(rs: ResolvedStore, from?: K, to?: K): ByteRange {
+    return {
+      from: from === undefined || from === null ? undefined : this.encode(rs, from),
+      to: to === undefined || to === null ? undefined : this.encode(rs, to),
+    };
+  }
+
+  private encode(rs: ResolvedStore, key: unknown): Buffer {
+    requireKey(key);
+    return serializeWith(rs.keySerde, coerceKey(rs.entry.keySerde, key), 'key');
+  }
+}

@@ -1,0 +1,287 @@
+import { Client } from 'cassandra-driver';
+import { PipelineStatusTable } from '../../../src/catalog';
+import { AdjunctError } from '../../../src/errors';
+import { Lookup, openLookup, ReadyTimeoutError } from '../../../src/lookup';
+import { newCassandraClient, uniqueName } from '../helpers';
+import { collect, countExecutes, prepareKeyspace, seed, StoreShape, switchGeneration, Write } from './fixtures';
+
+jest.setTimeout(180_000);
+
+const keyspace = uniqueName('it_lookup');
+let client: Client;
+let lookup: Lookup;
+
+const vGlobal: StoreShape = { store: 'customers', kind: 'versioned', scope: 'global', historyRetentionMs: 1_000_000 };
+const vPart: StoreShape = { store: 'orders.by-id', kind: 'versioned', scope: 'partitioned', historyRetentionMs: 1_000_000 };
+const vShort: StoreShape = { store: 'short-retention', kind: 'versioned', scope: 'global', historyRetentionMs: 1000 };
+const kvGlobal: StoreShape = { store: 'kv-global', kind: 'kv', scope: 'global' };
+const kvPart: StoreShape = { store: 'kv-part', kind: 'kv', scope: 'partitioned' };
+const kvTuple: StoreShape = { store: 'kv-tuple', kind: 'kv', scope: 'global', keySerde: 'tuple' };
+const kvBig: StoreShape = { store: 'kv-big', kind: 'kv', scope: 'global', keySerde: 'int64' };
+
+const history: Write[] = [
+  { key: 'k1', value: { v: 1 }, ts: 100 },
+  { key: 'k1', value: { v: 2 }, ts: 200 },
+  { key: 'k1', value: null, ts: 300 },
+  { key: 'k1', value: { v: 4 }, ts: 400 },
+  { key: 'k2', value: { v: 'only' }, ts: 150 },
+];
+
+beforeAll(async () => {
+  client = await newCassandraClient();
+  await prepareKeyspace(client, keyspace);
+  await seed(client, keyspace, vGlobal, history);
+  await seed(client, keyspace, vPart, [
+    ...history.map((w) => ({ ...w, partition: 1 })),
+    { key: 'p0', value: { at: 0 }, ts: 10, partition: 0 },
+    { key: 'p2', value: { at: 2 }, ts: 20, partition: 2 },
+  ]);
+  await seed(client, keyspace, vShort, [
+    { key: 'old-only', value: 'a', ts: 100 },
+    { key: 'replaced', value: 'b', ts: 100 },
+    { key: 'replaced', value: 'c', ts: 5000 },
+  ]);
+  const names = ['banana', 'apple', 'cherry', 'apricot', 'date', 'avocado', 'blueberry'];
+  await seed(client, keyspace, kvGlobal, names.map((n) => ({ key: n, value: { n } })));
+  await seed(client, keyspace, kvPart, names.map((n, i) => ({ key: n, value: { n }, partition: i % 3 })));
+  await seed(client, keyspace, kvTuple, [
+    { key: ['eu', 'fr', 1], value: 'a' },
+    { key: ['eu', 'de', 2], value: 'b' },
+    { key: ['us', 'ca', 3], value: 'c' },
+    { key: ['eu', 'fr', 2], value: 'd' },
+  ]);
+  lookup = await openLookup({ client, keyspace, generationCacheMs: 300 });
+});
+
+afterAll(async () => {
+  await lookup?.close();
+  await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
+  await client.shutdown();
+});
+
+describe.each([
+  ['global', vGlobal],
+  ['partitioned', vPart],
+])('versioned %s store', (_name, shape) => {
+  it('get latest and as of (KIP-889 semantics, tombstones answer null)', async () => {
+    const s = lookup.store<string, { v: unknown }>(shape.store);
+    expect(await s.get('k1')).toEqual({ value: { v: 4 }, timestamp: 400 });
+    expect(await s.get('k1', 150)).toEqual({ value: { v: 1 }, timestamp: 100 });
+    expect(await s.get('k1', 200)).toEqual({ value: { v: 2 }, timestamp: 200 });
+    expect(await s.get('k1', 350)).toBeNull();
+    expect(await s.get('k1', 99)).toBeNull();
+    expect(await s.get('k1', 10_000)).toEqual({ value: { v: 4 }, timestamp: 400 });
+    expect(await s.get('nope')).toBeNull();
+    expect(await s.getValue('k2', 150)).toEqual({ v: 'only' });
+  });
+
+  it('history with bounds and order', async () => {
+    const s = lookup.store<string, { v: unknown }>(shape.store);
+    expect(await s.history('k1')).toEqual([
+      { value: { v: 1 }, timestamp: 100, validTo: 200 },
+      { value: { v: 2 }, timestamp: 200, validTo: 300 },
+      { value: { v: 4 }, timestamp: 400 },
+    ]);
+    expect(await s.history('k1', { fromTime: 250, toTime: 450, order: 'desc' })).toEqual([{ value: { v: 4 }, timestamp: 400 }]);
+    expect(await s.history('k1', { fromTime: 150, toTime: 250 })).toEqual([
+      { value: { v: 1 }, timestamp: 100, validTo: 200 },
+      { value: { v: 2 }, timestamp: 200, validTo: 300 },
+    ]);
+    expect(await s.history('nope')).toEqual([]);
+  });
+
+  it('refuses kv-only operations with a typed error', async () => {
+    await expect(collect(lookup.store(shape.store).all())).rejects.toMatchObject({ code: 'WRONG_STORE_KIND', stage: 'lookup' });
+  });
+});
+
+it('partitioned versioned store: finds keys in any partition, or reads one given partition', async () => {
+  const s = lookup.store<string, { at: number }>(vPart.store);
+  expect(await s.getValue('p0')).toEqual({ at: 0 });
+  expect(await s.getValue('p2')).toEqual({ at: 2 });
+  expect(await s.getValue('p2', undefined, { partition: 2 })).toEqual({ at: 2 });
+  expect(await s.getValue('p2', undefined, { partition: 0 })).toBeNull();
+});
+
+it('history retention: older than streamTime - retention answers only with the latest version if it qualifies', async () => {
+  const s = lookup.store<string, string>(vShort.store);
+  // stream time 5000, retention 1000: horizon 4000.
+  expect(await s.get('old-only', 200)).toEqual({ value: 'a', timestamp: 100 });
+  expect(await s.get('replaced', 200)).toBeNull();
+  expect(await s.get('replaced', 4500)).toEqual({ value: 'b', timestamp: 100 });
+  expect(await s.get('replaced')).toEqual({ value: 'c', timestamp: 5000 });
+  expect(await s.history('replaced')).toEqual([{ value: 'c', timestamp: 5000 }]);
+});
+
+it('kv range, reverse range, prefix and all come in encoded-key order, across buckets and partitions', async () => {
+  for (const shape of [kvGlobal, kvPart]) {
+    const s = lookup.store<string, { n: string }>(shape.store);
+    const keys = async (it: AsyncIterable<{ key: string }>) => (await collect(it)).map((e) => e.key);
+    expect(await keys(s.all())).toEqual(['apple', 'apricot', 'avocado', 'banana', 'blueberry', 'cherry', 'date']);
+    expect(await keys(s.reverseAll())).toEqual(['date', 'cherry', 'blueberry', 'banana', 'avocado', 'apricot', 'apple']);
+    expect(await keys(s.range('apricot', 'blueberry'))).toEqual(['apricot', 'avocado', 'banana', 'blueberry']);
+    expect(await keys(s.range('b'))).toEqual(['banana', 'blueberry', 'cherry', 'date']);
+    expect(await keys(s.range(undefined, 'apricot'))).toEqual(['apple', 'apricot']);
+    expect(await keys(s.reverseRange('b', 'd'))).toEqual(['cherry', 'blueberry', 'banana']);
+    expect(await keys(s.prefixScan('ap'))).toEqual(['apple', 'apricot']);
+    expect(await keys(s.all({ limit: 3 }))).toEqual(['apple', 'apricot', 'avocado']);
+    expect(await s.getValue('cherry')).toEqual({ n: 'cherry' });
+    expect(await s.get('zzz')).toBeNull();
+    await expect(s.get('apple', 5)).rejects.toMatchObject({ code: 'WRONG_STORE_KIND' });
+    await expect(s.history('apple')).rejects.toMatchObject({ code: 'WRONG_STORE_KIND' });
+    const p1 = await s.page({ limit: 3 });
+    expect(p1.items.map((e) => e.key)).toEqual(['apple', 'apricot', 'avocado']);
+    const p2 = await s.page({ limit: 3, after: p1.next });
+    expect(p2.items.map((e) => e.key)).toEqual(['banana', 'blueberry', 'cherry']);
+    const p3 = await s.page({ limit: 3, after: p2.next });
+    expect(p3.items.map((e) => e.key)).toEqual(['date']);
+    expect(p3.next).toBeUndefined();
+  }
+});
+
+it('tuple keys: prefix scans match element-wise', async () => {
+  const s = lookup.store<unknown[], string>(kvTuple.store);
+  expect((await collect(s.prefixScan(['eu']))).map((e) => e.key)).toEqual([['eu', 'de', 2], ['eu', 'fr', 1], ['eu', 'fr', 2]]);
+  expect((await collect(s.prefixScan(['eu', 'fr']))).map((e) => e.value)).toEqual(['a', 'd']);
+  expect(await s.getValue(['us', 'ca', 3])).toBe('c');
+});
+
+it('unknown stores fail with UNKNOWN_STORE; stores() lists the catalog', async () => {
+  await expect(lookup.store('missing').get('x')).rejects.toMatchObject({ code: 'UNKNOWN_STORE' });
+  const stores = await lookup.stores();
+  expect(stores.map((s) => s.name)).toEqual(expect.arrayContaining(['customers', 'kv-global', 'orders.by-id']));
+  expect(stores.find((s) => s.name === 'customers')).toMatchObject({ kind: 'versioned', scope: 'global', keySerde: 'string', valueSerde: 'json', generation: 1, table: 'customers_g1' });
+});
+
+it('pages through 10k keys with a small fetch size, in order, without holding the table', async () => {
+  const n = 10_000;
+  await seed(client, keyspace, kvBig, Array.from({ length: n }, (_, i) => ({ key: BigInt(i * 7 - 30_000), value: { i } })));
+  const small = await openLookup({ client: await newCassandraClient(), keyspace, fetchSize: 97 });
+  const counter = countExecutes(small.client);
+  let count = 0;
+  let prev: bigint | undefined;
+  for await (const e of small.store<bigint, { i: number }>(kvBig.store).all()) {
+    if (prev !== undefined) expect(e.key > prev).toBe(true);
+    prev = e.key;
+    count++;
+  }
+  expect(count).toBe(n);
+  expect(counter.count()).toBeGreaterThanOrEqual(Math.floor(n / 97));
+  // Numbers are accepted for int64 keys and coerced like the worker does.
+  expect(await small.store(kvBig.store).getValue(-30_000 + 7 * 5)).toEqual({ i: 5 });
+  const page = await small.store<bigint, unknown>(kvBig.store).page({ limit: 2, from: BigInt(0) });
+  expect(page.items.map((e) => e.key)).toEqual([BigInt(4), BigInt(11)]);
+  await small.close();
+  await small.client.shutdown();
+});
+
+it('generation switch: reads move to the new generation after the cache interval, one call never mixes', async () => {
+  const shape: StoreShape = { store: 'switching', kind: 'kv', scope: 'global' };
+  await seed(client, keyspace, shape, Array.from({ length: 100 }, (_, i) => ({ key: `k${String(i).padStart(3, '0')}`, value: 'g1' })));
+  const vshape: StoreShape = { store: 'switching-v', kind: 'versioned', scope: 'global' };
+  await seed(client, keyspace, vshape, [{ key: 'a', value: 'g1', ts: 1 }]);
+  const l = await openLookup({ client, keyspace, generationCacheMs: 300, fetchSize: 10 });
+  expect(await l.store(vshape.store).getValue('a')).toBe('g1');
+
+  const it = l.store<string, string>(shape.store).all()[Symbol.asyncIterator]();
+  const seen: string[] = [];
+  for (let i = 0; i < 20; i++) seen.push((await it.next()).value.value);
+  await switchGeneration(client, keyspace, shape, Array.from({ length: 50 }, (_, i) => ({ key: `k${String(i).padStart(3, '0')}`, value: 'g2' })));
+  await switchGeneration(client, keyspace, vshape, [{ key: 'a', value: 'g2', ts: 1 }]);
+  await new Promise((r) => setTimeout(r, 400));
+  for (let r = await it.next(); !r.done; r = await it.next()) seen.push(r.value.value);
+  expect(seen).toHaveLength(100);
+  expect(new Set(seen)).toEqual(new Set(['g1']));
+
+  expect(await l.store(vshape.store).getValue('a')).toBe('g2');
+  const after = await collect(l.store<string, string>(shape.store).all());
+  expect(after).toHaveLength(50);
+  expect(new Set(after.map((e) => e.value))).toEqual(new Set(['g2']));
+  expect((await l.store(shape.store).info()).generation).toBe(2);
+  await l.close();
+});
+
+it('read cache: latest-value gets are served from the LRU and purged on generation change', async () => {
+  const shape: StoreShape = { store: 'cached', kind: 'versioned', scope: 'global' };
+  await seed(client, keyspace, shape, [{ key: 'a', value: 'g1', ts: 1 }]);
+  const c = await newCassandraClient();
+  const l = await openLookup({ client: c, keyspace, generationCacheMs: 200, cache: { maxEntries: 100, ttlMs: 60_000 } });
+  const counter = countExecutes(c);
+  expect(await l.store(shape.store).getValue('a')).toBe('g1');
+  counter.reset();
+  expect(await l.store(shape.store).getValue('a')).toBe('g1');
+  expect(counter.count()).toBe(0);
+  await switchGeneration(client, keyspace, shape, [{ key: 'a', value: 'g2', ts: 1 }]);
+  await new Promise((r) => setTimeout(r, 300));
+  expect(await l.store(shape.store).getValue('a')).toBe('g2');
+  await l.close();
+  await c.shutdown();
+});
+
+describe('waitUntilReady', () => {
+  it('resolves when the status row of the current generation turns READY (by pipeline or by store)', async () => {
+    const status = new PipelineStatusTable(client, keyspace);
+    const row = { pipeline: 'customers-pipe', generation: 1, store: 'customers', recordsDone: 1, recordsTotal: 10, endOffsets: {}, progress: {}, lastError: null, worker: 'w' };
+    await status.put({ ...row, state: 'BOOTSTRAPPING' });
+    const t0 = Date.now();
+    setTimeout(() => void status.put({ ...row, state: 'READY', recordsDone: 10 }), 700);
+    const [byPipeline, byStore] = await Promise.all([
+      lookup.waitUntilReady('customers-pipe', { timeoutMs: 20_000, pollMs: 100 }),
+      lookup.waitUntilReady('customers', { timeoutMs: 20_000, pollMs: 100 }),
+    ]);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(600);
+    expect(byPipeline).toEqual([expect.objectContaining({ pipeline: 'customers-pipe', state: 'READY', generation: 1 })]);
+    expect(byStore).toEqual(byPipeline);
+    const r = await lookup.readiness();
+    expect(r.pipelines.find((p) => p.pipeline === 'customers-pipe')?.state).toBe('READY');
+  });
+
+  it('times out with a typed, retriable error', async () => {
+    const status = new PipelineStatusTable(client, keyspace);
+    await status.put({ pipeline: 'slow-pipe', generation: 1, store: 'kv-global', state: 'BOOTSTRAPPING', recordsDone: 1, recordsTotal: 10, endOffsets: {}, progress: {}, lastError: null, worker: 'w' });
+    const err = await lookup.waitUntilReady('slow-pipe', { timeoutMs: 500, pollMs: 100 }).catch((e) => e);
+    expect(err).toBeInstanceOf(ReadyTimeoutError);
+    expect(err).toBeInstanceOf(AdjunctError);
+    expect(err).toMatchObject({ code: 'READY_TIMEOUT', retriable: true, stage: 'lookup' });
+    expect(err.message).toContain('BOOTSTRAPPING@g1');
+    await expect(lookup.waitUntilReady('no-such-thing', { timeoutMs: 200 })).rejects.toBeInstanceOf(ReadyTimeoutError);
+    const r = await lookup.readiness(['never-started']);
+    expect(r.ready).toBe(false);
+    expect(r.notReady).toEqual(expect.arrayContaining(['slow-pipe', 'never-started']));
+  });
+});
+
+describe('request counts', () => {
+  const report: Record<string, number> = {};
+  afterAll(() => process.stderr.write(`lookup requests per call: ${JSON.stringify(report)}\n`));
+
+  it('a point get or as-of get is exactly one Cassandra request once the catalog entry is cached', async () => {
+    const c = await newCassandraClient();
+    const l = await openLookup({ client: c, keyspace, generationCacheMs: 60_000 });
+    const counter = countExecutes(c);
+    const measure = async (name: string, fn: () => Promise<unknown>) => {
+      counter.reset();
+      await fn();
+      report[name] = counter.count();
+      return counter.count();
+    };
+    const vg = l.store(vGlobal.store);
+    const vp = l.store(vPart.store);
+    const kg = l.store(kvGlobal.store);
+    const kp = l.store(kvPart.store);
+    expect(await measure('versioned get (cold: catalog + read)', () => vg.get('k1'))).toBe(2);
+    expect(await measure('versioned as-of get (cold stream time)', () => vg.get('k1', 150))).toBe(2);
+    expect(await measure('versioned get', () => vg.get('k1'))).toBe(1);
+    expect(await measure('versioned as-of get', () => vg.get('k1', 150))).toBe(1);
+    await vp.get('k1', 150);
+    expect(await measure('partitioned versioned get', () => vp.get('k1'))).toBe(1);
+    expect(await measure('partitioned versioned as-of get', () => vp.get('k1', 150))).toBe(1);
+    await kg.get('apple');
+    await kp.get('apple');
+    expect(await measure('kv get (global)', () => kg.get('apple'))).toBe(1);
+    expect(await measure('kv get (partitioned)', () => kp.get('apple'))).toBe(1);
+    expect(await measure('versioned history (global, unbounded)', () => vg.history('k1'))).toBe(1);
+    await l.close();
+    await c.shutdown();
+  });
+});
