@@ -1,0 +1,96 @@
+/** Command-line flags of `npm run bench` (pure parsing, no I/O). */
+
+/** Every benchmark phase, in run order. */
+export const ALL_PHASES = ['raw-insert', 'raw-consume', 'adjunct', 'seed-path', 'lookups'] as const;
+/** One benchmark phase. */
+export type Phase = (typeof ALL_PHASES)[number];
+
+/** Parsed benchmark options. */
+export interface BenchOptions {
+  records: number;
+  keys: number;
+  outOfOrder: number;
+  lookups: number;
+  concurrency: number;
+  partitions: number;
+  /** Concurrency of the lookup phase (64). */
+  lookupConcurrency: number;
+  /** Worker commit interval in ms (default: the worker's default, 1000). */
+  commitInterval: number;
+  phases: Phase[];
+  /** Run the adjunct child under `node --cpu-prof` and summarise the profile. */
+  profile: boolean;
+  /** Keep the topic and keyspaces afterwards. */
+  keep: boolean;
+  /** Write bench/results/latest.json and append to history.jsonl. */
+  record: boolean;
+  seed: number;
+}
+
+/** Defaults of every flag. */
+export const DEFAULT_OPTIONS: BenchOptions = {
+  records: 200_000,
+  keys: 10_000,
+  outOfOrder: 0.05,
+  lookups: 100_000,
+  concurrency: 64,
+  partitions: 6,
+  lookupConcurrency: 64,
+  commitInterval: 1000,
+  phases: [...ALL_PHASES],
+  profile: false,
+  keep: false,
+  record: true,
+  seed: 42,
+};
+
+const NUMERIC: Record<string, keyof BenchOptions> = {
+  '--records': 'records',
+  '--keys': 'keys',
+  '--out-of-order': 'outOfOrder',
+  '--lookups': 'lookups',
+  '--concurrency': 'concurrency',
+  '--partitions': 'partitions',
+  '--lookup-concurrency': 'lookupConcurrency',
+  '--commit-interval': 'commitInterval',
+  '--seed': 'seed',
+};
+
+/** Usage text. */
+export const USAGE = `npm run bench -- [--records N=200000] [--keys K=10000] [--out-of-order 0.05] [--lookups M=100000]
+  [--concurrency C=64] [--partitions 6] [--lookup-concurrency 64] [--commit-interval 1000] [--seed 42]
+  [--phases raw-insert,raw-consume,adjunct,seed-path,lookups] [--profile] [--keep] [--no-record]`;
+
+function parseNumber(flag: string, raw: string | undefined): number {
+  if (raw === undefined) throw new Error(`${flag} needs a value\n${USAGE}`);
+  const n = Number(raw.replace(/_/g, ''));
+  if (!Number.isFinite(n)) throw new Error(`${flag}: not a number: ${raw}`);
+  return n;
+}
+
+/** Parses argv (without node and script); throws with usage on bad input. */
+export function parseBenchArgs(argv: string[]): BenchOptions {
+  const o: BenchOptions = { ...DEFAULT_OPTIONS, phases: [...DEFAULT_OPTIONS.phases] };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].includes('=') ? (argv[i].split(/=(.*)/s, 2) as [string, string]) : [argv[i], undefined];
+    const field = NUMERIC[flag];
+    if (field) {
+      (o as unknown as Record<string, number>)[field] = parseNumber(flag, inline ?? argv[++i]);
+    } else if (flag === '--phases') {
+      const list = (inline ?? argv[++i] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const bad = list.filter((p) => !(ALL_PHASES as readonly string[]).includes(p));
+      if (bad.length || !list.length) throw new Error(`--phases: unknown phase(s) ${bad.join(',') || '(none)'}; known: ${ALL_PHASES.join(',')}`);
+      o.phases = ALL_PHASES.filter((p) => list.includes(p));
+    } else if (flag === '--profile') o.profile = true;
+    else if (flag === '--keep') o.keep = true;
+    else if (flag === '--no-record') o.record = false;
+    else if (flag === '--help' || flag === '-h') throw new Error(USAGE);
+    else throw new Error(`unknown flag ${flag}\n${USAGE}`);
+  }
+  for (const k of ['records', 'keys', 'lookups', 'concurrency', 'partitions', 'lookupConcurrency', 'commitInterval'] as const) {
+    if (!Number.isSafeInteger(o[k]) || o[k] < (k === 'lookups' ? 0 : 1)) throw new Error(`--${k} must be a positive integer, got ${o[k]}`);
+  }
+  if (!(o.outOfOrder >= 0 && o.outOfOrder < 1)) throw new Error(`--out-of-order must be in [0, 1), got ${o.outOfOrder}`);
+  if (o.phases.includes('lookups') && !o.phases.includes('adjunct')) throw new Error('the lookups phase reads the table the adjunct phase writes: include adjunct');
+  return o;
+}

@@ -1,0 +1,155 @@
+/**
+ * `npm run bench`: generates a changelog topic, then on the same data measures raw Cassandra inserts, raw Kafka
+ * consumption, the adjunct worker (child process: throughput, peak RSS, requests per record), the seed's naive
+ * versioned write path, and as-of lookups (library vs bare SELECT). Writes bench/results/*.json. See --help.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { Client } from 'cassandra-driver';
+import { repoRoot } from '../devstack/endpoints';
+import { parseBenchArgs, ALL_PHASES, BenchOptions } from './args';
+import { generateDataset, outOfOrderShare } from './dataset';
+import { benchCassandra, benchKafka, createKeyspace, createTopic, dropKeyspace, produceDataset, runId } from './infra';
+import { adjunctPhase, AdjunctDetails } from './phases/adjunct';
+import { lookupPhases } from './phases/lookups';
+import { rawConsume, rawInsert } from './phases/raw';
+import { seedPath } from './phases/seed-path';
+import { PhaseResult } from './phases/types';
+import { profileMarkdown, ProfileSummary, summariseProfileFile } from './profile-summary';
+import { BenchReport, machineInfo, ratio, reportMarkdown, targets, writeResults } from './report';
+
+const t0 = Date.now();
+/** Progress line on stderr with elapsed seconds. */
+function log(msg: string): void {
+  process.stderr.write(`[bench +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
+}
+
+function line(p: PhaseResult): string {
+  const lat = p.latency ? `, p50 ${p.latency.p50Ms.toFixed(2)} ms, p99 ${p.latency.p99Ms.toFixed(2)} ms` : '';
+  return `${p.phase}: ${p.count} ${p.unit} in ${p.seconds.toFixed(2)} s = ${Math.round(p.ratePerSec)}/s${lat}`;
+}
+
+async function run(o: BenchOptions): Promise<void> {
+  const id = runId();
+  const topic = `bench-${id}`;
+  const ks = `bench_${id}`;
+  const adjKs = `bench_${id}_adj`;
+  const groupBase = `bench-${id}`;
+  const storeName = 'bench_store';
+  const workDir = path.join(repoRoot(), 'bench', '.build', `run-${id}`);
+  const has = (p: (typeof ALL_PHASES)[number]) => o.phases.includes(p);
+  log(`run ${id}: ${o.records} records, ${o.keys} keys, ${o.outOfOrder} out of order, ${o.partitions} partitions, concurrency ${o.concurrency}, phases ${o.phases.join(',')}`);
+
+  const d = generateDataset({ records: o.records, keys: o.keys, outOfOrder: o.outOfOrder, partitions: o.partitions, seed: o.seed });
+  const share = outOfOrderShare(d, o.partitions);
+  log(`generated data set (${(share * 100).toFixed(2)}% behind their partition's stream time)`);
+  const kafka = benchKafka(`bench-${id}`);
+  const admin = kafka.admin();
+  await admin.connect();
+  let client: Client | undefined;
+  const phases: PhaseResult[] = [];
+  let details: AdjunctDetails | undefined;
+  let lookupsFound: { library: number; raw: number } | undefined;
+  let profile: ProfileSummary | undefined;
+  let produceSeconds = 0;
+  try {
+    await createTopic(admin, topic, o.partitions);
+    const p0 = Date.now();
+    await produceDataset(kafka, topic, d, (n) => n % 200_000 === 0 && log(`produced ${n}`));
+    produceSeconds = (Date.now() - p0) / 1000;
+    log(`produced ${d.size} records to ${topic} in ${produceSeconds.toFixed(1)} s (untimed)`);
+    client = await benchCassandra();
+    await createKeyspace(client, ks);
+
+    if (has('raw-insert')) {
+      phases.push(await rawInsert(client, ks, d, o.concurrency));
+      log(line(phases[phases.length - 1]));
+    }
+    if (has('raw-consume')) {
+      phases.push(await rawConsume(kafka, topic, `${groupBase}-raw`, d.size));
+      log(line(phases[phases.length - 1]));
+    }
+    if (has('adjunct')) {
+      const r = await adjunctPhase(admin, kafka, client, { topic, keyspace: adjKs, groupId: groupBase, storeName, maxInFlight: o.concurrency, commitIntervalMs: o.commitInterval, records: d.size, workDir, profile: o.profile });
+      details = r.details;
+      phases.push({ phase: r.phase, count: r.count, unit: r.unit, seconds: r.seconds, ratePerSec: r.ratePerSec, extra: r.extra });
+      log(`${line(r)}; peak RSS ${details.peakRssMb.toFixed(0)} MB; ${details.requestsPerRecord.toFixed(3)} requests/record; written ${details.written}, expired ${details.expired}`);
+      if (details.profileFile) {
+        profile = summariseProfileFile(details.profileFile, path.join(repoRoot(), 'bench', '.build', 'worker-child.js'), 40);
+        log(`profile: ${details.profileFile}\n${profileMarkdown(profile, 25)}`);
+      }
+    }
+    if (has('seed-path')) {
+      phases.push(await seedPath(client, ks, d, o.concurrency));
+      log(line(phases[phases.length - 1]));
+    }
+    if (has('lookups') && o.lookups > 0) {
+      const r = await lookupPhases(client, adjKs, storeName, d, o.lookups, o.lookupConcurrency, o.seed);
+      phases.push(r.raw, r.library);
+      lookupsFound = r.found;
+      log(`${line(r.raw)}\n${line(r.library)} (found: ${JSON.stringify(r.found)})`);
+    }
+  } finally {
+    if (!o.keep) {
+      log('cleaning up (topic, keyspaces, groups); --keep keeps them');
+      if (client) {
+        await dropKeyspace(client, ks);
+        await dropKeyspace(client, adjKs);
+      }
+      await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+      await admin.deleteGroups([`${groupBase}-raw`, `${groupBase}.bench.g1`]).catch(() => undefined);
+    }
+    await admin.disconnect();
+    await client?.shutdown();
+  }
+
+  const byName = (n: string) => phases.find((p) => p.phase === n);
+  const adj = byName('adjunct (worker)');
+  const seed = byName('seed write path');
+  const report: BenchReport = {
+    date: new Date().toISOString(),
+    records: o.records,
+    options: o,
+    machine: machineInfo(),
+    dataset: { outOfOrderShare: share, minTs: d.minTs, maxTs: d.maxTs, produceSeconds },
+    phases,
+    ratios: { adjunctVsRawInsert: ratio(adj, byName('raw insert')), adjunctVsSeedPath: ratio(adj, seed), libraryVsRawSelect: ratio(byName('lookups: library'), byName('lookups: bare SELECT')) },
+    worker: details ? { ...details, peakRssMb: details.peakRssMb } : { peakRssMb: null },
+    statementsPerRecord: {
+      rawInsert: byName('raw insert') ? 1 : null,
+      adjunctClient: details?.requestsPerRecord ?? null,
+      adjunctDataTable: details?.dataTableRequestsPerRecord ?? null,
+      adjunctServer: details?.server ? (details.server.reads + details.server.writes) / o.records : null,
+      seedPath: (seed?.extra?.statementsPerRecord as number | undefined) ?? null,
+    },
+    lookupsFound,
+    profile,
+    targets: { adjunctVsRawInsert: { target: '', met: null }, adjunctVsSeedPath: { target: '', met: null }, libraryVsRawSelect: { target: '', met: null }, peakRss: { target: '', met: null } },
+  };
+  report.targets = targets(report);
+  const md = reportMarkdown(report);
+  process.stdout.write(`\n${md}\n`);
+  if (o.record) {
+    const dir = path.join(repoRoot(), 'bench', 'results');
+    const full = ALL_PHASES.every(has);
+    const file = writeResults(report, dir, full);
+    fs.writeFileSync(file.replace(/\.json$/, '.md'), md + (profile ? `\n\n#### Worker CPU profile\n\n${profileMarkdown(profile, 25)}\n` : '') + '\n');
+    log(`results: ${path.relative(repoRoot(), file)}`);
+  }
+}
+
+let opts: BenchOptions;
+try {
+  opts = parseBenchArgs(process.argv.slice(2));
+} catch (e) {
+  process.stderr.write(`${(e as Error).message}\n`);
+  process.exit(2);
+}
+process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
+run(opts).then(
+  () => process.exit(0),
+  (e) => {
+    process.stderr.write(`bench failed: ${(e as Error).stack ?? String(e)}\n`);
+    process.exit(1);
+  },
+);

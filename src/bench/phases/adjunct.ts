@@ -1,0 +1,147 @@
+/** The real adjunct worker (child process, versioned global store) from start until the committed offsets reach the end. */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Admin, Kafka } from 'kafkajs';
+import { Client } from 'cassandra-driver';
+import { stringify } from 'yaml';
+import { stackEndpoints } from '../../devstack/endpoints';
+import { ChildMode, nextMessage, sampleRss, spawnWorkerChild } from '../child-process';
+import { caughtUp, cassandraContactPoints, endOffsets } from '../infra';
+import { serverCounts, ServerCounts } from '../server-counters';
+import { ratePerSec } from '../stats';
+import type { ChildMessage, RequestCounts } from '../worker-child';
+import { PhaseResult } from './types';
+
+/** Settings of the adjunct phase. */
+export interface AdjunctPhaseOptions {
+  topic: string;
+  keyspace: string;
+  groupId: string;
+  storeName: string;
+  maxInFlight: number;
+  commitIntervalMs: number;
+  records: number;
+  /** Directory for the worker log and (with profile) the .cpuprofile. */
+  workDir: string;
+  profile: boolean;
+}
+
+/** What the adjunct phase measured besides throughput. */
+export interface AdjunctDetails {
+  mode: ChildMode;
+  peakRssMb: number;
+  meanRssMb: number;
+  wallSecondsInclStartup: number;
+  startupSeconds: number;
+  /** First to last data-table INSERT completion: the write pipeline alone, without the final commit lag. */
+  writeSeconds: number;
+  /** Last data write done → committed offsets at the end (commit interval + checkpoint/clean-up drain). */
+  commitLagSeconds: number;
+  /** Child RSS and V8 heap in use when caught up. */
+  endRssMb: number;
+  endHeapUsedMb: number;
+  endHeapTotalMb: number;
+  endExternalMb: number;
+  /** BENCH_CHILD_NODE_OPTIONS given to the child, if any. */
+  childNodeOptions?: string;
+  requests: RequestCounts;
+  requestsPerRecord: number;
+  dataTableRequestsPerRecord: number;
+  server: ServerCounts | null;
+  consumed: number;
+  written: number;
+  expired: number;
+  profileFile?: string;
+  logFile: string;
+}
+
+/** The worker config document the phase runs with (worker defaults except maxInFlight/commitInterval, no HTTP). */
+export function adjunctConfigDoc(o: AdjunctPhaseOptions): Record<string, unknown> {
+  const ep = stackEndpoints();
+  return {
+    kafka: { brokers: ep.kafkaBrokers, clientId: o.groupId },
+    cassandra: { contactPoints: cassandraContactPoints(), localDataCenter: ep.localDataCenter, keyspace: o.keyspace },
+    worker: { groupId: o.groupId, maxInFlight: o.maxInFlight, commitInterval: o.commitIntervalMs, http: { enabled: false }, shutdownTimeout: 10_000, logLevel: 'warn' },
+    pipelines: [{ name: 'bench', topics: [o.topic], keyConverter: 'string', valueConverter: 'json', store: { name: o.storeName, kind: 'versioned', scope: 'global' } }],
+  };
+}
+
+/** Runs the worker child until every partition's committed offset reaches the end offset; samples its RSS throughout. */
+export async function adjunctPhase(admin: Admin, _kafka: Kafka, client: Client, o: AdjunctPhaseOptions): Promise<PhaseResult & { details: AdjunctDetails }> {
+  fs.mkdirSync(o.workDir, { recursive: true });
+  const cfgFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'adjunct-bench-')), 'bench.yaml');
+  fs.writeFileSync(cfgFile, stringify(adjunctConfigDoc(o)));
+  const logFile = path.join(o.workDir, 'worker-child.log');
+  const profDir = o.profile ? path.join(o.workDir, 'profile') : undefined;
+  if (profDir) fs.mkdirSync(profDir, { recursive: true });
+  const end = await endOffsets(admin, o.topic);
+  const spawnedAt = Date.now();
+  const { child, mode } = await spawnWorkerChild(cfgFile, logFile, { cpuProfDir: profDir });
+  const rss = sampleRss(child.pid!, 200);
+  let started: Extract<ChildMessage, { type: 'started' }>;
+  try {
+    started = await nextMessage(child, 'started');
+  } catch (e) {
+    rss.stop();
+    child.kill('SIGKILL');
+    throw new Error(`${(e as Error).message} (see ${logFile})`);
+  }
+  let failed: string | undefined;
+  child.on('message', (m: ChildMessage) => {
+    if (m.type === 'failed') failed = m.error;
+  });
+  const deadline = Date.now() + Math.max(600_000, o.records * 5);
+  while (!(await caughtUp(admin, `${o.groupId}.bench.g1`, o.topic, end))) {
+    if (failed) throw new Error(`worker failed: ${failed} (see ${logFile})`);
+    if (child.exitCode !== null) throw new Error(`worker child exited with ${child.exitCode} (see ${logFile})`);
+    if (Date.now() > deadline) throw new Error(`worker did not catch up in time (see ${logFile})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const doneAt = Date.now();
+  const statsP = nextMessage<Extract<ChildMessage, { type: 'stats' }>>(child, 'stats');
+  child.send({ cmd: 'stats' });
+  const stats = await statsP;
+  const mem = rss.stop();
+  const stoppedP = nextMessage(child, 'stopped', 60_000).catch(() => undefined);
+  child.send({ cmd: 'stop' });
+  await stoppedP;
+  await new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
+  const server = await serverCounts(client, o.keyspace);
+  const firstWrite = stats.firstDataWriteAt ?? started.at;
+  const ms = doneAt - firstWrite;
+  const total = Object.values({ ...stats.counts, dataTable: 0, metadata: 0 }).reduce((a, b) => a + b, 0);
+  const profileFile = profDir ? fs.readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(profDir, f))[0] : undefined;
+  const details: AdjunctDetails = {
+    mode,
+    peakRssMb: mem.peakMb,
+    meanRssMb: mem.meanMb,
+    wallSecondsInclStartup: (doneAt - spawnedAt) / 1000,
+    startupSeconds: (started.at - spawnedAt) / 1000,
+    writeSeconds: ((stats.lastDataWriteDoneAt ?? doneAt) - firstWrite) / 1000,
+    commitLagSeconds: (doneAt - (stats.lastDataWriteDoneAt ?? doneAt)) / 1000,
+    endRssMb: stats.rssMb,
+    endHeapUsedMb: stats.heapUsedMb,
+    endHeapTotalMb: stats.heapTotalMb,
+    endExternalMb: stats.externalMb,
+    childNodeOptions: process.env.BENCH_CHILD_NODE_OPTIONS || undefined,
+    requests: stats.counts,
+    requestsPerRecord: total / o.records,
+    dataTableRequestsPerRecord: stats.counts.dataTable / o.records,
+    server,
+    consumed: stats.consumed,
+    written: stats.written,
+    expired: stats.expired,
+    profileFile,
+    logFile,
+  };
+  return {
+    phase: 'adjunct (worker)',
+    count: o.records,
+    unit: 'records',
+    seconds: ms / 1000,
+    ratePerSec: ratePerSec(o.records, ms),
+    extra: { statementsPerRecord: details.requestsPerRecord },
+    details,
+  };
+}

@@ -1,0 +1,54 @@
+/** As-of lookups on the table the adjunct phase wrote: through the lookup library, and through a bare prepared SELECT. */
+import { Client, types } from 'cassandra-driver';
+import { openLookup } from '../../lookup';
+import { Dataset, mulberry32 } from '../dataset';
+import { runPool } from '../pool';
+import { LatencyRecorder, msSince, ratePerSec } from '../stats';
+import { PhaseResult } from './types';
+
+/** Random (key, asOf) pairs over the data set's keys and time range, deterministic per seed. */
+export function lookupQueries(d: Dataset, count: number, seed: number): { keys: Uint32Array; asOf: Float64Array } {
+  const rnd = mulberry32(seed ^ 0x5eed);
+  const keys = new Uint32Array(count);
+  const asOf = new Float64Array(count);
+  const span = d.maxTs - d.minTs;
+  for (let i = 0; i < count; i++) {
+    keys[i] = Math.floor(rnd() * d.keyStrings.length);
+    asOf[i] = d.minTs + Math.floor(rnd() * (span + 1));
+  }
+  return { keys, asOf };
+}
+
+/** Runs M as-of lookups through openLookup(...).store(name).get(key, asOf) and through a bare SELECT; returns both. */
+export async function lookupPhases(client: Client, keyspace: string, storeName: string, d: Dataset, count: number, concurrency: number, seed: number): Promise<{ library: PhaseResult; raw: PhaseResult; found: { library: number; raw: number } }> {
+  const q = lookupQueries(d, count, seed);
+  const lookup = await openLookup({ client, keyspace });
+  const store = lookup.store<string, unknown>(storeName);
+  const table = (await store.info()).table;
+  const cql = `SELECT valid_from, value FROM ${keyspace}.${table} WHERE key = ? AND valid_from <= ? LIMIT 1`;
+  const opts = { prepare: true, consistency: types.consistencies.localQuorum, isIdempotent: true };
+  const found = { library: 0, raw: 0 };
+  const viaLibrary = async (i: number) => {
+    if ((await store.get(d.keyStrings[q.keys[i]], q.asOf[i])) !== null) found.library++;
+  };
+  const viaRaw = async (i: number) => {
+    if ((await client.execute(cql, [d.keyBytes[q.keys[i]], types.Long.fromNumber(q.asOf[i])], opts)).first()) found.raw++;
+  };
+  // Warm-up (prepares, catalog and stream-time caches), untimed.
+  const warm = Math.min(count, 2000);
+  await runPool(warm, concurrency, viaLibrary);
+  await runPool(warm, concurrency, viaRaw);
+  found.library = 0;
+  found.raw = 0;
+  const timed = async (name: string, fn: (i: number) => Promise<void>): Promise<PhaseResult> => {
+    const lat = new LatencyRecorder(count);
+    const t0 = process.hrtime.bigint();
+    await runPool(count, concurrency, fn, lat);
+    const ms = msSince(t0);
+    return { phase: name, count, unit: 'lookups', seconds: ms / 1000, ratePerSec: ratePerSec(count, ms), latency: lat.summary() };
+  };
+  const raw = await timed('lookups: bare SELECT', viaRaw);
+  const library = await timed('lookups: library', viaLibrary);
+  await lookup.close();
+  return { library, raw, found };
+}

@@ -1,0 +1,111 @@
+/** Benchmark report: the markdown table, ratios, and the JSON written to bench/results. */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { BenchOptions } from './args';
+import type { AdjunctDetails } from './phases/adjunct';
+import { PhaseResult } from './phases/types';
+import { ProfileSummary } from './profile-summary';
+
+/** Everything one bench run produced. */
+export interface BenchReport {
+  date: string;
+  records: number;
+  options: BenchOptions;
+  machine: { cpus: number; cpuModel: string; memGb: number; node: string; platform: string; kernel: string };
+  dataset: { outOfOrderShare: number; minTs: number; maxTs: number; produceSeconds: number };
+  phases: PhaseResult[];
+  ratios: { adjunctVsRawInsert: number | null; adjunctVsSeedPath: number | null; libraryVsRawSelect: number | null };
+  worker: (Partial<AdjunctDetails> & { peakRssMb: number | null }) | { peakRssMb: null };
+  statementsPerRecord: Record<string, number | null>;
+  lookupsFound?: { library: number; raw: number };
+  profile?: ProfileSummary;
+  targets: Record<string, { target: string; met: boolean | null }>;
+}
+
+/** Machine facts recorded with each run. */
+export function machineInfo(): BenchReport['machine'] {
+  const cpus = os.cpus();
+  return { cpus: cpus.length, cpuModel: cpus[0]?.model ?? 'unknown', memGb: Math.round((os.totalmem() / 2 ** 30) * 10) / 10, node: process.version, platform: process.platform, kernel: os.release() };
+}
+
+/** Ratio a/b of two rates, or null when either is missing. */
+export function ratio(a: PhaseResult | undefined, b: PhaseResult | undefined): number | null {
+  return a && b && b.ratePerSec > 0 ? a.ratePerSec / b.ratePerSec : null;
+}
+
+const f1 = (n: number | null | undefined, d = 1) => (n === null || n === undefined || Number.isNaN(n) ? '–' : n.toFixed(d));
+
+/** Markdown rendering of a report. */
+export function reportMarkdown(r: BenchReport): string {
+  const lines = [
+    `### adjunct bench — ${r.date}`,
+    '',
+    `${r.records.toLocaleString('en')} records over ${r.options.keys} keys, ${(r.dataset.outOfOrderShare * 100).toFixed(2)}% out of order per partition, ${r.options.partitions} partitions, concurrency ${r.options.concurrency}; ` +
+      `${r.machine.cpus} cpus (${r.machine.cpuModel}), ${r.machine.memGb} GB, node ${r.machine.node}. Kafka, Cassandra and the bench share the machine.`,
+    '',
+    '| phase | count | seconds | rate/s | p50 ms | p99 ms |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...r.phases.map((p) => `| ${p.phase} | ${p.count.toLocaleString('en')} ${p.unit} | ${f1(p.seconds, 2)} | ${Math.round(p.ratePerSec).toLocaleString('en')} | ${f1(p.latency?.p50Ms, 2)} | ${f1(p.latency?.p99Ms, 2)} |`),
+    '',
+    `| ratio | value | target |`,
+    '|---|---:|---|',
+    `| adjunct / raw insert | ${f1(r.ratios.adjunctVsRawInsert, 2)} | ${r.targets.adjunctVsRawInsert.target} ${mark(r.targets.adjunctVsRawInsert.met)} |`,
+    `| adjunct / seed path | ${f1(r.ratios.adjunctVsSeedPath, 2)} | ${r.targets.adjunctVsSeedPath.target} ${mark(r.targets.adjunctVsSeedPath.met)} |`,
+    `| library / bare SELECT | ${f1(r.ratios.libraryVsRawSelect, 2)} | ${r.targets.libraryVsRawSelect.target} ${mark(r.targets.libraryVsRawSelect.met)} |`,
+    `| worker peak RSS (MB) | ${f1(r.worker.peakRssMb, 0)} | ${r.targets.peakRss.target} ${mark(r.targets.peakRss.met)} |`,
+    '',
+    `Cassandra requests per record: ${Object.entries(r.statementsPerRecord).map(([k, v]) => `${k} ${f1(v, 3)}`).join(', ')}.`,
+  ];
+  const w = r.worker as Partial<AdjunctDetails>;
+  if (w.requests) {
+    lines.push(`Worker requests (client side, counted in the child): ${JSON.stringify(w.requests)}; wall incl. start-up ${f1(w.wallSecondsInclStartup, 1)} s (start-up ${f1(w.startupSeconds, 1)} s); first→last data write ${f1(w.writeSeconds, 2)} s, then ${f1(w.commitLagSeconds, 2)} s until the commits reached the end; RSS at end ${f1(w.endRssMb, 0)} MB (V8 heap used ${f1(w.endHeapUsedMb, 0)} of ${f1(w.endHeapTotalMb, 0)} MB, external ${f1(w.endExternalMb, 0)} MB)${w.childNodeOptions ? ` with child flags ${w.childNodeOptions}` : ''}; child mode ${w.mode}.`);
+  }
+  if (w.server) lines.push(`Server side (system_views coordinator counters of the worker keyspace): reads ${w.server.reads}, writes ${w.server.writes}; by table ${JSON.stringify(w.server.byTable)}.`);
+  return lines.join('\n');
+}
+
+function mark(met: boolean | null): string {
+  return met === null ? '' : met ? '✅' : '❌';
+}
+
+/** Targets (never assertions): adjunct ≥ 0.8× raw insert, ≥ 3× seed path, library ≥ 0.9× SELECT, RSS ≤ 256 MB at 1M. */
+export function targets(r: Pick<BenchReport, 'ratios' | 'worker' | 'records'>): BenchReport['targets'] {
+  const ge = (v: number | null, t: number) => (v === null ? null : v >= t);
+  const rss = r.worker.peakRssMb;
+  return {
+    adjunctVsRawInsert: { target: '≥ 0.8', met: ge(r.ratios.adjunctVsRawInsert, 0.8) },
+    adjunctVsSeedPath: { target: '≥ 3', met: ge(r.ratios.adjunctVsSeedPath, 3) },
+    libraryVsRawSelect: { target: '≥ 0.9', met: ge(r.ratios.libraryVsRawSelect, 0.9) },
+    peakRss: { target: '≤ 256 MB at 1M records', met: rss === null ? null : rss <= 256 },
+  };
+}
+
+/** Writes latest.json (full runs) and records-<N>.json, or partial-<phases>-<N>.json, and appends to history.jsonl. */
+export function writeResults(r: BenchReport, dir: string, full: boolean): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const json = JSON.stringify(r, null, 2) + '\n';
+  let main: string;
+  if (full) {
+    main = path.join(dir, 'latest.json');
+    fs.writeFileSync(main, json);
+    fs.writeFileSync(path.join(dir, `records-${r.records}.json`), json);
+  } else {
+    main = path.join(dir, `partial-${r.options.phases.join('+')}${r.options.profile ? '-profile' : ''}-${r.records}.json`);
+    fs.writeFileSync(main, json);
+  }
+  const summary = {
+    date: r.date,
+    records: r.records,
+    phases: r.options.phases.length === 5 ? 'all' : r.options.phases.join('+'),
+    profiled: r.options.profile,
+    rates: Object.fromEntries(r.phases.map((p) => [p.phase, Math.round(p.ratePerSec)])),
+    ratios: r.ratios,
+    peakRssMb: r.worker.peakRssMb === null ? null : Math.round(r.worker.peakRssMb),
+    statementsPerRecord: r.statementsPerRecord,
+    cpus: r.machine.cpus,
+    node: r.machine.node,
+  };
+  fs.appendFileSync(path.join(dir, 'history.jsonl'), JSON.stringify(summary) + '\n');
+  return main;
+}

@@ -1,0 +1,108 @@
+/**
+ * Child-process entry of the adjunct phase: starts one Worker from a config file, counts every Cassandra request the
+ * process sends (by statement kind, data table vs adjunct_* metadata tables) and answers the parent over IPC.
+ * Usage: node worker-child.js <config.yaml>   (messages: {cmd:'stats'} → {type:'stats'}, {cmd:'stop'} → exit 0)
+ */
+import { Client } from 'cassandra-driver';
+import { loadConfigFile } from '../config';
+import { describeError } from '../errors';
+import { createLogger } from '../ops/logger';
+import { AdjunctMetrics } from '../ops/metrics';
+import { Worker } from '../worker/worker';
+
+/** Cassandra requests sent by the child, by kind. */
+export interface RequestCounts {
+  select: number;
+  insert: number;
+  delete: number;
+  update: number;
+  other: number;
+  batch: number;
+  /** Requests on the store's data table (everything not on an adjunct_* table). */
+  dataTable: number;
+  /** Requests on adjunct_* metadata tables (catalog, status, stream time) and DDL. */
+  metadata: number;
+}
+
+/** Message sent by the child to the parent. */
+export type ChildMessage =
+  | { type: 'started'; at: number }
+  | { type: 'failed'; error: string }
+  | { type: 'stats'; counts: RequestCounts; firstDataWriteAt: number | null; lastDataWriteDoneAt: number | null; consumed: number; written: number; expired: number; rssMb: number; heapUsedMb: number; heapTotalMb: number; externalMb: number }
+  | { type: 'stopped' };
+
+const counts: RequestCounts = { select: 0, insert: 0, delete: 0, update: 0, other: 0, batch: 0, dataTable: 0, metadata: 0 };
+let firstDataWriteAt: number | null = null;
+let lastDataWriteDoneAt: number | null = null;
+
+/** Counts a request; returns true for a write to the data table. */
+function classify(query: string): boolean {
+  const head = query.trimStart().slice(0, 6).toUpperCase();
+  const kind = head === 'SELECT' ? 'select' : head === 'INSERT' ? 'insert' : head === 'DELETE' ? 'delete' : head === 'UPDATE' ? 'update' : 'other';
+  counts[kind]++;
+  const meta = kind === 'other' || /\.adjunct_|system/.test(query);
+  if (meta) counts.metadata++;
+  else {
+    counts.dataTable++;
+    if (kind === 'insert') {
+      if (firstDataWriteAt === null) firstDataWriteAt = Date.now();
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Wraps Client.prototype.execute/batch so every request of every client in this process is counted. */
+function instrumentDriver(): void {
+  const proto = Client.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
+  const execute = proto.execute;
+  proto.execute = function (this: unknown, ...args: unknown[]) {
+    const dataWrite = typeof args[0] === 'string' && classify(args[0]);
+    const r = execute.apply(this, args);
+    if (dataWrite && r instanceof Promise) void r.then(() => (lastDataWriteDoneAt = Date.now()), () => undefined);
+    return r;
+  };
+  const batch = proto.batch;
+  proto.batch = function (this: unknown, ...args: unknown[]) {
+    counts.batch++;
+    return batch.apply(this, args);
+  };
+}
+
+function send(m: ChildMessage): void {
+  process.send?.(m);
+}
+
+async function main(): Promise<void> {
+  const file = process.argv[2];
+  if (!file || !process.send) throw new Error('usage: worker-child <config.yaml> (spawned with an IPC channel)');
+  instrumentDriver();
+  const loaded = loadConfigFile(file);
+  const metrics = new AdjunctMetrics({ defaultMetrics: false });
+  const worker = new Worker(loaded, { logger: createLogger(loaded.config.worker.logLevel), metrics, onFatal: (e) => send({ type: 'failed', error: e.message }) });
+  process.on('message', (m: { cmd?: string }) => {
+    if (m.cmd === 'stats') {
+      const c = worker.status().pipelines.reduce((a, p) => ({ consumed: a.consumed + p.counts.consumed, written: a.written + p.counts.written, expired: a.expired + p.counts.expired }), { consumed: 0, written: 0, expired: 0 });
+      const mem = process.memoryUsage();
+      send({ type: 'stats', counts: { ...counts }, firstDataWriteAt, lastDataWriteDoneAt, ...c, rssMb: mem.rss / 2 ** 20, heapUsedMb: mem.heapUsed / 2 ** 20, heapTotalMb: mem.heapTotal / 2 ** 20, externalMb: mem.external / 2 ** 20 });
+    } else if (m.cmd === 'stop') {
+      void worker.stop().finally(() => {
+        send({ type: 'stopped' });
+        setTimeout(() => process.exit(0), 50);
+      });
+    }
+  });
+  try {
+    await worker.start();
+  } catch (e) {
+    send({ type: 'failed', error: describeError(e) });
+    setTimeout(() => process.exit(1), 50);
+    return;
+  }
+  send({ type: 'started', at: Date.now() });
+}
+
+void main().catch((e) => {
+  process.stderr.write(`worker-child: ${describeError(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,47 @@
+import type { Registry } from 'prom-client';
+import type { Lookup } from '../lookup';
+import type { Logger } from '../ops/logger';
+
+/** The pipeline controls the admin API drives (implemented by PipelineRunner). */
+export interface AdminRunner {
+  pause(): void;
+  resume(): void;
+  reload(): Promise<number>;
+  rollback(): Promise<{ current: number; previous: number }>;
+  readonly state?: string;
+}
+
+/** A pipeline in a worker status snapshot, as far as readiness needs it. */
+export interface HttpPipelineStatus {
+  name: string;
+  bootstrap?: { state: string; done?: number; total?: number };
+}
+
+/** What the HTTP server needs from a worker (implemented by Worker). */
+export interface HttpWorker {
+  status(): { state: string; pipelines: HttpPipelineStatus[] };
+  isReady(): boolean;
+  runner(name: string): AdminRunner;
+  readonly metrics: { readonly registry: Registry };
+}
+
+/** The worker.http settings the server uses. */
+export interface HttpSettings {
+  host: string;
+  port: number;
+  /** Bearer token of the admin routes (required when bound to a non-loopback host). */
+  adminToken?: string;
+}
+
+/** Options of buildHttpServer. */
+export interface HttpServerOptions {
+  /** The worker this server runs next to; absent in serve mode (read-only API, no admin). */
+  worker?: HttpWorker;
+  lookup: Lookup;
+  config: HttpSettings;
+  logger: Logger;
+  /** Serve mode: bootstrap pipelines whose READY /readyz waits for (default: every pipeline with status rows). */
+  expectedPipelines?: string[];
+  /** Serve mode: registry exposed on /metrics (default: a registry with the process metrics). */
+  registry?: Registry;
+}

@@ -1,0 +1,94 @@
+import { parseBenchArgs, DEFAULT_OPTIONS } from '../../src/bench/args';
+import { fnv1a, generateDataset, mulberry32, outOfOrderShare } from '../../src/bench/dataset';
+import { lanesByKey } from '../../src/bench/pool';
+import { LatencyRecorder, percentile, summarize } from '../../src/bench/stats';
+
+describe('bench stats', () => {
+  it('computes nearest-rank percentiles', () => {
+    const xs = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentile(xs, 50)).toBe(50);
+    expect(percentile(xs, 99)).toBe(99);
+    expect(percentile(xs, 100)).toBe(100);
+    expect(percentile(xs, 0)).toBe(1);
+    expect(percentile([7], 99)).toBe(7);
+    expect(Number.isNaN(percentile([], 50))).toBe(true);
+    expect(() => percentile(xs, 101)).toThrow(RangeError);
+  });
+
+  it('summarises unsorted samples and grows the recorder', () => {
+    const r = new LatencyRecorder(16);
+    for (let i = 1000; i >= 1; i--) r.add(i / 10);
+    const s = r.summary();
+    expect(s.count).toBe(1000);
+    expect(s.p50Ms).toBeCloseTo(50);
+    expect(s.p99Ms).toBeCloseTo(99);
+    expect(s.maxMs).toBeCloseTo(100);
+    expect(s.meanMs).toBeCloseTo(50.05);
+    expect(summarize([3, 1, 2]).p50Ms).toBe(2);
+  });
+});
+
+describe('bench data set', () => {
+  const opts = { records: 50_000, keys: 1000, outOfOrder: 0.05, partitions: 6, seed: 7, baseTs: 1_700_000_000_000 };
+
+  it('is deterministic per seed', () => {
+    const a = generateDataset(opts);
+    const b = generateDataset(opts);
+    expect(Buffer.compare(Buffer.from(a.ts.buffer), Buffer.from(b.ts.buffer))).toBe(0);
+    expect(a.values[123].equals(b.values[123])).toBe(true);
+    expect(mulberry32(1)()).toBe(mulberry32(1)());
+  });
+
+  it('has ~200-byte JSON values and keys pinned to one partition', () => {
+    const d = generateDataset(opts);
+    const sizes = d.values.map((v) => v.length);
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(195);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(205);
+    expect(JSON.parse(d.values[0].toString()).id).toBe(d.keyStrings[d.keyIdx[0]]);
+    for (let k = 0; k < d.keyStrings.length; k++) expect(d.keyPartition[k]).toBe(fnv1a(d.keyStrings[k]) % 6);
+    const perPartition = new Array(6).fill(0);
+    for (let k = 0; k < d.keyStrings.length; k++) perPartition[d.keyPartition[k]]++;
+    for (const n of perPartition) expect(n).toBeGreaterThan(100);
+  });
+
+  it('puts the configured share of records behind their partition stream time', () => {
+    const d = generateDataset(opts);
+    expect(d.outOfOrderGenerated / d.size).toBeGreaterThan(0.045);
+    expect(d.outOfOrderGenerated / d.size).toBeLessThan(0.055);
+    // Every generated late record is behind its partition's stream time (lag ≥ 50 ms ≫ records per partition per ms).
+    const share = outOfOrderShare(d, 6);
+    expect(share).toBeGreaterThan(0.045);
+    expect(share).toBeLessThan(0.056);
+    expect(outOfOrderShare(generateDataset({ ...opts, outOfOrder: 0 }), 6)).toBe(0);
+  });
+
+  it('uses keys roughly uniformly', () => {
+    const d = generateDataset(opts);
+    const counts = new Uint32Array(1000);
+    for (const k of d.keyIdx) counts[k]++;
+    expect(Math.max(...counts)).toBeLessThan(100);
+    expect(Math.min(...counts)).toBeGreaterThan(15);
+  });
+});
+
+describe('bench lanes and args', () => {
+  it('keeps a key in one lane, in record order', () => {
+    const keyIdx = Uint32Array.from([3, 1, 3, 2, 1, 3]);
+    const lanes = lanesByKey(keyIdx, 2);
+    expect([...lanes[1]]).toEqual([0, 1, 2, 4, 5]);
+    expect([...lanes[0]]).toEqual([3]);
+  });
+
+  it('parses flags with defaults', () => {
+    expect(parseBenchArgs([])).toEqual(DEFAULT_OPTIONS);
+    const o = parseBenchArgs(['--records', '1_000_000', '--out-of-order=0.1', '--phases', 'adjunct', '--profile']);
+    expect(o.records).toBe(1_000_000);
+    expect(o.outOfOrder).toBe(0.1);
+    expect(o.phases).toEqual(['adjunct']);
+    expect(o.profile).toBe(true);
+    expect(() => parseBenchArgs(['--records', 'x'])).toThrow(/not a number/);
+    expect(() => parseBenchArgs(['--nope'])).toThrow(/unknown flag/);
+    expect(() => parseBenchArgs(['--phases', 'lookups'])).toThrow(/include adjunct/);
+    expect(() => parseBenchArgs(['--out-of-order', '1'])).toThrow();
+  });
+});
