@@ -1,5 +1,7 @@
 /** Jest projects: fast unit tests, and integration tests against the real local stack (started by globalSetup). */
 const transform = { '^.+\\.(t|j)sx?$': ['@swc/jest'] };
+// cookie 2.x (a fastify dependency) is ESM-only: let swc turn it into CommonJS for jest.
+const transformIgnorePatterns = ['/node_modules/(?!cookie/)'];
 module.exports = {
   testTimeout: 120000,
   projects: [
@@ -7,6 +9,7 @@ module.exports = {
       displayName: 'unit',
       testEnvironment: 'node',
       transform,
+      transformIgnorePatterns,
       testMatch: ['<rootDir>/test/**/*.test.ts'],
       testPathIgnorePatterns: ['<rootDir>/test/integration/', '<rootDir>/test/faults/'],
     },
@@ -14,6 +17,7 @@ module.exports = {
       displayName: 'integration',
       testEnvironment: 'node',
       transform,
+      transformIgnorePatterns,
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/integration/global-setup.ts',
     },

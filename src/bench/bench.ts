@@ -133,7 +133,9 @@ async function run(o: BenchOptions): Promise<void> {
     const dir = path.join(repoRoot(), 'bench', 'results');
     const full = ALL_PHASES.every(has);
     const file = writeResults(report, dir, full);
-    fs.writeFileSync(file.replace(/\.json$/, '.md'), md + (profile ? `\n\n#### Worker CPU profile\n\n${profileMarkdown(profile, 25)}\n` : '') + '\n');
+    const mdText = md + (profile ? `\n\n#### Worker CPU profile\n\n${profileMarkdown(profile, 25)}\n` : '') + '\n';
+    fs.writeFileSync(file.replace(/\.json$/, '.md'), mdText);
+    if (full) fs.writeFileSync(path.join(dir, `records-${o.records}.md`), mdText);
     log(`results: ${path.relative(repoRoot(), file)}`);
   }
 }

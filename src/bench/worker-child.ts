@@ -4,6 +4,7 @@
  * Usage: node worker-child.js <config.yaml>   (messages: {cmd:'stats'} → {type:'stats'}, {cmd:'stop'} → exit 0)
  */
 import { Client } from 'cassandra-driver';
+import { Kafka } from 'kafkajs';
 import { loadConfigFile } from '../config';
 import { describeError } from '../errors';
 import { createLogger } from '../ops/logger';
@@ -69,6 +70,17 @@ function instrumentDriver(): void {
   };
 }
 
+/** Experiment hook: BENCH_CONSUMER_MAX_BYTES overrides the worker consumer's maxBytes (RSS experiments only). */
+function overrideConsumerMaxBytes(): void {
+  const maxBytes = Number(process.env.BENCH_CONSUMER_MAX_BYTES ?? '');
+  if (!(maxBytes > 0)) return;
+  const proto = Kafka.prototype as unknown as { consumer: (c: Record<string, unknown>) => unknown };
+  const consumer = proto.consumer;
+  proto.consumer = function (this: unknown, c: Record<string, unknown>) {
+    return consumer.call(this, { ...c, maxBytes });
+  };
+}
+
 function send(m: ChildMessage): void {
   process.send?.(m);
 }
@@ -77,6 +89,7 @@ async function main(): Promise<void> {
   const file = process.argv[2];
   if (!file || !process.send) throw new Error('usage: worker-child <config.yaml> (spawned with an IPC channel)');
   instrumentDriver();
+  overrideConsumerMaxBytes();
   const loaded = loadConfigFile(file);
   const metrics = new AdjunctMetrics({ defaultMetrics: false });
   const worker = new Worker(loaded, { logger: createLogger(loaded.config.worker.logLevel), metrics, onFatal: (e) => send({ type: 'failed', error: e.message }) });

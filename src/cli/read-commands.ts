@@ -1,6 +1,285 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { LoadedConfig, loadConfigFile } from '../config';
+import { AdjunctError, describeError } from '../errors';
+import { ExitCode } from './exit-codes';
 
-/** Registers status/lookup/reload/rollback/serve (implemented with the lookup library and the HTTP API). */
-export function registerReadCommands(_program: Command): void {
-  // Filled in by the read-side module.
+type Exit = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** A CLI failure carrying its exit code. */
+class CliFailure extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: Exit,
+  ) {
+    super(message);
+  }
+}
+
+const DEFAULT_URL = 'http://127.0.0.1:8080';
+
+/** Exit code for an error: CONFIG_INVALID, NOT_FOUND for unknown stores/pipelines/keys, UNAVAILABLE when a service cannot be reached. */
+function exitCodeOf(e: unknown): Exit {
+  if (e instanceof CliFailure) return e.exitCode;
+  if (e instanceof AdjunctError) {
+    if (e.code === 'CONFIG_INVALID' || e.stage === 'config' || e.code === 'INVALID_IDENTIFIER') return ExitCode.CONFIG_INVALID;
+    if (['UNKNOWN_STORE', 'UNKNOWN_PIPELINE', 'NOT_FOUND'].includes(e.code)) return ExitCode.NOT_FOUND;
+    if (e.code === 'CASSANDRA_UNAVAILABLE' || (e.code === 'CASSANDRA_ERROR' && e.retriable)) return ExitCode.UNAVAILABLE;
+  }
+  return ExitCode.FAILED;
+}
+
+/** Runs a command body, mapping failures to a message on stderr and an exit code. */
+function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await fn(...args);
+      if (process.exitCode === undefined) process.exitCode = ExitCode.OK;
+    } catch (e) {
+      process.stderr.write(`adjunct: ${e instanceof CliFailure || e instanceof AdjunctError ? e.message : describeError(e)}\n`);
+      process.exitCode = exitCodeOf(e);
+    }
+  };
+}
+
+/** Renders rows as an aligned text table. */
+function table(rows: Record<string, unknown>[], columns: string[]): string {
+  const cell = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(columns.map((c) => c.toUpperCase())), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
+}
+
+function printJson(v: unknown): void {
+  process.stdout.write(`${JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x), 2)}\n`);
+}
+
+/** Parses a timestamp option: epoch milliseconds or an ISO-8601 date. */
+function parseTime(v: string): number {
+  if (/^\d+$/.test(v)) return Number(v);
+  const t = Date.parse(v);
+  if (Number.isNaN(t) || t < 0) throw new CliFailure(`invalid time ${JSON.stringify(v)}: use epoch milliseconds or an ISO-8601 date`, ExitCode.FAILED);
+  return t;
+}
+
+function loadConfig(file: string): LoadedConfig {
+  return loadConfigFile(file);
+}
+
+/** Opens a Lookup from a config's cassandra section (UNAVAILABLE when Cassandra cannot be reached). */
+async function withLookup<T>(configFile: string, fn: (l: import('../lookup').Lookup, cfg: LoadedConfig) => Promise<T>): Promise<T> {
+  const loaded = loadConfig(configFile);
+  const { createCassandra } = await import('../worker/clients');
+  const { openLookup } = await import('../lookup');
+  const cfg = loaded.config.cassandra;
+  const client = createCassandra(cfg);
+  try {
+    const lookup = await openLookup({ client, keyspace: cfg.keyspace, readConsistency: cfg.readConsistency });
+    return await fn(lookup, loaded);
+  } finally {
+    await client.shutdown().catch(() => undefined);
+  }
+}
+
+/** Calls the worker's HTTP API; UNAVAILABLE when unreachable, NOT_FOUND on 404, FAILED on other errors. */
+async function callApi(base: string, method: 'GET' | 'POST', path: string, token?: string): Promise<unknown> {
+  let url: URL;
+  try {
+    url = new URL(path, base.endsWith('/') ? base : `${base}/`);
+  } catch {
+    throw new CliFailure(`invalid --url ${JSON.stringify(base)}`, ExitCode.FAILED);
+  }
+  let res: Response;
+  try {
+    res = await fetch(url, { method, headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(30_000) });
+  } catch (e) {
+    const c = (e as { cause?: { code?: string; message?: string } }).cause;
+    const cause = c?.code ?? c?.message ?? describeError(e);
+    throw new CliFailure(`cannot reach the adjunct HTTP API at ${url.origin} (${cause})`, ExitCode.UNAVAILABLE);
+  }
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  if (res.ok) return body;
+  const msg = typeof body === 'object' && body !== null && 'message' in body ? String((body as { message: unknown }).message) : text.slice(0, 200);
+  if (res.status === 404) throw new CliFailure(msg, ExitCode.NOT_FOUND);
+  if (res.status === 503) throw new CliFailure(msg, ExitCode.UNAVAILABLE);
+  if (res.status === 401) throw new CliFailure(`${msg} (pass --token or set ADJUNCT_ADMIN_TOKEN)`, ExitCode.FAILED);
+  throw new CliFailure(`HTTP ${res.status}: ${msg}`, ExitCode.FAILED);
+}
+
+interface StatusOpts {
+  url: string;
+  config?: string;
+  json?: boolean;
+}
+
+async function statusCommand(o: StatusOpts): Promise<void> {
+  if (o.config) {
+    const out = await withLookup(o.config, async (l, loaded) => {
+      const bootstrap = loaded.config.pipelines.filter((p) => p.bootstrap).map((p) => p.name);
+      return { stores: await l.stores(), readiness: await l.readiness(bootstrap) };
+    });
+    if (o.json) return printJson(out);
+    const stores = out.stores.map((s) => ({ store: s.name, kind: s.kind, scope: s.scope, gen: s.generation, building: s.buildingGeneration, previous: s.previousGeneration, keys: s.keySerde, values: s.valueSerde, table: s.table }));
+    process.stdout.write(`STORES\n${table(stores, ['store', 'kind', 'scope', 'gen', 'building', 'previous', 'keys', 'values', 'table'])}\n\n`);
+    process.stdout.write(`BOOTSTRAP PIPELINES (${out.readiness.ready ? 'all READY' : `not ready: ${out.readiness.notReady.join(', ')}`})\n`);
+    const pipes = out.readiness.pipelines.map((p) => ({ pipeline: p.pipeline, store: p.store, gen: p.generation, state: p.state, records: `${p.recordsDone}/${p.recordsTotal}` }));
+    process.stdout.write(`${table(pipes, ['pipeline', 'store', 'gen', 'state', 'records'])}\n`);
+    return;
+  }
+  const st = (await callApi(o.url, 'GET', 'status')) as Record<string, unknown>;
+  if (o.json) return printJson(st);
+  if (Array.isArray(st.pipelines)) {
+    process.stdout.write(`worker ${String(st.workerId)}  state ${String(st.state)}  started ${String(st.startedAt ?? '')}\n`);
+    if (st.lastError) process.stdout.write(`last error: ${String(st.lastError)}\n`);
+    const rows = (st.pipelines as Record<string, unknown>[]).map((p) => {
+      const c = (p.counts ?? {}) as Record<string, unknown>;
+      const b = p.bootstrap as { state?: string; done?: number; total?: number } | undefined;
+      return { ...p, consumed: c.consumed, written: c.written, deadLettered: c.deadLettered, bootstrap: b ? `${b.state} ${b.done}/${b.total}` : '-' };
+    });
+    process.stdout.write(`${table(rows, ['name', 'state', 'store', 'generation', 'consumed', 'written', 'deadLettered', 'bootstrap'])}\n`);
+  } else {
+    printJson(st);
+  }
+}
+
+interface LookupOpts {
+  config: string;
+  asOf?: string;
+  history?: boolean;
+  from?: string;
+  to?: string;
+  order?: 'asc' | 'desc';
+  partition?: string;
+  json?: boolean;
+}
+
+async function lookupCommand(storeName: string, keyText: string, o: LookupOpts): Promise<void> {
+  const { parseKeyText, toJsonValue } = await import('../lookup');
+  const partition = o.partition === undefined ? undefined : Number(o.partition);
+  if (partition !== undefined && !Number.isInteger(partition)) throw new CliFailure(`invalid --partition ${o.partition}`, ExitCode.FAILED);
+  await withLookup(o.config, async (l) => {
+    const store = l.store(storeName);
+    const info = await store.info();
+    const key = parseKeyText(info.keySerde, keyText);
+    if (o.history) {
+      const versions = await store.history(key, { fromTime: o.from === undefined ? undefined : parseTime(o.from), toTime: o.to === undefined ? undefined : parseTime(o.to), order: o.order }, { partition });
+      const rows = versions.map((v) => ({ timestamp: v.timestamp, validFrom: new Date(v.timestamp ?? 0).toISOString(), validTo: v.validTo, value: toJsonValue(v.value) }));
+      if (o.json) printJson({ store: info.name, key: toJsonValue(key), generation: info.generation, versions: rows.map(({ validFrom: _v, ...r }) => r) });
+      else process.stdout.write(`${table(rows, ['timestamp', 'validFrom', 'validTo', 'value'])}\n`);
+      if (versions.length === 0) throw new CliFailure(`no versions of key ${JSON.stringify(keyText)} in store ${info.name} in that window`, ExitCode.NOT_FOUND);
+      return;
+    }
+    const asOf = o.asOf === undefined ? undefined : parseTime(o.asOf);
+    const rec = await store.get(key, asOf, { partition });
+    if (rec === null) throw new CliFailure(`key ${JSON.stringify(keyText)} not found in store ${info.name}${asOf === undefined ? '' : ` as of ${asOf}`}`, ExitCode.NOT_FOUND);
+    const out = { store: info.name, key: toJsonValue(key), value: toJsonValue(rec.value), timestamp: rec.timestamp, generation: info.generation };
+    if (o.json) return printJson(out);
+    const when = rec.timestamp === undefined ? '' : `valid from ${rec.timestamp} (${new Date(rec.timestamp).toISOString()})\n`;
+    process.stdout.write(`${info.name} [${info.kind}, generation ${info.generation}] ${keyText}\n${when}${JSON.stringify(out.value, null, 2)}\n`);
+  });
+}
+
+interface AdminOpts {
+  url: string;
+  token?: string;
+  json?: boolean;
+}
+
+async function adminCommand(actionName: 'reload' | 'rollback' | 'pause' | 'resume', pipeline: string, o: AdminOpts): Promise<void> {
+  const token = o.token ?? process.env.ADJUNCT_ADMIN_TOKEN;
+  const res = (await callApi(o.url, 'POST', `pipelines/${encodeURIComponent(pipeline)}/${actionName}`, token)) as Record<string, unknown>;
+  if (o.json) return printJson(res);
+  if (actionName === 'reload') process.stdout.write(`${pipeline}: building generation ${String(res.building)} from the earliest offset; readers switch when it is READY\n`);
+  else if (actionName === 'rollback') process.stdout.write(`${pipeline}: rolled back to generation ${String(res.current)} (generation ${String(res.previous)} kept as previous)\n`);
+  else process.stdout.write(`${pipeline}: ${actionName}d (state ${String(res.state)})\n`);
+}
+
+interface ServeOpts {
+  config: string;
+  port?: string;
+  host?: string;
+}
+
+async function serveCommand(o: ServeOpts): Promise<void> {
+  const loaded = loadConfig(o.config);
+  const cfg = loaded.config;
+  const port = o.port === undefined ? cfg.worker.http.port : Number(o.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliFailure(`invalid --port ${o.port}`, ExitCode.CONFIG_INVALID);
+  const settings = { host: o.host ?? cfg.worker.http.host, port, adminToken: cfg.worker.http.adminToken };
+  const { createLogger } = await import('../ops/logger');
+  const { createCassandra } = await import('../worker/clients');
+  const { openLookup } = await import('../lookup');
+  const { buildHttpServer, checkHttpSettings, listen } = await import('../http/server');
+  checkHttpSettings(settings);
+  const logger = createLogger(cfg.worker.logLevel);
+  const client = createCassandra(cfg.cassandra);
+  try {
+    const lookup = await openLookup({ client, keyspace: cfg.cassandra.keyspace, readConsistency: cfg.cassandra.readConsistency });
+    const expectedPipelines = cfg.pipelines.filter((p) => p.bootstrap).map((p) => p.name);
+    const app = await buildHttpServer({ lookup, config: settings, logger, expectedPipelines });
+    const address = await listen(app, settings);
+    process.stdout.write(`adjunct serve: read-only HTTP API listening on ${address}\n`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
+    await app.close();
+    await lookup.close();
+  } finally {
+    await client.shutdown().catch(() => undefined);
+  }
+}
+
+/** Registers status/lookup/reload/rollback/pause/resume/serve (implemented with the lookup library and the HTTP API). */
+export function registerReadCommands(program: Command): void {
+  const urlOption = () => new Option('--url <url>', 'base URL of a running worker\'s HTTP API').default(DEFAULT_URL);
+
+  program
+    .command('status')
+    .description('show worker/pipeline status: from a running worker (--url), or from Cassandra\'s catalog and status tables (--config)')
+    .addOption(urlOption())
+    .option('-c, --config <file>', 'read the catalog and bootstrap status from Cassandra instead of a worker')
+    .option('--json', 'machine-readable output')
+    .action(action((o: StatusOpts) => statusCommand(o)));
+
+  program
+    .command('lookup <store> <key>')
+    .description('read a key (latest, --as-of, or --history); the key is text per the store\'s key serde (int64 as integer, json/tuple as JSON)')
+    .requiredOption('-c, --config <file>', 'config with the Cassandra settings')
+    .option('--as-of <time>', 'the version valid at this time (epoch ms or ISO-8601)')
+    .option('--history', 'every version valid in [--from, --to]')
+    .option('--from <time>', 'history lower bound (epoch ms or ISO-8601)')
+    .option('--to <time>', 'history upper bound (epoch ms or ISO-8601)')
+    .addOption(new Option('--order <order>', 'history order').choices(['asc', 'desc']))
+    .option('--partition <n>', 'partitioned stores: read only this source partition')
+    .option('--json', 'machine-readable output')
+    .action(action((store: string, key: string, o: LookupOpts) => lookupCommand(store, key, o)));
+
+  for (const [name, description] of [
+    ['reload', 'rebuild a pipeline\'s store into a new generation from the earliest offset (readers switch when READY)'],
+    ['rollback', 'switch a pipeline\'s store back to its previous generation'],
+    ['pause', 'pause a pipeline\'s consumption'],
+    ['resume', 'resume a paused pipeline'],
+  ] as const) {
+    program
+      .command(`${name} <pipeline>`)
+      .description(`${description} (admin API of a running worker)`)
+      .addOption(urlOption())
+      .addOption(new Option('--token <token>', 'admin bearer token').env('ADJUNCT_ADMIN_TOKEN'))
+      .option('--json', 'machine-readable output')
+      .action(action((pipeline: string, o: AdminOpts) => adminCommand(name, pipeline, o)));
+  }
+
+  program
+    .command('serve')
+    .description('serve the read-only HTTP API (stores, readiness, status) from Cassandra, without running a worker')
+    .requiredOption('-c, --config <file>', 'config with the Cassandra and worker.http settings')
+    .option('-p, --port <port>', 'port (default worker.http.port)')
+    .option('--host <host>', 'bind host (default worker.http.host)')
+    .action(action((o: ServeOpts) => serveCommand(o)));
 }

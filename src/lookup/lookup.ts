@@ -54,7 +54,7 @@ export class Lookup {
     return this.readinessChecker.waitUntilReady(pipelineOrStore, options);
   }
 
-  /** Bootstrap readiness of every pipeline with status rows (plus expected ones). */
+  /** Bootstrap readiness of the expected pipelines, or of every pipeline with status rows. */
   readiness(expected: string[] = []): Promise<Readiness> {
     this.ensureOpen();
     return this.readinessChecker.readiness(expected);

@@ -25,14 +25,14 @@ async function orEmpty<T>(p: Promise<T[]>): Promise<T[]> {
 export class ReadinessChecker {
   constructor(private readonly ctx: LookupContext) {}
 
-  /** Readiness of every pipeline with status rows (plus `expected` pipelines, MISSING when they have none). */
+  /** Readiness of the `expected` pipelines (MISSING when they have no status row), or of every pipeline with status rows. */
   async readiness(expected: string[] = []): Promise<Readiness> {
     const [rows, entries] = await Promise.all([orEmpty(this.ctx.status.list()), orEmpty(this.ctx.catalog.list())]);
     const stores = new Map(entries.map((e) => [e.store, e]));
     const byPipeline = new Map<string, PipelineStatusRow[]>();
     for (const r of rows) byPipeline.set(r.pipeline, [...(byPipeline.get(r.pipeline) ?? []), r]);
     const pipelines: PipelineReadiness[] = [];
-    for (const [pipeline, prs] of byPipeline) pipelines.push(this.judge(pipeline, prs, stores));
+    for (const [pipeline, prs] of byPipeline) if (expected.length === 0 || expected.includes(pipeline)) pipelines.push(this.judge(pipeline, prs, stores));
     for (const p of expected) {
       if (!byPipeline.has(p)) pipelines.push({ pipeline: p, store: '', generation: 0, state: 'MISSING', recordsDone: 0, recordsTotal: 0 });
     }

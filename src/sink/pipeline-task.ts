@@ -85,9 +85,19 @@ export class PipelineTask {
   private committing: Promise<void> = Promise.resolve();
   private stopping = false;
   private readonly log: Logger;
+  /** Metric children bound to this pipeline once (label lookups per record are measurable). */
+  private readonly m;
 
   constructor(private readonly d: PipelineTaskDeps) {
     this.log = d.logger.child({ pipeline: d.spec.name });
+    const pipeline = d.spec.name;
+    this.m = {
+      consumed: d.metrics.consumed.labels(pipeline),
+      written: d.metrics.written.labels(pipeline),
+      skipped: d.metrics.skipped.labels(pipeline),
+      notPut: d.metrics.notPut.labels(pipeline),
+      writeLatency: d.metrics.writeLatency.labels(pipeline),
+    };
   }
 
   /** Pipeline name. */
@@ -102,7 +112,7 @@ export class PipelineTask {
       sessionTimeout: this.d.sessionTimeoutMs,
       heartbeatInterval: this.d.heartbeatIntervalMs,
       maxBytesPerPartition: 1 << 20,
-      maxBytes: 16 << 20,
+      maxBytes: 4 << 20,
       allowAutoTopicCreation: false,
       retry: { retries: 10 },
     });
@@ -168,7 +178,7 @@ export class PipelineTask {
     for (const message of batch.messages) {
       if (!isRunning() || isStale() || this.stopping || this.isFailed()) break;
       this.counts.consumed++;
-      this.d.metrics.consumed.inc({ pipeline: this.name });
+      this.m.consumed.inc();
       const offset = BigInt(message.offset);
       let extracted: Extracted | null = null;
       try {
@@ -193,7 +203,7 @@ export class PipelineTask {
         if (!isRunning() || this.stopping) return;
       }
       this.d.metrics.inFlight.inc();
-      const timer = this.d.metrics.writeLatency.startTimer({ pipeline: this.name });
+      const timer = this.m.writeLatency.startTimer();
       let issued;
       try {
         issued = st.writer.write(extracted.key, extracted.value, extracted.timestamp);
@@ -208,10 +218,10 @@ export class PipelineTask {
           timer();
           if (outcome === 'expired') {
             this.counts.expired++;
-            this.d.metrics.notPut.inc({ pipeline: this.name });
+            this.m.notPut.inc();
           } else {
             this.counts.written++;
-            this.d.metrics.written.inc({ pipeline: this.name });
+            this.m.written.inc();
           }
           st.tracker.complete(offset);
           this.d.metrics.inFlight.dec();
@@ -240,8 +250,7 @@ export class PipelineTask {
   /** Decodes and extracts one record, retrying transient failures (registry down); returns null for a skip. */
   private async decodeAndExtract(topic: string, partition: number, m: KafkaMessage): Promise<Extracted | null> {
     const errors = this.d.spec.errors;
-    return withRetry(
-      async () => {
+    const attempt = async (): Promise<Extracted | null> => {
         const key = await this.d.keyConverter.decode(m.key ?? null);
         const value = await this.d.valueConverter.decode(m.value ?? null);
         let r;
@@ -252,12 +261,20 @@ export class PipelineTask {
         }
         if (isSkip(r)) {
           this.counts.skipped++;
-          this.d.metrics.skipped.inc({ pipeline: this.name });
+          this.m.skipped.inc();
           this.log.debug({ topic, partition, offset: m.offset, reason: r.reason }, 'record skipped');
           return null;
         }
         return r;
-      },
+    };
+    // Fast path: one attempt; only a retriable failure (registry unreachable) enters the backoff loop.
+    try {
+      return await attempt();
+    } catch (e) {
+      if (!(e instanceof AdjunctError && e.retriable)) throw e;
+    }
+    return withRetry(
+      attempt,
       {
         timeoutMs: errors.retryTimeout,
         maxDelayMs: errors.retryMaxDelay,

@@ -9,7 +9,6 @@ import { ensureKeyspace, renderReplication, ReplicationOptions } from '../store/
 import { CqlExecutor, StoreRetryPolicy } from '../store/cassandra/cql-executor';
 import { openCassandraVersionedStore } from '../store/cassandra/open-versioned-store';
 import { openCassandraKeyValueStore } from '../store/cassandra/open-kv-store';
-import { PUT_RETURN_CODE_NOT_PUT } from '../store/types';
 import { IssuedWrite, PartitionWriter, PartitionWriterFactory } from '../sink/partition-writer';
 import { TableOptions } from '../store/cassandra/table-options';
 
@@ -137,7 +136,7 @@ export class StoreWiring {
           return {
             streamTime: () => store.observedStreamTime(),
             write: (key, value, ts): IssuedWrite => {
-              const done = store.put(coerceKey(kSerde, key), coerceValue(vSerde, value), ts).then((r) => (r === PUT_RETURN_CODE_NOT_PUT ? ('expired' as const) : ('written' as const)));
+              const done = store.write(coerceKey(kSerde, key), coerceValue(vSerde, value), ts);
               return { streamTimeAfter: store.observedStreamTime(), done };
             },
             checkpoint: (st) => store.flush(st),

@@ -155,9 +155,8 @@ export class Worker {
         return p;
       };
       for (const spec of cfg.pipelines) {
-        const p = startRunner(spec.name).catch((e) => this.fail(asFatal(e)));
-        if (spec.dependsOn.length) this.readyWaits.push(p.then(() => undefined));
-        else await p;
+        if (spec.dependsOn.length) this.readyWaits.push(startRunner(spec.name).catch((e) => this.fail(asFatal(e))));
+        else await startRunner(spec.name);
       }
       if (this.state === 'STARTING') this.state = 'RUNNING';
       this.logger.info({ workerId: this.workerId, pipelines: cfg.pipelines.map((p) => p.name) }, 'worker running');

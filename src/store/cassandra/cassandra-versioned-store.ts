@@ -79,6 +79,22 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     return validTo;
   }
 
+  /**
+   * The sink's write path: KIP-889 put semantics (grace period, stream time, tombstones) without computing the
+   * returned validTo, so an in-order or out-of-order version costs exactly one write and no read.
+   */
+  async write(key: K, value: V | null, timestamp: number): Promise<'written' | 'expired'> {
+    const loc = this.locator(this.encodeKey(key));
+    requireTimestamp(timestamp);
+    const bytes = value === null ? null : serializeWith(this.parts.valueSerde, value, 'value');
+    this.ensureOpen();
+    if (timestamp < this.horizon()) return 'expired';
+    this.streamTime = Math.max(this.streamTime, timestamp);
+    await this.insert(loc, timestamp, bytes);
+    this.cleaner.touched(loc.key);
+    return 'written';
+  }
+
   /** KIP-889 delete: reads the record valid at timestamp, then writes a tombstone (≤ 1 read + 1 write). */
   async delete(key: K, timestamp: number): Promise<VersionedRecord<V> | null> {
     const loc = this.locator(this.encodeKey(key));
@@ -129,7 +145,9 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
       await this.parts.streamTimes.save(this.parts.storeId, this.parts.writerId, st);
       this.persistedStreamTime = st;
     }
-    await this.cleaner.drain();
+    // The sink checkpoints on every commit: clean-up then stays amortised (every `cleanupEvery` puts per key)
+    // instead of re-reading every dirty key each commit. A plain flush() (API users, close) drains it fully.
+    if (streamTimeAsOf === undefined) await this.cleaner.drain();
   }
 
   /** Flushes, then refuses further use (the shared client stays open). */

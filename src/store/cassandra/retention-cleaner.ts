@@ -39,7 +39,7 @@ export class RetentionCleaner {
 
   /** Records a put to key; schedules its clean-up every `every` puts. */
   touched(key: Buffer): void {
-    const id = key.toString('hex');
+    const id = key.toString('latin1');
     let d = this.dirty.get(id);
     if (d === undefined) {
       d = { key, puts: 0 };
@@ -76,7 +76,7 @@ export class RetentionCleaner {
   private pump(): void {
     while (this.running < this.options.concurrency && this.queue.length > 0) {
       const d = this.queue.shift() as Dirty;
-      this.queued.delete(d.key.toString('hex'));
+      this.queued.delete(d.key.toString('latin1'));
       this.running++;
       this.clean(d.key)
         .then(
@@ -85,7 +85,7 @@ export class RetentionCleaner {
           },
           (e: unknown) => {
             this.failed++;
-            const id = d.key.toString('hex');
+            const id = d.key.toString('latin1');
             if (!this.dirty.has(id)) this.dirty.set(id, { key: d.key, puts: 0 });
             this.options.onError?.(e);
           },

@@ -10,6 +10,12 @@ jest.setTimeout(180_000);
 const keyspace = uniqueName('it_lookup');
 let client: Client;
 let lookup: Lookup;
+const extraClients: Client[] = [];
+async function extraClient(): Promise<Client> {
+  const c = await newCassandraClient();
+  extraClients.push(c);
+  return c;
+}
 
 const vGlobal: StoreShape = { store: 'customers', kind: 'versioned', scope: 'global', historyRetentionMs: 1_000_000 };
 const vPart: StoreShape = { store: 'orders.by-id', kind: 'versioned', scope: 'partitioned', historyRetentionMs: 1_000_000 };
@@ -55,6 +61,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await lookup?.close();
+  await Promise.all(extraClients.map((c) => c.shutdown().catch(() => undefined)));
   await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
   await client.shutdown();
 });
@@ -82,7 +89,12 @@ describe.each([
       { value: { v: 2 }, timestamp: 200, validTo: 300 },
       { value: { v: 4 }, timestamp: 400 },
     ]);
-    expect(await s.history('k1', { fromTime: 250, toTime: 450, order: 'desc' })).toEqual([{ value: { v: 4 }, timestamp: 400 }]);
+    // KIP-968: every version valid at some point in [fromTime, toTime].
+    expect(await s.history('k1', { fromTime: 250, toTime: 450, order: 'desc' })).toEqual([
+      { value: { v: 4 }, timestamp: 400 },
+      { value: { v: 2 }, timestamp: 200, validTo: 300 },
+    ]);
+    expect(await s.history('k1', { fromTime: 300, toTime: 399 })).toEqual([]);
     expect(await s.history('k1', { fromTime: 150, toTime: 250 })).toEqual([
       { value: { v: 1 }, timestamp: 100, validTo: 200 },
       { value: { v: 2 }, timestamp: 200, validTo: 300 },
@@ -110,7 +122,12 @@ it('history retention: older than streamTime - retention answers only with the l
   expect(await s.get('replaced', 200)).toBeNull();
   expect(await s.get('replaced', 4500)).toEqual({ value: 'b', timestamp: 100 });
   expect(await s.get('replaced')).toEqual({ value: 'c', timestamp: 5000 });
-  expect(await s.history('replaced')).toEqual([{ value: 'c', timestamp: 5000 }]);
+  // 'b' stopped being valid at 5000 > horizon, so it is still in the history; nothing valid only before 4000 is.
+  expect(await s.history('replaced')).toEqual([
+    { value: 'b', timestamp: 100, validTo: 5000 },
+    { value: 'c', timestamp: 5000 },
+  ]);
+  expect(await s.history('old-only', { fromTime: 0, toTime: 200 })).toEqual([{ value: 'a', timestamp: 100 }]);
 });
 
 it('kv range, reverse range, prefix and all come in encoded-key order, across buckets and partitions', async () => {
@@ -156,7 +173,7 @@ it('unknown stores fail with UNKNOWN_STORE; stores() lists the catalog', async (
 it('pages through 10k keys with a small fetch size, in order, without holding the table', async () => {
   const n = 10_000;
   await seed(client, keyspace, kvBig, Array.from({ length: n }, (_, i) => ({ key: BigInt(i * 7 - 30_000), value: { i } })));
-  const small = await openLookup({ client: await newCassandraClient(), keyspace, fetchSize: 97 });
+  const small = await openLookup({ client: await extraClient(), keyspace, fetchSize: 97 });
   const counter = countExecutes(small.client);
   let count = 0;
   let prev: bigint | undefined;
@@ -170,9 +187,8 @@ it('pages through 10k keys with a small fetch size, in order, without holding th
   // Numbers are accepted for int64 keys and coerced like the worker does.
   expect(await small.store(kvBig.store).getValue(-30_000 + 7 * 5)).toEqual({ i: 5 });
   const page = await small.store<bigint, unknown>(kvBig.store).page({ limit: 2, from: BigInt(0) });
-  expect(page.items.map((e) => e.key)).toEqual([BigInt(4), BigInt(11)]);
+  expect(page.items.map((e) => e.key)).toEqual([BigInt(2), BigInt(9)]);
   await small.close();
-  await small.client.shutdown();
 });
 
 it('generation switch: reads move to the new generation after the cache interval, one call never mixes', async () => {
@@ -204,7 +220,7 @@ it('generation switch: reads move to the new generation after the cache interval
 it('read cache: latest-value gets are served from the LRU and purged on generation change', async () => {
   const shape: StoreShape = { store: 'cached', kind: 'versioned', scope: 'global' };
   await seed(client, keyspace, shape, [{ key: 'a', value: 'g1', ts: 1 }]);
-  const c = await newCassandraClient();
+  const c = await extraClient();
   const l = await openLookup({ client: c, keyspace, generationCacheMs: 200, cache: { maxEntries: 100, ttlMs: 60_000 } });
   const counter = countExecutes(c);
   expect(await l.store(shape.store).getValue('a')).toBe('g1');
@@ -215,7 +231,6 @@ it('read cache: latest-value gets are served from the LRU and purged on generati
   await new Promise((r) => setTimeout(r, 300));
   expect(await l.store(shape.store).getValue('a')).toBe('g2');
   await l.close();
-  await c.shutdown();
 });
 
 describe('waitUntilReady', () => {
@@ -245,9 +260,11 @@ describe('waitUntilReady', () => {
     expect(err).toMatchObject({ code: 'READY_TIMEOUT', retriable: true, stage: 'lookup' });
     expect(err.message).toContain('BOOTSTRAPPING@g1');
     await expect(lookup.waitUntilReady('no-such-thing', { timeoutMs: 200 })).rejects.toBeInstanceOf(ReadyTimeoutError);
-    const r = await lookup.readiness(['never-started']);
+    const r = await lookup.readiness(['never-started', 'slow-pipe']);
     expect(r.ready).toBe(false);
-    expect(r.notReady).toEqual(expect.arrayContaining(['slow-pipe', 'never-started']));
+    expect(r.notReady).toEqual(['never-started', 'slow-pipe']);
+    expect(r.pipelines.find((p) => p.pipeline === 'never-started')?.state).toBe('MISSING');
+    expect((await lookup.readiness()).notReady).toContain('slow-pipe');
   });
 });
 
@@ -256,7 +273,7 @@ describe('request counts', () => {
   afterAll(() => process.stderr.write(`lookup requests per call: ${JSON.stringify(report)}\n`));
 
   it('a point get or as-of get is exactly one Cassandra request once the catalog entry is cached', async () => {
-    const c = await newCassandraClient();
+    const c = await extraClient();
     const l = await openLookup({ client: c, keyspace, generationCacheMs: 60_000 });
     const counter = countExecutes(c);
     const measure = async (name: string, fn: () => Promise<unknown>) => {
@@ -282,6 +299,5 @@ describe('request counts', () => {
     expect(await measure('kv get (partitioned)', () => kp.get('apple'))).toBe(1);
     expect(await measure('versioned history (global, unbounded)', () => vg.history('k1'))).toBe(1);
     await l.close();
-    await c.shutdown();
   });
 });

@@ -1,0 +1,43 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { bearerMatches } from './auth';
+import { HttpServerOptions } from './types';
+
+/** Admin actions on a pipeline. */
+export const ADMIN_ACTIONS = ['pause', 'resume', 'reload', 'rollback'] as const;
+
+/**
+ * Registers POST /pipelines/:name/{pause,resume,reload,rollback}. When an admin token is configured every admin call
+ * needs `Authorization: Bearer <token>` (buildHttpServer refuses a non-loopback bind without one).
+ */
+export function registerAdminRoutes(app: FastifyInstance, o: HttpServerOptions): void {
+  const token = o.config.adminToken;
+  const guard = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (token !== undefined && !bearerMatches(req.headers.authorization, token)) {
+      req.log.warn({ route: req.routeOptions.url, remote: req.ip }, 'admin call refused: missing or wrong bearer token');
+      return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'UNAUTHORIZED', message: 'admin routes need Authorization: Bearer <adminToken>' });
+    }
+  };
+  for (const action of ADMIN_ACTIONS) {
+    app.post<{ Params: { name: string } }>(
+      `/pipelines/:name/${action}`,
+      { preHandler: guard, schema: { params: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 48 } }, required: ['name'] } } },
+      async (req, reply) => {
+        if (!o.worker) return reply.code(503).send({ error: 'NO_WORKER', message: 'no worker runs in this process (read-only serve mode)' });
+        const runner = o.worker.runner(req.params.name);
+        req.log.warn({ pipeline: req.params.name, action }, 'admin action');
+        switch (action) {
+          case 'pause':
+            runner.pause();
+            return { pipeline: req.params.name, action, state: runner.state };
+          case 'resume':
+            runner.resume();
+            return { pipeline: req.params.name, action, state: runner.state };
+          case 'reload':
+            return reply.code(202).send({ pipeline: req.params.name, action, building: await runner.reload() });
+          case 'rollback':
+            return { pipeline: req.params.name, action, ...(await runner.rollback()) };
+        }
+      },
+    );
+  }
+}

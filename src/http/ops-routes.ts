@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { HttpServerOptions } from './types';
+
+/** Registers GET /healthz, /readyz, /status and /metrics (worker-backed, or catalog-backed in serve mode). */
+export function registerOpsRoutes(app: FastifyInstance, o: HttpServerOptions): void {
+  let serveRegistry: Registry | undefined;
+  const registry = (): Registry => {
+    if (o.worker) return o.worker.metrics.registry;
+    if (!serveRegistry) {
+      serveRegistry = o.registry ?? new Registry();
+      if (!o.registry) collectDefaultMetrics({ register: serveRegistry, prefix: 'adjunct_serve_' });
+    }
+    return serveRegistry;
+  };
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.get('/readyz', async (_req, reply) => {
+    if (o.worker) {
+      const st = o.worker.status();
+      if (o.worker.isReady()) return { ready: true };
+      const notReady = st.pipelines.filter((p) => p.bootstrap && p.bootstrap.state !== 'READY').map((p) => p.name);
+      return reply.code(503).send({ ready: false, workerState: st.state, notReady, pipelines: st.pipelines.filter((p) => p.bootstrap).map((p) => ({ name: p.name, ...p.bootstrap })) });
+    }
+    const r = await o.lookup.readiness(o.expectedPipelines ?? []);
+    return reply.code(r.ready ? 200 : 503).send(r);
+  });
+
+  app.get('/status', async () => {
+    if (o.worker) return o.worker.status();
+    const [stores, readiness] = await Promise.all([o.lookup.stores(), o.lookup.readiness(o.expectedPipelines ?? [])]);
+    return { mode: 'serve', stores, readiness };
+  });
+
+  app.get('/metrics', async (_req, reply) => {
+    const reg = registry();
+    return reply.header('content-type', reg.contentType).send(await reg.metrics());
+  });
+}

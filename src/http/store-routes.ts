@@ -1,0 +1,113 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { decodeCursor, encodeCursor, Lookup, LookupRecord, parseKeyText, toJsonValue } from '../lookup';
+
+const storeParam = { type: 'string', minLength: 1, maxLength: 249 } as const;
+const timestamp = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
+const limit = { type: 'integer', minimum: 1, maximum: 10_000, default: 100 } as const;
+const partition = { type: 'integer', minimum: 0, maximum: 2147483647 } as const;
+
+interface KeyParams {
+  store: string;
+  key: string;
+}
+
+function recordJson(r: LookupRecord<unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { value: toJsonValue(r.value) };
+  if (r.timestamp !== undefined) out.timestamp = r.timestamp;
+  if (r.validTo !== undefined) out.validTo = r.validTo;
+  return out;
+}
+
+function notFound(reply: FastifyReply, message: string): FastifyReply {
+  return reply.code(404).send({ error: 'NOT_FOUND', message });
+}
+
+/** Registers the read routes: GET /stores, key get/as-of, history, range and prefix scans (JSON out; Buffers base64, bigints as strings). */
+export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup): void {
+  app.get('/stores', async () => ({ stores: await lookup.stores() }));
+
+  app.get<{ Params: { store: string } }>('/stores/:store', { schema: { params: { type: 'object', properties: { store: storeParam }, required: ['store'] } } }, async (req) => lookup.store(req.params.store).info());
+
+  app.get<{ Params: KeyParams; Querystring: { asOf?: number; partition?: number } }>(
+    '/stores/:store/keys/:key',
+    {
+      schema: {
+        params: { type: 'object', properties: { store: storeParam, key: { type: 'string', minLength: 1 } }, required: ['store', 'key'] },
+        querystring: { type: 'object', properties: { asOf: timestamp, partition }, additionalProperties: false },
+      },
+    },
+    async (req, reply) => {
+      const s = lookup.store(req.params.store);
+      const info = await s.info();
+      const key = parseKeyText(info.keySerde, req.params.key);
+      const rec = await s.get(key, req.query.asOf, { partition: req.query.partition });
+      if (rec === null) {
+        const when = req.query.asOf === undefined ? '' : ` as of ${req.query.asOf}`;
+        return notFound(reply, `key ${JSON.stringify(req.params.key)} not found in store ${JSON.stringify(info.name)}${when}`);
+      }
+      return { store: info.name, key: toJsonValue(key), ...recordJson(rec), generation: info.generation };
+    },
+  );
+
+  app.get<{ Params: KeyParams; Querystring: { from?: number; to?: number; order?: 'asc' | 'desc'; partition?: number } }>(
+    '/stores/:store/keys/:key/history',
+    {
+      schema: {
+        params: { type: 'object', properties: { store: storeParam, key: { type: 'string', minLength: 1 } }, required: ['store', 'key'] },
+        querystring: { type: 'object', properties: { from: timestamp, to: timestamp, order: { type: 'string', enum: ['asc', 'desc'] }, partition }, additionalProperties: false },
+      },
+    },
+    async (req) => {
+      const s = lookup.store(req.params.store);
+      const info = await s.info();
+      const key = parseKeyText(info.keySerde, req.params.key);
+      const q = req.query;
+      const versions = await s.history(key, { fromTime: q.from, toTime: q.to, order: q.order }, { partition: q.partition });
+      return { store: info.name, key: toJsonValue(key), versions: versions.map(recordJson), generation: info.generation };
+    },
+  );
+
+  app.get<{ Params: { store: string }; Querystring: { from?: string; to?: string; limit: number; cursor?: string } }>(
+    '/stores/:store/range',
+    {
+      schema: {
+        params: { type: 'object', properties: { store: storeParam }, required: ['store'] },
+        querystring: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' }, limit, cursor: { type: 'string', minLength: 1 } }, additionalProperties: false },
+      },
+    },
+    async (req) => {
+      const s = lookup.store(req.params.store);
+      const info = await s.info();
+      const q = req.query;
+      const page = await s.page({
+        from: q.from === undefined ? undefined : parseKeyText(info.keySerde, q.from),
+        to: q.to === undefined ? undefined : parseKeyText(info.keySerde, q.to),
+        after: q.cursor === undefined ? undefined : decodeCursor(q.cursor),
+        limit: q.limit,
+      });
+      return pageJson(info.name, page);
+    },
+  );
+
+  app.get<{ Params: { store: string; p: string }; Querystring: { limit: number; cursor?: string } }>(
+    '/stores/:store/prefix/:p',
+    {
+      schema: {
+        params: { type: 'object', properties: { store: storeParam, p: { type: 'string', minLength: 1 } }, required: ['store', 'p'] },
+        querystring: { type: 'object', properties: { limit, cursor: { type: 'string', minLength: 1 } }, additionalProperties: false },
+      },
+    },
+    async (req) => {
+      const s = lookup.store(req.params.store);
+      const info = await s.info();
+      const page = await s.page({ prefix: parseKeyText(info.keySerde, req.params.p), after: req.query.cursor === undefined ? undefined : decodeCursor(req.query.cursor), limit: req.query.limit });
+      return pageJson(info.name, page);
+    },
+  );
+}
+
+function pageJson(store: string, page: { items: { key: unknown; value: unknown }[]; next?: Buffer; generation: number }): Record<string, unknown> {
+  const out: Record<string, unknown> = { store, items: page.items.map((e) => ({ key: toJsonValue(e.key), value: toJsonValue(e.value) })), generation: page.generation };
+  if (page.next !== undefined) out.nextCursor = encodeCursor(page.next);
+  return out;
+}

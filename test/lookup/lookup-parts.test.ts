@@ -1,0 +1,85 @@
+import { coerceKey, decodeCursor, encodeCursor, parseKeyText, ReadCache, toJsonValue } from '../../src/lookup';
+import { TtlMemo } from '../../src/lookup/ttl-memo';
+import { serdeByName } from '../../src/store/serde';
+
+describe('parseKeyText', () => {
+  it('decodes text per key serde', () => {
+    expect(parseKeyText('string', 'a/b')).toBe('a/b');
+    expect(parseKeyText('int64', '-9223372036854775808')).toBe(-(2n ** 63n));
+    expect(parseKeyText('int', '42')).toBe(42);
+    expect(parseKeyText('json', '{"id":1}')).toEqual({ id: 1 });
+    expect(parseKeyText('tuple', '["eu",3]')).toEqual(['eu', 3]);
+    expect(parseKeyText('buffer', Buffer.from('hi').toString('base64'))).toEqual(Buffer.from('hi'));
+  });
+
+  it('rejects bad text with INVALID_ARGUMENT', () => {
+    for (const [serde, text] of [['int64', '4.2'], ['int64', 'x'], ['int', '9007199254740993'], ['json', '{'], ['tuple', '{"a":1}'], ['tuple', '[1.5]'], ['buffer', '***'], ['weird', 'x']]) {
+      expect(() => parseKeyText(serde, text)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', stage: 'lookup' }));
+    }
+  });
+
+  it('round-trips through the serdes', () => {
+    for (const [serde, text] of [['int64', '123'], ['tuple', '["a",1]'], ['json', '[1,{"b":2}]']]) {
+      const s = serdeByName(serde);
+      expect(s.deserialize(s.serialize(parseKeyText(serde, text)))).toEqual(parseKeyText(serde, text));
+    }
+  });
+});
+
+describe('coerceKey / toJsonValue / cursors', () => {
+  it('coerces keys like the worker does', () => {
+    expect(coerceKey('int64', 5)).toBe(5n);
+    expect(coerceKey('int64', '-5')).toBe(-5n);
+    expect(coerceKey('string', 5)).toBe('5');
+    expect(coerceKey('tuple', 'a')).toEqual(['a']);
+  });
+
+  it('makes values JSON-safe', () => {
+    expect(toJsonValue({ b: Buffer.from('x'), n: 10n, a: [Buffer.from('y')], d: null })).toEqual({ b: 'eA==', n: '10', a: ['eQ=='], d: null });
+  });
+
+  it('cursors are base64url and round-trip', () => {
+    const k = Buffer.from([0xff, 0xfe, 0x00, 0x3f]);
+    const c = encodeCursor(k);
+    expect(c).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeCursor(c)).toEqual(k);
+    expect(() => decodeCursor('a+b')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+  });
+});
+
+describe('TtlMemo', () => {
+  it('caches within ttl, shares in-flight loads, reloads after expiry, never caches failures', async () => {
+    let now = 0;
+    const memo = new TtlMemo<number>(1000, () => now);
+    let loads = 0;
+    const load = async () => ++loads;
+    const [a, b] = await Promise.all([memo.get('k', load), memo.get('k', load)]);
+    expect([a, b, loads]).toEqual([1, 1, 1]);
+    now = 999;
+    expect(await memo.get('k', load)).toBe(1);
+    now = 1000;
+    expect(await memo.get('k', load)).toBe(2);
+    await expect(memo.get('bad', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await memo.get('bad', load)).toBe(3);
+    const zero = new TtlMemo<number>(0, () => now);
+    await zero.get('k', load);
+    await zero.get('k', load);
+    expect(loads).toBe(5);
+  });
+});
+
+describe('ReadCache', () => {
+  it('is an LRU with per-store purge', () => {
+    const c = new ReadCache({ maxEntries: 2, ttlMs: 60_000 });
+    const k1 = ReadCache.keyOf('s1', 't_g1', Buffer.from('a'));
+    const k2 = ReadCache.keyOf('s2', 't2_g1', Buffer.from('a'));
+    c.set(k1, { value: 1 });
+    c.set(k2, null);
+    expect(c.get(k1)).toEqual({ v: { value: 1 } });
+    expect(c.get(k2)).toEqual({ v: null });
+    c.purgeStore('s1');
+    expect(c.get(k1)).toBeUndefined();
+    expect(c.size).toBe(1);
+    expect(() => new ReadCache({ maxEntries: 0, ttlMs: 1 })).toThrow(RangeError);
+  });
+});
