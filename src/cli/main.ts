@@ -11,6 +11,7 @@ export function buildProgram(): Command {
   program
     .name('adjunct')
     .description('Materialise Kafka changelog topics into versioned Cassandra tables (KIP-889), and look them up.')
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     .version(require('../../package.json').version)
     .showHelpAfterError();
 
@@ -21,7 +22,10 @@ export function buildProgram(): Command {
     .addOption(new Option('--no-http', 'do not start the HTTP API'))
     .action(async (o: { config: string; http: boolean }) => {
       const http = o.http ? (await import('../http/server')).httpStarter : undefined;
-      process.exitCode = await runCommand(o.config, { http });
+      const code = await runCommand(o.config, { http });
+      // Exit explicitly: a client library timer must never keep a stopped worker alive (bounded shutdown).
+      setTimeout(() => process.exit(code), 200).unref();
+      process.exitCode = code;
     });
 
   program

@@ -320,8 +320,10 @@ export class PipelineTask {
 
   /** Commits, for every owned partition, the offset after the last durable record (checkpointing stream time first). */
   commit(): Promise<void> {
-    this.committing = this.committing.then(() => this.doCommit());
-    return this.committing;
+    // A failed commit (e.g. during a rebalance) must not poison the chain: the next commit retries from the watermark.
+    const next = this.committing.catch(() => undefined).then(() => this.doCommit());
+    this.committing = next;
+    return next;
   }
 
   private async doCommit(): Promise<void> {

@@ -147,10 +147,9 @@ describe('worker: converters, extractors, errors and the DLQ (real Kafka, Cassan
       { key: 'a', value: '{"v":1}' }, { key: 'b', value: '{"v":2}' }, { key: 'c', value: '{oops' }, { key: 'd', value: '{"v":4}' },
     ] });
     await producer.disconnect();
-    let fatal: Error | undefined;
     worker = await startWorker(configDoc(n.keyspace, n.group, [{ name: 'strict', topics: [n.topic], store: { name: 'strict' } }]));
     await eventually(async () => worker!.state === 'FAILED', 30_000, 'worker FAILED');
-    fatal = worker.lastError;
+    const fatal = worker.lastError;
     expect(fatal?.message).toMatch(new RegExp(`${n.topic}/0@2 \\(stage value-convert\\)`));
     await worker.stop();
     const committed = await committedOffsets(admin, pipelineGroup(n.group, 'strict'), n.topic);
