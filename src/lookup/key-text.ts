@@ -1,24 +1,7 @@
 import { invalidLookupArgument } from './lookup-error';
 
-/** Coerces a caller's key to what its serde accepts, like the worker does when writing (numbers → bigint for int64, scalars → 1-tuples). */
-export function coerceKey(serde: string, key: unknown): unknown {
-  switch (serde) {
-    case 'string':
-      return typeof key === 'number' || typeof key === 'bigint' || typeof key === 'boolean' ? String(key) : key;
-    case 'int64':
-      if (typeof key === 'number' && Number.isSafeInteger(key)) return BigInt(key);
-      if (typeof key === 'string' && /^-?\d+$/.test(key)) return BigInt(key);
-      return key;
-    case 'int':
-      if (typeof key === 'string' && /^-?\d+$/.test(key)) return Number(key);
-      if (typeof key === 'bigint') return Number(key);
-      return key;
-    case 'tuple':
-      return Array.isArray(key) ? key : [key];
-    default:
-      return key;
-  }
-}
+/** Re-exported: the same key coercion the worker applies when writing. */
+export { coerceKey } from '../store/serde/coerce';
 
 /**
  * Parses a key given as text (URL path segment, CLI argument) per the store's key serde: string as is, int64/int as

@@ -2,7 +2,7 @@ import { Client } from 'cassandra-driver';
 import type { AdjunctConfig, PipelineSpec } from '../config/schema';
 import { generationTable, StoreEntry, waitForSchemaAgreement } from '../catalog';
 import { InvalidArgumentError, wrapCassandraError } from '../errors';
-import { serdeByName } from '../store/serde';
+import { coerceKey, coerceValue, serdeByName } from '../store/serde';
 import { Serde } from '../store/types';
 import { tableNameForStore, validateKeyspaceName } from '../store/cassandra/identifiers';
 import { ensureKeyspace, renderReplication, ReplicationOptions } from '../store/cassandra/schema';
@@ -29,29 +29,6 @@ export async function ensureKeyspaceFor(client: Client, cfg: AdjunctConfig['cass
 /** The key serde name a pipeline uses: explicit, or tuple for composite keys, else string. */
 export function keySerdeName(spec: PipelineSpec): string {
   return spec.store.keySerde ?? (spec.extract.key?.fields ? 'tuple' : 'string');
-}
-
-/** Coerces an extracted key to what its serde accepts (numbers for string keys, bigint for int64, arrays for tuples). */
-export function coerceKey(serde: string, key: unknown): unknown {
-  switch (serde) {
-    case 'string':
-      return typeof key === 'number' || typeof key === 'bigint' || typeof key === 'boolean' ? String(key) : key;
-    case 'int64':
-      if (typeof key === 'number' && Number.isSafeInteger(key)) return BigInt(key);
-      if (typeof key === 'string' && /^-?\d+$/.test(key)) return BigInt(key);
-      return key;
-    case 'tuple':
-      return Array.isArray(key) ? key : [key];
-    default:
-      return key;
-  }
-}
-
-/** Coerces an extracted value to its serde (string serde accepts numbers/booleans). */
-export function coerceValue(serde: string, value: unknown): unknown {
-  if (value === null) return null;
-  if (serde === 'string' && (typeof value === 'number' || typeof value === 'boolean')) return String(value);
-  return value;
 }
 
 /** Connects a pipeline's store config to Cassandra tables: catalog entry, per-generation tables and partition writers. */

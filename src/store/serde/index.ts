@@ -4,3 +4,4 @@ export * from './int-key-serdes';
 export * from './tuple-key-serde';
 export * from './registry';
 export * from './serde-error';
+export * from './coerce';
