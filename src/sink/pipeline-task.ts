@@ -19,6 +19,10 @@ export interface PartitionStatus {
   topic: string;
   partition: number;
   committedOffset: string | null;
+  /** Log end offset (high watermark) seen in the last fetch. */
+  endOffset: string | null;
+  /** endOffset − committedOffset. */
+  lag: number | null;
   inFlight: number;
   streamTime: number | null;
 }
@@ -63,6 +67,8 @@ interface PartitionState {
   writer: PartitionWriter;
   tracker: OffsetTracker;
   committed: bigint | null;
+  /** High watermark of the partition as of the last fetched batch. */
+  high: bigint | null;
   /** Records that failed with tolerance none: they stay pending on purpose, so the commit never passes them. */
   stuck: number;
 }
@@ -161,7 +167,7 @@ export class PipelineTask {
     if (!p) {
       p = (async () => {
         const writer = await this.d.writers.open(topic, partition);
-        const st: PartitionState = { topic, partition, writer, tracker: new OffsetTracker(writer.streamTime()), committed: null, stuck: 0 };
+        const st: PartitionState = { topic, partition, writer, tracker: new OffsetTracker(writer.streamTime()), committed: null, stuck: 0, high: null };
         this.partitions.set(k, st);
         return st;
       })().finally(() => this.opening.delete(k));
@@ -174,6 +180,7 @@ export class PipelineTask {
     if (this.stopping || this.state === 'FAILED') return;
     const end = this.d.metrics.batchLatency.startTimer({ pipeline: this.name });
     const st = await this.partitionState(batch.topic, batch.partition);
+    st.high = BigInt(batch.highWatermark);
     let lastHeartbeat = Date.now();
     for (const message of batch.messages) {
       if (!isRunning() || isStale() || this.stopping || this.isFailed()) break;
@@ -342,6 +349,7 @@ export class PipelineTask {
     for (const [st, o] of done) {
       st.committed = o;
       this.d.metrics.committed.set({ pipeline: this.name, topic: st.topic, partition: String(st.partition) }, Number(o));
+      if (st.high !== null) this.d.metrics.lag.set({ pipeline: this.name, topic: st.topic, partition: String(st.partition) }, Number(st.high > o ? st.high - o : 0n));
       this.d.onCommitted?.(st.topic, st.partition, o);
     }
   }
@@ -397,6 +405,8 @@ export class PipelineTask {
         topic: p.topic,
         partition: p.partition,
         committedOffset: p.committed?.toString() ?? null,
+        endOffset: p.high?.toString() ?? null,
+        lag: p.high !== null && p.committed !== null ? Number(p.high > p.committed ? p.high - p.committed : 0n) : null,
         inFlight: p.tracker.inFlight,
         streamTime: Number.isFinite(p.writer.streamTime()) ? p.writer.streamTime() : null,
       })),

@@ -58,6 +58,12 @@ describe('worker: JSON changelog → versioned global store (real Kafka + Cassan
     expect(h.map((r) => [r.timestamp, r.validTo])).toEqual([[1000, 2500], [2500, 3000], [3000, undefined]]);
     const status = worker.status();
     expect(status.pipelines[0].counts).toMatchObject({ consumed: 5, written: 5, deadLettered: 0 });
+    // Metrics move as records flow: counters per pipeline, committed offsets and lag per partition.
+    const metrics = await worker.metrics.registry.metrics();
+    expect(metrics).toMatch(/adjunct_records_consumed_total\{pipeline="rates"\} 5/);
+    expect(metrics).toMatch(/adjunct_records_written_total\{pipeline="rates"\} 5/);
+    expect(metrics).toMatch(/adjunct_consumer_lag\{pipeline="rates",topic="[^"]+",partition="\d"\} 0/);
+    expect(status.pipelines[0].partitions.every((p) => p.lag === 0)).toBe(true);
   });
 
   it('replaying the topic from scratch into a second group leaves the same rows (idempotent writes)', async () => {

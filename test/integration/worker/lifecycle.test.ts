@@ -67,7 +67,7 @@ describe('worker processes: SIGTERM drain, scale-out and a killed worker (real K
         if (!stored.has(JSON.parse(message.value!.toString()).i)) missing++;
       }
     } });
-    await eventually(async () => checked >= totalBelow, 60_000, 'verification scan');
+    await eventually(async () => checked >= totalBelow, 180_000, 'verification scan');
     await consumer.disconnect();
     expect(missing).toBe(0);
     expect(checked).toBeGreaterThan(0);

@@ -1,0 +1,19 @@
+/**
+ * Fault-injection suite against the real local stack (kill -9, Cassandra/Kafka outages, rebalances, poison records,
+ * hostile configs). Profile: ADJUNCT_FAULT_PROFILE=full|ci (default ci: reduced sizes that fit in a few minutes).
+ * Run with `npm run test:faults` (always --runInBand: the tests pause shared services).
+ */
+module.exports = {
+  testTimeout: 600000,
+  projects: [
+    {
+      displayName: 'faults',
+      testEnvironment: 'node',
+      transform: { '^.+\\.(t|j)sx?$': ['@swc/jest'] },
+      // cookie 2.x (a fastify dependency) is ESM-only: let swc turn it into CommonJS for jest.
+      transformIgnorePatterns: ['/node_modules/(?!cookie/)'],
+      testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/integration/global-setup.ts',
+    },
+  ],
+};
