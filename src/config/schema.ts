@@ -90,7 +90,9 @@ export const WorkerConfig = z
         enabled: z.boolean().default(true),
         host: z.string().default('127.0.0.1'),
         port: z.number().int().min(0).max(65535).default(8080),
-        adminToken: z.string().min(16).optional().describe('bearer token required by admin routes when not bound to loopback'),
+        adminToken: z
+          .preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional())
+          .describe('bearer token required by admin routes when not bound to loopback (an empty value means none)'),
       })
       .prefault({}),
   })
