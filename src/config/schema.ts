@@ -92,6 +92,7 @@ export const WorkerConfig = z
         port: z.number().int().min(0).max(65535).default(8080),
         adminToken: z
           .preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional())
+          .optional()
           .describe('bearer token required by admin routes when not bound to loopback (an empty value means none)'),
       })
       .prefault({}),

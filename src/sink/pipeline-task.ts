@@ -193,6 +193,10 @@ export class PipelineTask {
       } catch (e) {
         const err = asAdjunct(e, 'extract');
         st.tracker.begin(offset, st.writer.streamTime());
+        if (this.interruptedByShutdown(err)) {
+          st.stuck++; // not a bad record: it stays uncommitted and is processed again after the restart
+          break;
+        }
         resolveOffset(message.offset);
         if (await this.handleBadRecord(batch.topic, batch.partition, message, err)) st.tracker.complete(offset);
         else st.stuck++;
@@ -238,7 +242,8 @@ export class PipelineTask {
           timer();
           const err = asAdjunct(e, 'write');
           try {
-            if (await this.handleBadRecord(batch.topic, batch.partition, msg, err)) st.tracker.complete(offset);
+            if (this.interruptedByShutdown(err)) st.stuck++;
+            else if (await this.handleBadRecord(batch.topic, batch.partition, msg, err)) st.tracker.complete(offset);
             else st.stuck++;
           } finally {
             this.d.metrics.inFlight.dec();
@@ -293,6 +298,11 @@ export class PipelineTask {
         },
       },
     );
+  }
+
+  /** A retry loop cut short by shutdown: the record is left uncommitted, never dead-lettered. */
+  private interruptedByShutdown(err: AdjunctError): boolean {
+    return this.stopping && err.code === 'RETRIES_EXHAUSTED';
   }
 
   /** Applies error tolerance: DLQ the record and return true, or fail the pipeline and return false. */
