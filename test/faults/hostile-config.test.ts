@@ -1,0 +1,165 @@
+/**
+ * Hostile configuration: CQL injection in names, keyspaces and table options, unknown keys and wrong types.
+ * `adjunct validate` rejects what the YAML schema can see (exit 2, problems named by YAML path); table options that
+ * pass the schema are rejected by the store's validator when the worker starts, before any store CQL is sent.
+ */
+import { spawn } from 'child_process';
+import * as path from 'path';
+import { Client } from 'cassandra-driver';
+import { stringify } from 'yaml';
+import { parseConfig } from '../../src/config';
+import { silentLogger } from '../../src/ops/logger';
+import { AdjunctMetrics } from '../../src/ops/metrics';
+import { Worker } from '../../src/worker/worker';
+import { newCassandraClient } from '../integration/helpers';
+import { configDoc, names, writeConfigFile } from '../integration/worker/harness';
+import { note } from './lib';
+
+const INJECT = "LeveledCompactionStrategy'}; DROP TABLE x; --";
+
+/** Runs `adjunct validate` on a document; returns exit code and output. */
+function validate(doc: Record<string, unknown>, json = false): Promise<{ code: number | null; out: string }> {
+  const bin = path.resolve(__dirname, '../../bin/adjunct.js');
+  const file = writeConfigFile(doc);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, 'validate', '--config', file, ...(json ? ['--json'] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d.toString()));
+    child.stderr.on('data', (d) => (out += d.toString()));
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+}
+
+const pipeline = (store: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ name: 'p', topics: ['faults-hostile'], store: { name: 's', ...store }, ...extra });
+
+/** Worker.stop() races the drain against an un-cleared shutdownTimeout + 5 s timer: keep it short so jest exits. */
+function shortStop(doc: Record<string, unknown>): Record<string, unknown> {
+  (doc.worker as Record<string, unknown>).shutdownTimeout = 500;
+  return doc;
+}
+
+async function keyspaceExists(client: Client, ks: string): Promise<boolean> {
+  const rs = await client.execute('SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?', [ks], { prepare: true });
+  return rs.rowLength > 0;
+}
+
+async function tablesOf(client: Client, ks: string): Promise<string[]> {
+  const rs = await client.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [ks], { prepare: true });
+  return rs.rows.map((r) => r.get('table_name') as string).sort();
+}
+
+describe('fault: hostile configuration', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await newCassandraClient();
+  });
+  afterAll(async () => {
+    await client.shutdown();
+  });
+
+  it('adjunct validate rejects injected names/keyspaces, unknown keys and wrong types with exit 2 and YAML paths', async () => {
+    const n = names('hostile');
+    const doc = configDoc(n.keyspace, n.group, [
+      pipeline({ name: "s'; DROP TABLE x; --", tableOptionz: { comment: 'typo' } }, { name: 'p; DROP KEYSPACE system_auth', topics: ["t'; DROP TABLE x; --"] }),
+      pipeline({ name: 'ok', historyRetention: 'forever', cleanupEvery: 'often' }, { name: 'q', topics: 'not-a-list', valueConverter: 'cql' }),
+    ]);
+    const cassandra = doc.cassandra as Record<string, unknown>;
+    cassandra.keyspace = 'ks; DROP KEYSPACE system_auth; --';
+    cassandra.replication = { class: 'NetworkTopologyStrategy', dataCenters: { "dc1': 1}; DROP KEYSPACE x; --": 1 } };
+    cassandra.bogus = true;
+    (doc.worker as Record<string, unknown>).maxInFlight = 'lots';
+    const expected = [
+      'cassandra',
+      'cassandra.keyspace',
+      'cassandra.replication',
+      'worker.maxInFlight',
+      'pipelines[0].name',
+      'pipelines[0].topics[0]',
+      'pipelines[0].store',
+      'pipelines[0].store.name',
+      'pipelines[1].topics',
+      'pipelines[1].valueConverter',
+      'pipelines[1].store.historyRetention',
+      'pipelines[1].store.cleanupEvery',
+    ];
+
+    const text = await validate(doc);
+    expect(text.code).toBe(2);
+    for (const p of expected) expect(text.out).toContain(`  - ${p}`);
+    expect(text.out).toMatch(/unknown key\(s\): bogus/);
+    expect(text.out).toMatch(/unknown key\(s\): tableOptionz/);
+    expect(text.out).toMatch(/\(line \d+/);
+
+    const json = await validate(doc, true);
+    expect(json.code).toBe(2);
+    const report = JSON.parse(json.out) as { valid: boolean; problems: { path: string; message: string; line?: number }[] };
+    expect(report.valid).toBe(false);
+    const paths = new Set(report.problems.map((p) => p.path));
+    for (const p of expected) expect(paths).toContain(p);
+    expect(report.problems.every((p) => typeof p.line === 'number')).toBe(true);
+    note(`validate: ${report.problems.length} problems: ${[...paths].join(', ')}`);
+
+    // Each hostile value alone is rejected too (no problem hides behind another).
+    const single: [string, (d: Record<string, unknown>) => void][] = [
+      ['cassandra.keyspace', (d) => ((d.cassandra as Record<string, unknown>).keyspace = "adjunct'; DROP KEYSPACE x")],
+      ['pipelines[0].store.name', (d) => (((d.pipelines as Record<string, Record<string, unknown>>[])[0].store as Record<string, unknown>).name = 'a b')],
+      ['pipelines[0].store.tableOptions', (d) => (((d.pipelines as Record<string, Record<string, unknown>>[])[0].store as Record<string, unknown>).tableOptions = "compaction = {'class': 'x'}")],
+    ];
+    for (const [p, mutate] of single) {
+      const d = configDoc(n.keyspace, n.group, [pipeline({})]);
+      mutate(d);
+      const r = await validate(d, true);
+      expect({ p, code: r.code }).toEqual({ p, code: 2 });
+      expect((JSON.parse(r.out) as { problems: { path: string }[] }).problems.map((x) => x.path)).toEqual([p]);
+    }
+  });
+
+  // Table options that the YAML schema accepts (it is a free-form map) but the store's validator refuses.
+  const hostileOptions: [string, Record<string, unknown>][] = [
+    ['compaction class with a quote', { compaction: { class: INJECT } }],
+    ['option key with CQL', { "comment = 'a'; DROP TABLE x; --": 'y' }],
+    ['comment with a quote', { comment: "it's'; DROP TABLE x; --" }],
+    ['map key with a quote', { compaction: { class: 'LeveledCompactionStrategy', "sstable_size_in_mb': '1'}; DROP TABLE x; --": 1 } }],
+    ['integer option as CQL text', { gc_grace_seconds: '1; DROP TABLE x' }],
+    ['map value that is an object', { caching: { keys: { nested: "'; DROP TABLE x; --" } } }],
+  ];
+
+  it.each(hostileOptions)('the worker refuses table options (%s) with INVALID_IDENTIFIER and sends no store DDL', async (_what, tableOptions) => {
+    const n = names('hostopt');
+    const doc = shortStop(configDoc(n.keyspace, n.group, [pipeline({ tableOptions })]));
+    // The YAML schema lets them through (free-form map): only the store's validator can refuse them.
+    const config = parseConfig(stringify(doc), { env: process.env });
+    const w = new Worker({ config, baseDir: process.cwd() }, { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) });
+    let err: unknown;
+    try {
+      await w.start();
+    } catch (e) {
+      err = e;
+    } finally {
+      await w.stop();
+    }
+    expect(err).toBeDefined();
+    expect((err as { code?: string }).code).toBe('INVALID_IDENTIFIER');
+    expect(w.state).toBe('FAILED');
+    expect(w.lastError?.code).toBe('INVALID_IDENTIFIER');
+    // No store table exists (whatever else the worker created before it looked at the store's options).
+    const tables = (await keyspaceExists(client, n.keyspace)) ? await tablesOf(client, n.keyspace) : [];
+    note(`table options "${_what}": ${(err as Error).message.slice(0, 140)}; keyspace tables: [${tables.join(', ')}]`);
+    expect(tables.filter((t) => t.startsWith('s_'))).toEqual([]);
+  });
+
+  // Strict form of the brief: the worker should refuse bad table options before sending ANY CQL, so not even the
+  // keyspace or the catalog tables exist. Today it validates a store's options only when it opens that store, after
+  // creating the keyspace, the catalog tables and the catalog entry. Marked `failing` (passes while the gap exists);
+  // once the worker validates every pipeline's table options up front, jest reports it and `.failing` must go.
+  it.failing('the worker creates no keyspace at all when a pipeline has invalid table options', async () => {
+    const n = names('hostks');
+    const doc = shortStop(configDoc(n.keyspace, n.group, [pipeline({ tableOptions: { compaction: { class: INJECT } } })]));
+    const config = parseConfig(stringify(doc), { env: process.env });
+    const w = new Worker({ config, baseDir: process.cwd() }, { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) });
+    await w.start().catch(() => undefined);
+    await w.stop();
+    expect(w.lastError?.code).toBe('INVALID_IDENTIFIER');
+    expect(await keyspaceExists(client, n.keyspace)).toBe(false);
+  });
+});
