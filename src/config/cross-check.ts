@@ -1,4 +1,6 @@
 import { AdjunctConfig } from './schema';
+import { renderTableOptions, TableOptions } from '../store/cassandra/table-options';
+import { tableNameForStore } from '../store/cassandra/identifiers';
 
 /** A semantic problem found after schema validation. */
 export interface CrossProblem {
@@ -29,6 +31,18 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
     }
     if (p.errors.tolerance === 'all' && !p.errors.deadLetterQueue) {
       problems.push({ path: ['pipelines', i, 'errors', 'tolerance'], message: 'tolerance "all" requires errors.deadLetterQueue.topic (bad records are never dropped silently)' });
+    }
+    // Table options and store names get the store layer's strict validation here, so `adjunct validate` and the
+    // worker reject CQL injection before anything connects.
+    try {
+      renderTableOptions(p.store.tableOptions as TableOptions | undefined, p.store.ttlSeconds);
+    } catch (e) {
+      problems.push({ path: ['pipelines', i, 'store', 'tableOptions'], message: (e as Error).message });
+    }
+    try {
+      tableNameForStore(p.store.name);
+    } catch (e) {
+      problems.push({ path: ['pipelines', i, 'store', 'name'], message: (e as Error).message });
     }
     const ts = p.extract.timestamp;
     if (ts?.from === 'field' && !ts.path) problems.push({ path: ['pipelines', i, 'extract', 'timestamp', 'path'], message: 'timestamp.from=field needs a path' });

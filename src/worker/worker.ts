@@ -4,6 +4,8 @@ import { Admin, Kafka, Producer } from 'kafkajs';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { AdjunctConfig } from '../config/schema';
 import { LoadedConfig } from '../config/load';
+import { renderTableOptions, TableOptions } from '../store/cassandra/table-options';
+import { tableNameForStore } from '../store/cassandra/identifiers';
 import { ensureCatalog, PipelineStatusTable, StoreCatalog } from '../catalog';
 import { createConverter, createRegistry } from '../codec';
 import { AdjunctError, describeError } from '../errors';
@@ -78,6 +80,11 @@ export class Worker {
     this.startedAt = new Date();
     const cfg = this.config;
     try {
+      // Every identifier and table option is validated before any CQL is built or sent (also for configs built in code).
+      for (const spec of cfg.pipelines) {
+        renderTableOptions(spec.store.tableOptions as TableOptions | undefined, spec.store.ttlSeconds);
+        tableNameForStore(spec.store.name);
+      }
       this.cassandra = createCassandra(cfg.cassandra);
       await this.cassandra.connect();
       await ensureKeyspaceFor(this.cassandra, cfg.cassandra);
@@ -194,7 +201,9 @@ export class Worker {
     this.state = 'STOPPING';
     const timeout = this.config.worker.shutdownTimeout;
     const all = Promise.all([...this.runners.values()].map((r) => r.stop().catch((e) => this.logger.warn({ pipeline: r.name, err: describeError(e) }, 'stop failed'))));
-    await Promise.race([all, new Promise((r) => setTimeout(r, timeout + 5000))]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all, new Promise((r) => (timer = setTimeout(r, timeout + 5000)))]);
+    clearTimeout(timer);
     await this.producer?.disconnect().catch(() => undefined);
     await this.admin?.disconnect().catch(() => undefined);
     await this.cassandra?.shutdown().catch(() => undefined);

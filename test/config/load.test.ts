@@ -86,6 +86,12 @@ pipelines:
     expect(msgs).toMatch(/store "s" is already written/);
   });
 
+  it('rejects CQL injection in table options with the YAML path, before anything connects', () => {
+    const ps = problems(base.replace('store: { name: rates }', 'store: { name: rates, tableOptions: { compaction: { class: "LeveledCompactionStrategy\'}; DROP TABLE x; --" } } }'));
+    expect(ps[0].path).toBe('pipelines[0].store.tableOptions');
+    expect(ps[0].line).toBe(9);
+  });
+
   it('rejects YAML syntax errors with a line', () => {
     const ps = problems('kafka: [\n');
     expect(ps[0].message).toMatch(/YAML syntax/);
