@@ -11,30 +11,8 @@ import { PartitionWriter, PartitionWriterFactory } from './partition-writer';
 import { withRetry } from '../errors/retry';
 import { Semaphore } from './semaphore';
 
-/** Lifecycle states of a pipeline. */
-export type PipelineState = 'CREATED' | 'WAITING' | 'BOOTSTRAPPING' | 'RUNNING' | 'PAUSED' | 'STOPPING' | 'STOPPED' | 'FAILED';
-
-/** Per-partition status snapshot. */
-export interface PartitionStatus {
-  topic: string;
-  partition: number;
-  committedOffset: string | null;
-  /** Log end offset (high watermark) seen in the last fetch. */
-  endOffset: string | null;
-  /** endOffset − committedOffset. */
-  lag: number | null;
-  inFlight: number;
-  streamTime: number | null;
-}
-
-/** Status snapshot of a pipeline. */
-export interface PipelineStatus {
-  name: string;
-  state: PipelineState;
-  partitions: PartitionStatus[];
-  lastError?: string;
-  counts: { consumed: number; written: number; skipped: number; deadLettered: number; expired: number };
-}
+export type { PipelineState, PartitionStatus, PipelineStatus } from './pipeline-status';
+import type { PipelineState, PipelineStatus } from './pipeline-status';
 
 /** Everything a pipeline task needs, built by the worker. */
 export interface PipelineTaskDeps {
