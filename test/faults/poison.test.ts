@@ -5,14 +5,12 @@
  * bad record, names it, and commits nothing past it.
  */
 import { randomInt } from 'crypto';
-import { Client } from 'cassandra-driver';
 import { Admin, Kafka, Message } from 'kafkajs';
 import * as http from 'http';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { stackEndpoints } from '../../src/devstack/endpoints';
-import { newCassandraClient, newKafka } from '../integration/helpers';
-import { committedOffsets, connectAdmin, eventually, names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
-import { killWorker, spawnWorker, WorkerProcess } from '../integration/worker/processes';
+import { committedOffsets, eventually, names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
+import { killWorker, spawnWorker } from '../integration/worker/processes';
 import { checkBelowCommitted, expectTableEqualsReference, genRecords, note, PROFILE, readTopic, ReadRecord, SIZES, waitOutput, workerDoc } from './lib';
 
 const BIG = 2 * 1024 * 1024;
@@ -76,29 +74,18 @@ function jsonTopicMessages(valid: number, bad: number, keys: number): Message[] 
   return mix(good, poison);
 }
 
+import { useStack } from '../integration/worker/harness';
+
 describe(`fault: poison records (${PROFILE} profile)`, () => {
-  let kafka: Kafka;
-  let admin: Admin;
-  let client: Client;
-  const procs: WorkerProcess[] = [];
-  beforeAll(async () => {
-    kafka = newKafka();
-    admin = await connectAdmin(kafka);
-    client = await newCassandraClient();
-  });
-  afterAll(async () => {
-    await Promise.all(procs.map((p) => killWorker(p)));
-    await admin.disconnect();
-    await client.shutdown();
-  });
+  const stack = useStack();
 
   it('tolerance all: every bad record is dead-lettered with its context headers, every valid one is stored, the worker keeps running', async () => {
     const size = SIZES.poison;
     const n = names('poison');
     const tj = `${n.topic}-json`;
     const ta = `${n.topic}-avro`;
-    await createTopics(admin, [tj, ta], size.partitions);
-    await createTopics(admin, [n.dlq], 1);
+    await createTopics(stack.admin, [tj, ta], size.partitions);
+    await createTopics(stack.admin, [n.dlq], 1);
     const t0 = Date.now();
 
     // JSON topic: ~60% of the valid records and half of the bad ones.
@@ -132,8 +119,8 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
       } else value = Buffer.from(JSON.stringify({ id: 'k1', v: j }));
       return { key: `k${randomInt(size.keys)}`, value, timestamp: ts, headers: { fault: kind } };
     });
-    await sendAll(kafka, tj, jsonMsgs);
-    await sendAll(kafka, ta, mix(avroGood, avroBad));
+    await sendAll(stack.kafka, tj, jsonMsgs);
+    await sendAll(stack.kafka, ta, mix(avroGood, avroBad));
     note(`produced ${jsonMsgs.length} JSON + ${avroGood.length + avroBad.length} Avro records (${size.bad} bad) in ${Date.now() - t0} ms`);
 
     const errors = { tolerance: 'all', deadLetterQueue: { topic: n.dlq } };
@@ -142,17 +129,17 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
       { name: 'pa', topics: [ta], keyConverter: 'string', valueConverter: 'avro', store: { name: 'sa', historyRetention: '7d' }, errors },
     ]));
     const w = spawnWorker(file);
-    procs.push(w);
+    stack.procs.push(w);
     await waitOutput(w, /worker running/);
-    await waitCaughtUp(admin, pipelineGroup(n.group, 'pj'), tj, 300_000);
-    await waitCaughtUp(admin, pipelineGroup(n.group, 'pa'), ta, 300_000);
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'pj'), tj, 300_000);
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'pa'), ta, 300_000);
     expect(w.child.exitCode).toBeNull();
 
     // The DLQ holds exactly the bad records (by coordinates), each with the original bytes and context headers.
-    const [jsonBack, avroBack] = [await readTopic(kafka, admin, tj), await readTopic(kafka, admin, ta)];
+    const [jsonBack, avroBack] = [await readTopic(stack.kafka, stack.admin, tj), await readTopic(stack.kafka, stack.admin, ta)];
     const badBack = [...jsonBack.map((r) => ({ topic: tj, r })), ...avroBack.map((r) => ({ topic: ta, r }))].filter(({ r }) => header(r, 'fault') !== undefined);
     const dlq = await eventually(async () => {
-      const d = await readTopic(kafka, admin, n.dlq);
+      const d = await readTopic(stack.kafka, stack.admin, n.dlq);
       return d.length >= badBack.length ? d : undefined;
     }, 120_000, `${badBack.length} DLQ records`);
     expect(dlq.length).toBe(badBack.length);
@@ -184,9 +171,9 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
     expect(msgSample('missing-key-field')).toMatch(/key field "id" is missing/);
 
     // Every valid record is in the stores, and nothing else.
-    const dj = await expectTableEqualsReference(kafka, admin, client, tj, n.keyspace, 'sj_g1', (r) =>
+    const dj = await expectTableEqualsReference(stack.kafka, stack.admin, stack.client, tj, n.keyspace, 'sj_g1', (r) =>
       header(r, 'fault') !== undefined ? null : { key: JSON.parse(r.key!.toString()).id, value: r.value === null ? null : JSON.parse(r.value.toString()), timestamp: r.timestamp });
-    const da = await expectTableEqualsReference(kafka, admin, client, ta, n.keyspace, 'sa_g1', (r) =>
+    const da = await expectTableEqualsReference(stack.kafka, stack.admin, stack.client, ta, n.keyspace, 'sa_g1', (r) =>
       header(r, 'fault') !== undefined ? null : { key: r.key!.toString(), value: r.value === null ? null : JSON.parse(header(r, 'src')!), timestamp: r.timestamp });
     note(`stores: JSON ${dj.actualVersions}/${dj.expectedVersions} versions, Avro ${da.actualVersions}/${da.expectedVersions} versions`);
 
@@ -199,18 +186,18 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
   it('tolerance none: the worker stops at the first bad record, names topic/partition/offset, commits nothing past it', async () => {
     const size = SIZES.poison;
     const n = names('poisonnone');
-    await createTopics(admin, [n.topic], size.partitions);
+    await createTopics(stack.admin, [n.topic], size.partitions);
     const msgs = jsonTopicMessages(size.valid, size.bad, size.keys);
-    await sendAll(kafka, n.topic, msgs);
+    await sendAll(stack.kafka, n.topic, msgs);
     const file = writeConfigFile(workerDoc(n, [{ name: 'strict', topics: [n.topic], keyConverter: 'json', valueConverter: 'json', extract: { key: { from: 'key', path: 'id' } }, store: { name: 'st', historyRetention: '7d' } }]));
     const w = spawnWorker(file);
-    procs.push(w);
+    stack.procs.push(w);
     let timer: NodeJS.Timeout | undefined;
     const exit = await Promise.race([w.exited, new Promise<null>((r) => (timer = setTimeout(() => r(null), 120_000)))]);
     clearTimeout(timer);
     expect(exit).toEqual({ code: 1, signal: null });
 
-    const back = await readTopic(kafka, admin, n.topic);
+    const back = await readTopic(stack.kafka, stack.admin, n.topic);
     const firstBad = new Map<number, bigint>();
     for (const r of back) if (header(r, 'fault') !== undefined && !firstBad.has(r.partition)) firstBad.set(r.partition, r.offset);
     const m = new RegExp(`${n.topic}/(\\d+)@(\\d+)`).exec(w.output());
@@ -219,10 +206,10 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
     note(`tolerance none: stopped at ${n.topic}/${p}@${o}; first bad records per partition ${[...firstBad].map(([pp, oo]) => `${pp}@${oo}`).join(' ')}`);
     expect(firstBad.get(p)).toBe(o);
     expect(w.output()).toMatch(/pipeline strict stopped at/);
-    const committed = await committedOffsets(admin, pipelineGroup(n.group, 'strict'), n.topic);
+    const committed = await committedOffsets(stack.admin, pipelineGroup(n.group, 'strict'), n.topic);
     for (const [pp, c] of committed) expect({ partition: pp, pastFirstBad: c > (firstBad.get(pp) ?? BigInt(Number.MAX_SAFE_INTEGER)) }).toEqual({ partition: pp, pastFirstBad: false });
     // Everything below the committed offsets is stored.
-    const below = await checkBelowCommitted(kafka, admin, client, n.topic, pipelineGroup(n.group, 'strict'), n.keyspace, 'st_g1', (r) => (header(r, 'fault') !== undefined ? null : JSON.parse(r.key!.toString()).id));
+    const below = await checkBelowCommitted(stack.kafka, stack.admin, stack.client, n.topic, pipelineGroup(n.group, 'strict'), n.keyspace, 'st_g1', (r) => (header(r, 'fault') !== undefined ? null : JSON.parse(r.key!.toString()).id));
     expect(below.missing).toEqual([]);
     note(`tolerance none: committed ${[...committed].map(([pp, c]) => `${pp}:${c}`).join(' ')}, ${below.checked} records below checked`);
   });

@@ -2,47 +2,34 @@
  * Three worker processes in one group: two start, a third joins mid-load and one of the first leaves (SIGTERM)
  * mid-load; partitions move twice under load, and the final table equals the reference (partitioned scope).
  */
-import { Client } from 'cassandra-driver';
-import { Admin, Kafka } from 'kafkajs';
-import { createTopic, newCassandraClient, newKafka } from '../integration/helpers';
-import { connectAdmin, eventually, names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
-import { killWorker, spawnWorker, WorkerProcess } from '../integration/worker/processes';
+import { createTopic } from '../integration/helpers';
+import { eventually, names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
+import { killWorker, spawnWorker } from '../integration/worker/processes';
 import { expectTableEqualsReference, genRecords, note, produceAll, PROFILE, SIZES, waitOutput, workerDoc } from './lib';
 
-describe(`fault: rebalances under load (${PROFILE} profile)`, () => {
-  let kafka: Kafka;
-  let admin: Admin;
-  let client: Client;
-  const procs: WorkerProcess[] = [];
-  beforeAll(async () => {
-    kafka = newKafka();
-    admin = await connectAdmin(kafka);
-    client = await newCassandraClient();
-  });
-  afterAll(async () => {
-    await Promise.all(procs.map((p) => killWorker(p)));
-    await admin.disconnect();
-    await client.shutdown();
-  });
+import { useStack } from '../integration/worker/harness';
 
-  const members = async (group: string) => (await admin.describeGroups([group])).groups[0]?.members.length ?? 0;
+describe(`fault: rebalances under load (${PROFILE} profile)`, () => {
+  const stack = useStack();
+
+  const members = async (group: string) => (await stack.admin.describeGroups([group])).groups[0]?.members.length ?? 0;
 
   it('a member joins and a member leaves mid-load: nothing lost, nothing wrong', async () => {
     const size = SIZES.rebalance;
     const n = names('rebal');
-    await createTopic(kafka, n.topic, size.partitions);
+    await createTopic(stack.kafka, n.topic, size.partitions);
     const t0 = Date.now();
     const file = writeConfigFile(workerDoc(n, [{ name: 'p', topics: [n.topic], store: { name: 's', scope: 'partitioned', historyRetention: '7d' } }]));
     const group = pipelineGroup(n.group, 'p');
     const a = spawnWorker(file);
     const b = spawnWorker(file);
-    procs.push(a, b);
+    stack.procs.push(a, b);
     await waitOutput(a, /worker running/);
     await waitOutput(b, /worker running/);
     await eventually(async () => (await members(group)) === 2, 60_000, 'two members');
 
     const records = genRecords(size.records, size.keys);
-    const producer = kafka.producer();
+    const producer = stack.kafka.producer();
     await producer.connect();
     const batch = Math.ceil(records.length / 40);
     let sent = 0;
@@ -50,7 +37,7 @@ describe(`fault: rebalances under load (${PROFILE} profile)`, () => {
 
     await eventually(async () => sent >= records.length / 4, 120_000, 'a quarter of the load');
     const c = spawnWorker(file);
-    procs.push(c);
+    stack.procs.push(c);
     await waitOutput(c, /worker running/);
     await eventually(async () => (await members(group)) === 3, 60_000, 'three members');
     note(`third member joined at ${sent}/${records.length} produced`);
@@ -64,14 +51,14 @@ describe(`fault: rebalances under load (${PROFILE} profile)`, () => {
 
     await load;
     await producer.disconnect();
-    await waitCaughtUp(admin, group, n.topic, 300_000);
+    await waitCaughtUp(stack.admin, group, n.topic, 300_000);
     expect(b.child.exitCode).toBeNull();
     expect(c.child.exitCode).toBeNull();
     await Promise.all([killWorker(b, 'SIGTERM'), killWorker(c, 'SIGTERM')]);
     expect((await b.exited).code).toBe(0);
     expect((await c.exited).code).toBe(0);
 
-    const diff = await expectTableEqualsReference(kafka, admin, client, n.topic, n.keyspace, 's_g1');
+    const diff = await expectTableEqualsReference(stack.kafka, stack.admin, stack.client, n.topic, n.keyspace, 's_g1');
     note(`rebalance: ${diff.records} records, ${size.partitions} partitions, ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra, ${Date.now() - t0} ms total`);
   });
 });

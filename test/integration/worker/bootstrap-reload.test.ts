@@ -1,9 +1,8 @@
 import { Client } from 'cassandra-driver';
-import { Admin, Kafka } from 'kafkajs';
 import { PipelineStatusTable, StoreCatalog } from '../../../src/catalog';
-import { Worker } from '../../../src/worker/worker';
-import { createTopic, newCassandraClient, newKafka } from '../helpers';
-import { committedOffsets, configDoc, connectAdmin, endOffsets, eventually, names, pipelineGroup, startWorker, waitCaughtUp, writeConfigFile } from './harness';
+import { createTopic } from '../helpers';
+import { committedOffsets, configDoc, endOffsets, eventually, names, pipelineGroup, startWorker, waitCaughtUp, writeConfigFile } from './harness';
+import { useStack } from './harness';
 import { killWorker, spawnWorker } from './processes';
 
 const recs = (from: number, to: number, prefix = 'k') => Array.from({ length: to - from }, (_, j) => ({ key: `${prefix}${from + j}`, value: JSON.stringify({ i: from + j }), timestamp: String(1_000_000 + from + j) }));
@@ -24,34 +23,18 @@ async function tableExists(client: Client, keyspace: string, table: string): Pro
 }
 
 describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)', () => {
-  let kafka: Kafka;
-  let admin: Admin;
-  let client: Client;
-  let worker: Worker | undefined;
-  beforeAll(async () => {
-    kafka = newKafka();
-    admin = await connectAdmin(kafka);
-    client = await newCassandraClient();
-  });
-  afterEach(async () => {
-    await worker?.stop();
-    worker = undefined;
-  });
-  afterAll(async () => {
-    await admin.disconnect();
-    await client.shutdown();
-  });
+  const stack = useStack();
 
   it('bootstrap is READY only after the end offsets captured at start, while records keep arriving; dependents wait for it', async () => {
     const n = names('boot');
     const streamTopic = n.topic + '-tx';
-    await createTopic(kafka, n.topic, 3);
-    await createTopic(kafka, streamTopic, 1);
-    const producer = kafka.producer();
+    await createTopic(stack.kafka, n.topic, 3);
+    await createTopic(stack.kafka, streamTopic, 1);
+    const producer = stack.kafka.producer();
     await producer.connect();
     for (let b = 0; b < 8; b++) await producer.send({ topic: n.topic, messages: recs(b * 2500, (b + 1) * 2500) });
     await producer.send({ topic: streamTopic, messages: recs(0, 50, 'tx') });
-    const before = await endOffsets(admin, n.topic);
+    const before = await endOffsets(stack.admin, n.topic);
     let stopProducing = false;
     let extra = 20_000;
     const background = (async () => {
@@ -61,12 +44,12 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
-    const status = new PipelineStatusTable(client, n.keyspace);
+    const status = new PipelineStatusTable(stack.client, n.keyspace);
     const startP = startWorker(configDoc(n.keyspace, n.group, [
       { name: 'rates', topics: [n.topic], store: { name: 'rates', historyRetention: '7d' }, bootstrap: true },
       { name: 'tx', topics: [streamTopic], store: { name: 'tx', historyRetention: '7d' }, dependsOn: ['rates'] },
     ]));
-    worker = await startP;
+    stack.worker = await startP;
     // While BOOTSTRAPPING (seen through Cassandra, as another process would), the dependent pipeline wrote nothing.
     let sawBootstrapping = false;
     const row = await eventually(async () => {
@@ -74,7 +57,7 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
       if (r?.state === 'BOOTSTRAPPING') {
         sawBootstrapping = true;
         expect(r.recordsTotal).toBeGreaterThanOrEqual(20_000);
-        expect(await count(client, n.keyspace, 'tx_g1').catch(() => 0)).toBe(0);
+        expect(await count(stack.client, n.keyspace, 'tx_g1').catch(() => 0)).toBe(0);
       }
       return r?.state === 'READY' ? r : undefined;
     }, 120_000, 'rates READY');
@@ -82,7 +65,7 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     await background;
     expect(sawBootstrapping).toBe(true);
     // READY only once committed offsets reached the captured end offsets (which cover everything produced before start).
-    const committed = await committedOffsets(admin, pipelineGroup(n.group, 'rates'), n.topic);
+    const committed = await committedOffsets(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
     for (const [p, end] of before) {
       const captured = BigInt(row.endOffsets[`${n.topic}/${p}`]);
       expect(captured).toBeGreaterThanOrEqual(end);
@@ -90,94 +73,94 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     }
     expect(row.recordsDone).toBe(row.recordsTotal);
     // Then the dependent pipeline runs.
-    await waitCaughtUp(admin, pipelineGroup(n.group, 'tx'), streamTopic, 60_000);
-    expect(await count(client, n.keyspace, 'tx_g1')).toBe(50);
-    expect(worker.isReady()).toBe(true);
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'tx'), streamTopic, 60_000);
+    expect(await count(stack.client, n.keyspace, 'tx_g1')).toBe(50);
+    expect(stack.worker.isReady()).toBe(true);
     await producer.disconnect();
   });
 
   it('reload builds a new generation while readers stay on the old one, switches atomically, rolls back, and drops the old table after its keep time', async () => {
     const n = names('reload');
-    await createTopic(kafka, n.topic, 2);
-    const producer = kafka.producer();
+    await createTopic(stack.kafka, n.topic, 2);
+    const producer = stack.kafka.producer();
     await producer.connect();
     await producer.send({ topic: n.topic, messages: recs(0, 20).map((m) => ({ ...m, partition: 0 })) });
     await producer.send({ topic: n.topic, messages: recs(20, 40).map((m) => ({ ...m, partition: 1 })) });
-    worker = await startWorker(configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, keepPreviousGeneration: '3s' }]));
-    await waitCaughtUp(admin, pipelineGroup(n.group, 'p'), n.topic);
-    expect((await keys(client, n.keyspace, 's_g1')).size).toBe(40);
+    stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, keepPreviousGeneration: '3s' }]));
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p'), n.topic);
+    expect((await keys(stack.client, n.keyspace, 's_g1')).size).toBe(40);
     // Keys k0..k9 are deleted upstream: their records fall off the log (retention / delete-records).
-    await admin.deleteTopicRecords({ topic: n.topic, partitions: [{ partition: 0, offset: '10' }] });
-    const catalog = new StoreCatalog(client, n.keyspace);
-    const generation = await worker.runner('p').reload();
+    await stack.admin.deleteTopicRecords({ topic: n.topic, partitions: [{ partition: 0, offset: '10' }] });
+    const catalog = new StoreCatalog(stack.client, n.keyspace);
+    const generation = await stack.worker.runner('p').reload();
     expect(generation).toBe(2);
     const during = await catalog.get('s');
     expect(during?.currentGeneration).toBe(1); // readers still on the complete generation
     expect(during?.buildingGeneration).toBe(2);
     await eventually(async () => (await catalog.get('s'))?.currentGeneration === 2, 60_000, 'switch to generation 2');
-    const g2 = await keys(client, n.keyspace, 's_g2');
+    const g2 = await keys(stack.client, n.keyspace, 's_g2');
     expect(g2.size).toBe(30);
     expect(g2.has('k3')).toBe(false); // gone upstream, gone from the new generation
-    expect((await keys(client, n.keyspace, 's_g1')).has('k3')).toBe(true); // the old generation had it
+    expect((await keys(stack.client, n.keyspace, 's_g1')).has('k3')).toBe(true); // the old generation had it
     // New records flow into generation 2 after the switch.
     await producer.send({ topic: n.topic, messages: recs(100, 101) });
-    await waitCaughtUp(admin, pipelineGroup(n.group, 'p', 2), n.topic);
-    expect((await keys(client, n.keyspace, 's_g2')).has('k100')).toBe(true);
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p', 2), n.topic);
+    expect((await keys(stack.client, n.keyspace, 's_g2')).has('k100')).toBe(true);
     // Rollback: readers back on generation 1; generation 2 is kept, then dropped after keepPreviousGeneration.
-    const r = await worker.runner('p').rollback();
+    const r = await stack.worker.runner('p').rollback();
     expect(r).toEqual({ current: 1, previous: 2 });
     expect((await catalog.get('s'))?.currentGeneration).toBe(1);
-    await eventually(async () => !(await tableExists(client, n.keyspace, 's_g2')), 30_000, 'generation 2 dropped');
+    await eventually(async () => !(await tableExists(stack.client, n.keyspace, 's_g2')), 30_000, 'generation 2 dropped');
     expect((await catalog.get('s'))?.previousGeneration).toBeNull();
     await producer.disconnect();
   });
 
   it('offset out of range: fail, latest and reload policies', async () => {
     const n = names('oor');
-    await createTopic(kafka, n.topic, 1);
-    const producer = kafka.producer();
+    await createTopic(stack.kafka, n.topic, 1);
+    const producer = stack.kafka.producer();
     await producer.connect();
     await producer.send({ topic: n.topic, messages: recs(0, 10) });
     const doc = (policy: string) => configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, onOffsetOutOfRange: policy, keepPreviousGeneration: '1h' }]);
-    worker = await startWorker(doc('fail'));
-    await waitCaughtUp(admin, pipelineGroup(n.group, 'p'), n.topic);
-    await worker.stop();
-    worker = undefined;
-    // The worker is down; records 10..29 arrive and 10..19 are deleted before it comes back.
+    stack.worker = await startWorker(doc('fail'));
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p'), n.topic);
+    await stack.worker.stop();
+    stack.worker = undefined;
+    // The stack.worker is down; records 10..29 arrive and 10..19 are deleted before it comes back.
     await producer.send({ topic: n.topic, messages: recs(10, 30) });
-    await admin.deleteTopicRecords({ topic: n.topic, partitions: [{ partition: 0, offset: '20' }] });
+    await stack.admin.deleteTopicRecords({ topic: n.topic, partitions: [{ partition: 0, offset: '20' }] });
     await expect(startWorker(doc('fail'))).rejects.toThrow(/fell off the log.*onOffsetOutOfRange=fail/);
     // latest: skips to the end, loudly; records 20..29 (still in the log) are not applied.
-    worker = await startWorker(doc('latest'));
-    await waitCaughtUp(admin, pipelineGroup(n.group, 'p'), n.topic);
-    expect((await committedOffsets(admin, pipelineGroup(n.group, 'p'), n.topic)).get(0)).toBe(30n);
-    expect((await keys(client, n.keyspace, 's_g1')).has('k25')).toBe(false);
-    await worker.stop();
+    stack.worker = await startWorker(doc('latest'));
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p'), n.topic);
+    expect((await committedOffsets(stack.admin, pipelineGroup(n.group, 'p'), n.topic)).get(0)).toBe(30n);
+    expect((await keys(stack.client, n.keyspace, 's_g1')).has('k25')).toBe(false);
+    await stack.worker.stop();
     // reload: provoke again, and the store is rebuilt from what the log still has.
     await producer.send({ topic: n.topic, messages: recs(30, 40) });
-    await admin.deleteTopicRecords({ topic: n.topic, partitions: [{ partition: 0, offset: '35' }] });
-    worker = await startWorker(doc('reload'));
-    const catalog = new StoreCatalog(client, n.keyspace);
+    await stack.admin.deleteTopicRecords({ topic: n.topic, partitions: [{ partition: 0, offset: '35' }] });
+    stack.worker = await startWorker(doc('reload'));
+    const catalog = new StoreCatalog(stack.client, n.keyspace);
     await eventually(async () => (await catalog.get('s'))?.currentGeneration === 2, 60_000, 'reload switched');
-    const g2 = await keys(client, n.keyspace, 's_g2');
+    const g2 = await keys(stack.client, n.keyspace, 's_g2');
     expect([...g2].sort()).toEqual(['k35', 'k36', 'k37', 'k38', 'k39']);
     await producer.disconnect();
   });
 
-  it('a worker killed mid-reload resumes the reload and never switches to a half-built generation', async () => {
+  it('a stack.worker killed mid-reload resumes the reload and never switches to a half-built generation', async () => {
     const n = names('crashreload');
-    await createTopic(kafka, n.topic, 2);
-    const producer = kafka.producer();
+    await createTopic(stack.kafka, n.topic, 2);
+    const producer = stack.kafka.producer();
     await producer.connect();
     for (let b = 0; b < 10; b++) await producer.send({ topic: n.topic, messages: recs(b * 3000, (b + 1) * 3000) });
-    worker = await startWorker(configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' } }]));
-    await waitCaughtUp(admin, pipelineGroup(n.group, 'p'), n.topic, 180_000);
-    await worker.stop();
-    worker = undefined;
+    stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' } }]));
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p'), n.topic, 180_000);
+    await stack.worker.stop();
+    stack.worker = undefined;
     // resetOffset: true rebuilds into a new generation on start; kill the process mid-build.
     const file = writeConfigFile(configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, resetOffset: true }]));
-    const catalog = new StoreCatalog(client, n.keyspace);
-    const status = new PipelineStatusTable(client, n.keyspace);
+    const catalog = new StoreCatalog(stack.client, n.keyspace);
+    const status = new PipelineStatusTable(stack.client, n.keyspace);
     const w1 = spawnWorker(file);
     await eventually(async () => {
       const r = await status.get('p', 2);
@@ -192,7 +175,7 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     const w2 = spawnWorker(file);
     await eventually(async () => (await catalog.get('s'))?.currentGeneration === 2, 180_000, 'switch after resumed reload');
     expect((await status.get('p', 2))?.state).toBe('READY');
-    expect(await count(client, n.keyspace, 's_g2')).toBe(30_000);
+    expect(await count(stack.client, n.keyspace, 's_g2')).toBe(30_000);
     await killWorker(w2, 'SIGTERM');
     await producer.disconnect();
   });

@@ -8,6 +8,7 @@ import { silentLogger, createLogger } from '../../../src/ops/logger';
 import { AdjunctMetrics } from '../../../src/ops/metrics';
 import { Worker } from '../../../src/worker/worker';
 import { uniqueName } from '../helpers';
+import { killWorker, WorkerProcess } from './processes';
 
 /** Builds a config document pointing at the stack, with one pipeline by default. */
 export function configDoc(keyspace: string, groupId: string, pipelines: object[], extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -104,4 +105,36 @@ export async function connectAdmin(kafka: Kafka): Promise<Admin> {
   const a = kafka.admin();
   await a.connect();
   return a;
+}
+
+/** Clients and the running worker of one describe block. */
+export interface StackFixture {
+  kafka: Kafka;
+  admin: Admin;
+  client: Client;
+  worker?: Worker;
+  /** Worker processes spawned by the tests; killed after the block. */
+  procs: WorkerProcess[];
+}
+
+/** Opens a Kafka admin and a Cassandra client for the describe block, and stops the test's worker after each test. */
+export function useStack(): StackFixture {
+  const s = { procs: [] as WorkerProcess[] } as StackFixture;
+  beforeAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { newKafka, newCassandraClient } = require('../helpers') as typeof import('../helpers');
+    s.kafka = newKafka();
+    s.admin = await connectAdmin(s.kafka);
+    s.client = await newCassandraClient();
+  });
+  afterEach(async () => {
+    await s.worker?.stop();
+    s.worker = undefined;
+  });
+  afterAll(async () => {
+    await Promise.all(s.procs.map((p) => killWorker(p)));
+    await s.admin?.disconnect();
+    await s.client?.shutdown();
+  });
+  return s;
 }

@@ -1,35 +1,16 @@
-import { Client } from 'cassandra-driver';
-import { Admin, Kafka } from 'kafkajs';
 import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
 import { jsonSerde } from '../../../src/store/serde';
-import { Worker } from '../../../src/worker/worker';
-import { createTopic, newCassandraClient, newKafka } from '../helpers';
-import { configDoc, connectAdmin, names, pipelineGroup, startWorker, waitCaughtUp } from './harness';
+import { createTopic } from '../helpers';
+import { configDoc, names, pipelineGroup, startWorker, waitCaughtUp } from './harness';
+import { useStack } from './harness';
 
 describe('worker: JSON changelog → versioned global store (real Kafka + Cassandra)', () => {
-  let kafka: Kafka;
-  let admin: Admin;
-  let client: Client;
-  let worker: Worker | undefined;
-
-  beforeAll(async () => {
-    kafka = newKafka();
-    admin = await connectAdmin(kafka);
-    client = await newCassandraClient();
-  });
-  afterEach(async () => {
-    await worker?.stop();
-    worker = undefined;
-  });
-  afterAll(async () => {
-    await admin.disconnect();
-    await client.shutdown();
-  });
+  const stack = useStack();
 
   it('KIP-889 motivating example: a late transaction a2 (time 2) joins rate b0, not b3', async () => {
     const n = names('kip889');
-    await createTopic(kafka, n.topic, 3);
-    const producer = kafka.producer();
+    await createTopic(stack.kafka, n.topic, 3);
+    const producer = stack.kafka.producer();
     await producer.connect();
     // Currency-rates changelog B, keyed by currency, value {rate}, record timestamp = event time.
     await producer.send({ topic: n.topic, messages: [
@@ -41,10 +22,10 @@ describe('worker: JSON changelog → versioned global store (real Kafka + Cassan
     ] });
     await producer.disconnect();
 
-    worker = await startWorker(configDoc(n.keyspace, n.group, [{ name: 'rates', topics: [n.topic], store: { name: 'rates', kind: 'versioned', scope: 'global', historyRetention: '30d' } }]));
-    await waitCaughtUp(admin, pipelineGroup(n.group, 'rates'), n.topic);
+    stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{ name: 'rates', topics: [n.topic], store: { name: 'rates', kind: 'versioned', scope: 'global', historyRetention: '30d' } }]));
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
 
-    const rates = await openCassandraVersionedStore<string, { rate: number }>({ client, keyspace: n.keyspace, storeName: 'rates', tableName: 'rates_g1', scope: 'global', historyRetentionMs: 30 * 86_400_000, valueSerde: jsonSerde(), writerId: 'test-reader' });
+    const rates = await openCassandraVersionedStore<string, { rate: number }>({ client: stack.client, keyspace: n.keyspace, storeName: 'rates', tableName: 'rates_g1', scope: 'global', historyRetentionMs: 30 * 86_400_000, valueSerde: jsonSerde(), writerId: 'test-reader' });
     // Transactions stream A: a1 at 1500, a4 at 4000, then the late a2 at 2000.
     expect((await rates.get('EUR', 1500))?.value.rate).toBe(1.0);
     expect((await rates.get('EUR', 4000))?.value.rate).toBe(1.3);
@@ -56,10 +37,10 @@ describe('worker: JSON changelog → versioned global store (real Kafka + Cassan
     expect(await rates.get('USD')).toBeNull();
     const h = await rates.history('EUR', { order: 'asc' });
     expect(h.map((r) => [r.timestamp, r.validTo])).toEqual([[1000, 2500], [2500, 3000], [3000, undefined]]);
-    const status = worker.status();
+    const status = stack.worker.status();
     expect(status.pipelines[0].counts).toMatchObject({ consumed: 5, written: 5, deadLettered: 0 });
     // Metrics move as records flow: counters per pipeline, committed offsets and lag per partition.
-    const metrics = await worker.metrics.registry.metrics();
+    const metrics = await stack.worker.metrics.registry.metrics();
     expect(metrics).toMatch(/adjunct_records_consumed_total\{pipeline="rates"\} 5/);
     expect(metrics).toMatch(/adjunct_records_written_total\{pipeline="rates"\} 5/);
     expect(metrics).toMatch(/adjunct_consumer_lag\{pipeline="rates",topic="[^"]+",partition="\d"\} 0/);
@@ -68,21 +49,21 @@ describe('worker: JSON changelog → versioned global store (real Kafka + Cassan
 
   it('replaying the topic from scratch into a second group leaves the same rows (idempotent writes)', async () => {
     const n = names('replay');
-    await createTopic(kafka, n.topic, 2);
-    const producer = kafka.producer();
+    await createTopic(stack.kafka, n.topic, 2);
+    const producer = stack.kafka.producer();
     await producer.connect();
     const msgs = Array.from({ length: 300 }, (_, i) => ({ key: `k${i % 17}`, value: JSON.stringify({ i }), timestamp: String(10_000 + ((i * 7919) % 500)) }));
     await producer.send({ topic: n.topic, messages: msgs });
     await producer.disconnect();
     const doc = configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '1d' } }]);
-    worker = await startWorker(doc);
-    await waitCaughtUp(admin, pipelineGroup(n.group, 'p'), n.topic);
-    await worker.stop();
-    const dump = async () => (await client.execute(`SELECT key, valid_from, value, writetime(value) AS wt FROM ${n.keyspace}.s_g1`)).rows.map((r) => `${r.get('key').toString()}|${r.get('valid_from')}|${r.get('value')?.toString()}`).sort();
+    stack.worker = await startWorker(doc);
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p'), n.topic);
+    await stack.worker.stop();
+    const dump = async () => (await stack.client.execute(`SELECT key, valid_from, value, writetime(value) AS wt FROM ${n.keyspace}.s_g1`)).rows.map((r) => `${r.get('key').toString()}|${r.get('valid_from')}|${r.get('value')?.toString()}`).sort();
     const first = await dump();
     expect(first.length).toBeGreaterThan(17);
-    worker = await startWorker(configDoc(n.keyspace, n.group + 'b', [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '1d' } }]));
-    await waitCaughtUp(admin, pipelineGroup(n.group + 'b', 'p'), n.topic);
+    stack.worker = await startWorker(configDoc(n.keyspace, n.group + 'b', [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '1d' } }]));
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group + 'b', 'p'), n.topic);
     expect(await dump()).toEqual(first);
   });
 });

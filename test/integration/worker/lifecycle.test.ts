@@ -1,8 +1,8 @@
 import { Client } from 'cassandra-driver';
-import { Admin, Kafka } from 'kafkajs';
-import { createTopic, newCassandraClient, newKafka } from '../helpers';
-import { committedOffsets, configDoc, connectAdmin, eventually, names, pipelineGroup, waitCaughtUp, writeConfigFile } from './harness';
-import { killWorker, spawnWorker, WorkerProcess } from './processes';
+import { createTopic } from '../helpers';
+import { committedOffsets, configDoc, eventually, names, pipelineGroup, waitCaughtUp, writeConfigFile } from './harness';
+import { useStack } from './harness';
+import { killWorker, spawnWorker } from './processes';
 
 /** Every record is a unique (key, timestamp) version, so "nothing lost" is a row count plus a content check. */
 function records(from: number, to: number) {
@@ -18,34 +18,21 @@ async function versionsInStore(client: Client, keyspace: string): Promise<Set<nu
 }
 
 describe('worker processes: SIGTERM drain, scale-out and a killed worker (real Kafka + Cassandra)', () => {
-  let kafka: Kafka;
-  let admin: Admin;
-  let client: Client;
-  const procs: WorkerProcess[] = [];
-  beforeAll(async () => {
-    kafka = newKafka();
-    admin = await connectAdmin(kafka);
-    client = await newCassandraClient();
-  });
-  afterAll(async () => {
-    await Promise.all(procs.map((p) => killWorker(p)));
-    await admin.disconnect();
-    await client.shutdown();
-  });
+  const stack = useStack();
 
   it('SIGTERM: stops fetching, drains in-flight writes, commits and exits 0; offsets never pass an unwritten record', async () => {
     const n = names('sigterm');
-    await createTopic(kafka, n.topic, 3);
-    const producer = kafka.producer();
+    await createTopic(stack.kafka, n.topic, 3);
+    const producer = stack.kafka.producer();
     await producer.connect();
     for (let b = 0; b < 10; b++) await producer.send({ topic: n.topic, messages: records(b * 2000, (b + 1) * 2000) });
     const doc = configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' } }], {});
     (doc.worker as Record<string, unknown>).logLevel = 'info';
     const file = writeConfigFile(doc);
     const w = spawnWorker(file);
-    procs.push(w);
+    stack.procs.push(w);
     const group = pipelineGroup(n.group, 'p');
-    await eventually(async () => [...(await committedOffsets(admin, group, n.topic)).values()].some((o) => o > 0n), 60_000, 'first commit');
+    await eventually(async () => [...(await committedOffsets(stack.admin, group, n.topic)).values()].some((o) => o > 0n), 60_000, 'first commit');
     const t0 = Date.now();
     w.child.kill('SIGTERM');
     const exit = await w.exited;
@@ -53,9 +40,9 @@ describe('worker processes: SIGTERM drain, scale-out and a killed worker (real K
     expect(Date.now() - t0).toBeLessThan(30_000);
     expect(w.output()).toMatch(/shutdown requested/);
     // Everything below each committed offset is in the store.
-    const committed = await committedOffsets(admin, group, n.topic);
-    const stored = await versionsInStore(client, n.keyspace);
-    const consumer = kafka.consumer({ groupId: `${n.group}-verify` });
+    const committed = await committedOffsets(stack.admin, group, n.topic);
+    const stored = await versionsInStore(stack.client, n.keyspace);
+    const consumer = stack.kafka.consumer({ groupId: `${n.group}-verify` });
     await consumer.connect();
     await consumer.subscribe({ topics: [n.topic], fromBeginning: true });
     let checked = 0;
@@ -73,33 +60,33 @@ describe('worker processes: SIGTERM drain, scale-out and a killed worker (real K
     expect(checked).toBeGreaterThan(0);
     // A restarted worker finishes the rest: nothing lost.
     const w2 = spawnWorker(file);
-    procs.push(w2);
-    await waitCaughtUp(admin, group, n.topic, 120_000);
+    stack.procs.push(w2);
+    await waitCaughtUp(stack.admin, group, n.topic, 120_000);
     await killWorker(w2, 'SIGTERM');
-    expect((await versionsInStore(client, n.keyspace)).size).toBe(20_000);
+    expect((await versionsInStore(stack.client, n.keyspace)).size).toBe(20_000);
     await producer.disconnect();
   });
 
   it('two workers share the partitions; one is killed -9 mid-load and the other completes with nothing lost', async () => {
     const n = names('scale');
-    await createTopic(kafka, n.topic, 4);
+    await createTopic(stack.kafka, n.topic, 4);
     const file = writeConfigFile(configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' } }], {}));
     const a = spawnWorker(file);
     const b = spawnWorker(file);
-    procs.push(a, b);
-    const producer = kafka.producer();
+    stack.procs.push(a, b);
+    const producer = stack.kafka.producer();
     await producer.connect();
     const group = pipelineGroup(n.group, 'p');
     // Both members joined: the group has two members with partitions.
     await eventually(async () => {
-      const d = await admin.describeGroups([group]);
+      const d = await stack.admin.describeGroups([group]);
       return d.groups[0]?.members.length === 2;
     }, 60_000, 'two group members');
     for (let i = 0; i < 5; i++) await producer.send({ topic: n.topic, messages: records(i * 2000, (i + 1) * 2000) });
     await killWorker(a, 'SIGKILL');
     for (let i = 5; i < 10; i++) await producer.send({ topic: n.topic, messages: records(i * 2000, (i + 1) * 2000) });
-    await waitCaughtUp(admin, group, n.topic, 120_000);
-    const stored = await versionsInStore(client, n.keyspace);
+    await waitCaughtUp(stack.admin, group, n.topic, 120_000);
+    const stored = await versionsInStore(stack.client, n.keyspace);
     expect(stored.size).toBe(20_000);
     await killWorker(b, 'SIGTERM');
     expect((await b.exited).code).toBe(0);
