@@ -80,16 +80,43 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
 
   const data = doc.toJS();
   const result = AdjunctConfigSchema.safeParse(data ?? {});
+  let cross: ReturnType<typeof crossCheck> = [];
   if (!result.success) {
     for (const issue of result.error.issues) problems.push(issueToProblem(issue, doc, locate));
-  } else {
-    for (const p of crossCheck(result.data)) {
-      const node = doc.getIn(p.path, true) as { range?: [number, number, number] } | undefined;
-      problems.push({ path: pathToString(p.path), ...locate(node?.range?.[0]), message: p.message });
+    // Report the cross-field problems in the same round where the raw document allows it (best effort).
+    try {
+      cross = Array.isArray((data as { pipelines?: unknown })?.pipelines) ? crossCheck(withDefaults(data)) : [];
+    } catch {
+      cross = [];
     }
+  } else {
+    cross = crossCheck(result.data);
+  }
+  const reported = new Set(problems.map((p) => p.path));
+  for (const p of cross) {
+    const path = pathToString(p.path);
+    if (reported.has(path)) continue; // the schema already explained this field
+    const node = doc.getIn(p.path, true) as { range?: [number, number, number] } | undefined;
+    problems.push({ path, ...locate(node?.range?.[0]), message: p.message });
   }
   if (problems.length) throw new ConfigValidationError(problems, options.file);
   return (result as { data: AdjunctConfig }).data;
+}
+
+/** Fills the defaults cross-checks rely on into a raw (schema-invalid) document. */
+function withDefaults(data: unknown): AdjunctConfig {
+  const d = data as { pipelines: Record<string, any>[] };
+  return {
+    ...(data as object),
+    pipelines: d.pipelines.map((p) => ({
+      ...p,
+      dependsOn: Array.isArray(p?.dependsOn) ? p.dependsOn : [],
+      extract: { preset: 'none', ...(p?.extract ?? {}) },
+      errors: { tolerance: 'none', ...(p?.errors ?? {}) },
+      store: { ...(p?.store ?? {}) },
+      bootstrap: p?.bootstrap === true,
+    })),
+  } as unknown as AdjunctConfig;
 }
 
 function issueToProblem(issue: z.core.$ZodIssue, doc: ReturnType<typeof parseDocument>, locate: (o?: number) => { line?: number; column?: number }): ConfigProblem {

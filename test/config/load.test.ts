@@ -92,6 +92,21 @@ pipelines:
     expect(ps[0].line).toBe(9);
   });
 
+  it('reports schema and cross-field problems in one round', () => {
+    const ps = problems(`
+kafka: { brokers: [a:1], bogus: 1 }
+cassandra: { contactPoints: [b:1] }
+pipelines:
+  - name: a
+    topics: [t]
+    store: { name: s }
+    dependsOn: [nope]
+`);
+    const paths = ps.map((p) => p.path);
+    expect(paths).toContain('kafka');
+    expect(paths).toContain('pipelines[0].dependsOn[0]');
+  });
+
   it('rejects YAML syntax errors with a line', () => {
     const ps = problems('kafka: [\n');
     expect(ps[0].message).toMatch(/YAML syntax/);
