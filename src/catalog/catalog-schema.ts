@@ -1,9 +1,11 @@
 import { Client } from 'cassandra-driver';
-import { assertIdentifier } from './identifier';
+import { validateKeyspaceName } from '../store/cassandra/identifiers';
+import { CqlExecutor } from '../store/cassandra/cql-executor';
+import { requireSchemaAgreement } from './catalog-cql';
 
 /** CQL of the catalog tables (store pointers/generations and pipeline status), created in the store keyspace. */
 export function catalogDdl(keyspace: string): string[] {
-  assertIdentifier(keyspace, 'keyspace');
+  validateKeyspaceName(keyspace);
   return [
     `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_stores (
       store text PRIMARY KEY,
@@ -21,19 +23,7 @@ export function catalogDdl(keyspace: string): string[] {
 
 /** Creates the catalog tables if missing and waits for schema agreement. */
 export async function ensureCatalog(client: Client, keyspace: string): Promise<void> {
-  for (const ddl of catalogDdl(keyspace)) {
-    await client.execute(ddl);
-  }
-  await waitForSchemaAgreement(client);
-}
-
-/** Waits (bounded) until all nodes agree on the schema, so concurrent creators never race. */
-export async function waitForSchemaAgreement(client: Client, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const agreed = await (client.metadata as unknown as { checkSchemaAgreement(): Promise<boolean> }).checkSchemaAgreement();
-    if (agreed) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`no schema agreement after ${timeoutMs} ms`);
+  const exec = new CqlExecutor(client, {}, { keyspace });
+  for (const ddl of catalogDdl(keyspace)) await exec.ddl(ddl, 'creating the adjunct catalog tables');
+  await requireSchemaAgreement(client, 'creating the adjunct catalog tables');
 }

@@ -1,6 +1,6 @@
 import { Client, types } from 'cassandra-driver';
-import { wrapCassandraError } from '../errors';
-import { assertIdentifier } from './identifier';
+import { validateKeyspaceName } from '../store/cassandra/identifiers';
+import { catalogExecute, numberOrNull } from './catalog-cql';
 
 /** Bootstrap/build state of a pipeline generation, as persisted for other processes. */
 export type BootstrapState = 'BOOTSTRAPPING' | 'READY' | 'RUNNING' | 'FAILED';
@@ -20,7 +20,7 @@ export interface PipelineStatusRow {
   updatedAt: Date | null;
 }
 
-const num = (v: unknown) => (v === null || v === undefined ? 0 : Number((v as { toString(): string }).toString()));
+const num = (v: unknown) => numberOrNull(v) ?? 0;
 
 /** Reads and writes pipeline bootstrap status in Cassandra so readers in other processes can check or wait for READY. */
 export class PipelineStatusTable {
@@ -28,44 +28,34 @@ export class PipelineStatusTable {
     private readonly client: Client,
     private readonly keyspace: string,
   ) {
-    assertIdentifier(keyspace, 'keyspace');
+    validateKeyspaceName(keyspace);
   }
 
   /** Upserts a status row. */
   async put(row: Omit<PipelineStatusRow, 'updatedAt'>): Promise<void> {
-    try {
-      await this.client.execute(
-        `INSERT INTO ${this.keyspace}.adjunct_pipeline_status (pipeline, generation, store, state, records_done, records_total, end_offsets, progress, last_error, worker, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,toTimestamp(now()))`,
-        [row.pipeline, row.generation, row.store, row.state, types.Long.fromNumber(row.recordsDone), types.Long.fromNumber(row.recordsTotal), JSON.stringify(row.endOffsets), JSON.stringify(row.progress), row.lastError, row.worker],
-        { prepare: true },
-      );
-    } catch (e) {
-      throw wrapCassandraError(e, `writing status of ${row.pipeline}`, 'bootstrap');
-    }
+    await catalogExecute(
+      this.client,
+      `INSERT INTO ${this.keyspace}.adjunct_pipeline_status (pipeline, generation, store, state, records_done, records_total, end_offsets, progress, last_error, worker, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,toTimestamp(now()))`,
+      [row.pipeline, row.generation, row.store, row.state, types.Long.fromNumber(row.recordsDone), types.Long.fromNumber(row.recordsTotal), JSON.stringify(row.endOffsets), JSON.stringify(row.progress), row.lastError, row.worker],
+      `writing status of ${row.pipeline}`,
+      'bootstrap',
+    );
   }
 
   /** The status of one generation, or the newest one when generation is omitted. */
   async get(pipeline: string, generation?: number): Promise<PipelineStatusRow | null> {
-    try {
-      const rs =
-        generation === undefined
-          ? await this.client.execute(`SELECT * FROM ${this.keyspace}.adjunct_pipeline_status WHERE pipeline=? LIMIT 1`, [pipeline], { prepare: true })
-          : await this.client.execute(`SELECT * FROM ${this.keyspace}.adjunct_pipeline_status WHERE pipeline=? AND generation=?`, [pipeline, generation], { prepare: true });
-      const r = rs.first();
-      return r ? rowToStatus(r) : null;
-    } catch (e) {
-      throw wrapCassandraError(e, `reading status of ${pipeline}`, 'bootstrap');
-    }
+    const rs =
+      generation === undefined
+        ? await catalogExecute(this.client, `SELECT * FROM ${this.keyspace}.adjunct_pipeline_status WHERE pipeline=? LIMIT 1`, [pipeline], `reading status of ${pipeline}`, 'bootstrap')
+        : await catalogExecute(this.client, `SELECT * FROM ${this.keyspace}.adjunct_pipeline_status WHERE pipeline=? AND generation=?`, [pipeline, generation], `reading status of ${pipeline}`, 'bootstrap');
+    const r = rs.first();
+    return r ? rowToStatus(r) : null;
   }
 
   /** Every status row (all pipelines, all generations). */
   async list(): Promise<PipelineStatusRow[]> {
-    try {
-      const rs = await this.client.execute(`SELECT * FROM ${this.keyspace}.adjunct_pipeline_status`, [], { prepare: true });
-      return rs.rows.map(rowToStatus);
-    } catch (e) {
-      throw wrapCassandraError(e, 'listing pipeline status', 'bootstrap');
-    }
+    const rs = await catalogExecute(this.client, `SELECT * FROM ${this.keyspace}.adjunct_pipeline_status`, [], 'listing pipeline status', 'bootstrap');
+    return rs.rows.map(rowToStatus);
   }
 }
 

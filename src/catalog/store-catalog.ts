@@ -1,6 +1,7 @@
 import { Client, types } from 'cassandra-driver';
-import { AdjunctError, wrapCassandraError } from '../errors';
-import { assertIdentifier } from './identifier';
+import { AdjunctError } from '../errors';
+import { validateKeyspaceName, validateTableName } from '../store/cassandra/identifiers';
+import { catalogExecute, numberOrNull } from './catalog-cql';
 
 /** What the catalog remembers about a store: its shape (so readers decode right) and its generations. */
 export interface StoreEntry {
@@ -21,10 +22,9 @@ export interface StoreEntry {
 
 /** Table of a store generation: `<base>_g<generation>`. */
 export function generationTable(baseTable: string, generation: number): string {
-  return assertIdentifier(`${baseTable}_g${generation}`, 'table');
+  return validateTableName(`${baseTable}_g${generation}`);
 }
 
-const toNum = (v: unknown): number | null => (v === null || v === undefined ? null : typeof v === 'number' ? v : Number((v as { toString(): string }).toString()));
 
 /**
  * The store catalog in Cassandra: one row per store with its current, previous and building generation.
@@ -35,19 +35,15 @@ export class StoreCatalog {
     private readonly client: Client,
     private readonly keyspace: string,
   ) {
-    assertIdentifier(keyspace, 'keyspace');
+    validateKeyspaceName(keyspace);
   }
 
   private q(cql: string): string {
     return cql.replace(/\$T/g, `${this.keyspace}.adjunct_stores`);
   }
 
-  private async exec(cql: string, params: unknown[], what: string): Promise<types.ResultSet> {
-    try {
-      return await this.client.execute(this.q(cql), params, { prepare: true, consistency: types.consistencies.localQuorum, serialConsistency: types.consistencies.localSerial });
-    } catch (e) {
-      throw wrapCassandraError(e, what, 'store');
-    }
+  private exec(cql: string, params: unknown[], what: string): Promise<types.ResultSet> {
+    return catalogExecute(this.client, this.q(cql), params, what, 'store');
   }
 
   /** Registers a store (generation 1) unless it exists; returns the entry, failing if its shape changed. */
@@ -150,12 +146,12 @@ function rowToEntry(r: types.Row): StoreEntry {
     keySerde: r.get('key_serde'),
     valueSerde: r.get('value_serde'),
     baseTable: r.get('base_table'),
-    historyRetentionMs: toNum(r.get('history_retention_ms')) ?? 0,
-    buckets: toNum(r.get('buckets')),
-    currentGeneration: toNum(r.get('current_generation')) ?? 1,
-    previousGeneration: toNum(r.get('previous_generation')),
+    historyRetentionMs: numberOrNull(r.get('history_retention_ms')) ?? 0,
+    buckets: numberOrNull(r.get('buckets')),
+    currentGeneration: numberOrNull(r.get('current_generation')) ?? 1,
+    previousGeneration: numberOrNull(r.get('previous_generation')),
     previousDropAfter: r.get('previous_drop_after') ?? null,
-    buildingGeneration: toNum(r.get('building_generation')),
+    buildingGeneration: numberOrNull(r.get('building_generation')),
     updatedAt: r.get('updated_at') ?? null,
   };
 }

@@ -51,9 +51,6 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
     if (p.extract.module && (p.extract.key || p.extract.value || p.extract.preset !== 'none')) {
       problems.push({ path: ['pipelines', i, 'extract', 'module'], message: 'a custom extractor module replaces key/value/preset settings; remove them' });
     }
-    if (p.store.kind === 'kv' && p.store.keySerde === undefined && p.extract.key?.fields) {
-      /* tuple default is fine */
-    }
   });
   // Cycles in dependsOn.
   const visiting = new Set<string>();

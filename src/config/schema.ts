@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseDurationMs } from './duration';
+import { CQL_NAME_PATTERN } from '../store/cassandra/identifiers';
 
 /** A duration in ms: a non-negative integer or a string like `30s`, `7d`. */
 export const Duration = z
@@ -16,7 +17,7 @@ export const Duration = z
 /** Lowercase CQL-safe identifier (keyspace, store names are normalised from free text but must stay simple). */
 export const Identifier = z
   .string()
-  .regex(/^[a-z][a-z0-9_]{0,47}$/, 'must match ^[a-z][a-z0-9_]{0,47}$ (lowercase letters, digits, underscore; starts with a letter)');
+  .regex(CQL_NAME_PATTERN, `must match ${CQL_NAME_PATTERN.source} (lowercase letters, digits, underscore; starts with a letter)`);
 
 /** Pipeline and store names: letters, digits, `-`, `_`, `.`. */
 export const Name = z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,47}$/, 'must match ^[A-Za-z][A-Za-z0-9_.-]{0,47}$');

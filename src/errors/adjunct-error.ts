@@ -91,3 +91,10 @@ export function describeError(e: unknown): string {
   if (e instanceof Error) return `${e.name}: ${e.message}`;
   return String(e);
 }
+
+/** `e` as an AdjunctError (tagged with `stage` when it has none); any other thrown value becomes `wrap(message, cause)`. */
+export function asAdjunctError(e: unknown, wrap: (message: string, cause: unknown) => AdjunctError, stage?: ErrorStage): AdjunctError {
+  if (!(e instanceof AdjunctError)) return wrap(describeError(e), e);
+  if (e.stage || !stage) return e;
+  return new AdjunctError(e.message, { code: e.code, retriable: e.retriable, stage, cause: e.cause, context: e.context });
+}

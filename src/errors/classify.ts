@@ -18,17 +18,18 @@ const RETRIABLE_SERVER_CODES = new Set([
   0x1500, // write_failure
 ]);
 
+/** Socket error codes of a connection that dropped or never came up. */
+const RETRIABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+
 /** Decides whether a cassandra-driver error is retriable (policy, not guesswork: by class and server code). */
 export function isRetriableCassandraError(e: unknown): boolean {
   if (e instanceof AdjunctError) return e.retriable;
   if (!(e instanceof Error)) return false;
-  const name = (e as { name?: string }).name ?? e.constructor?.name;
-  if (RETRIABLE_DRIVER_ERRORS.has(name) || RETRIABLE_DRIVER_ERRORS.has(e.constructor?.name)) return true;
+  if (RETRIABLE_DRIVER_ERRORS.has(e.name) || RETRIABLE_DRIVER_ERRORS.has(e.constructor?.name)) return true;
+  // Server errors carry a numeric protocol code, socket errors a string one.
   const code = (e as { code?: unknown }).code;
-  if (typeof code === 'number' && RETRIABLE_SERVER_CODES.has(code)) return true;
-  const sysCode = (e as { code?: unknown }).code;
-  if (typeof sysCode === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(sysCode)) return true;
-  return false;
+  if (typeof code === 'number') return RETRIABLE_SERVER_CODES.has(code);
+  return typeof code === 'string' && RETRIABLE_SOCKET_CODES.has(code);
 }
 
 /** Wraps any Cassandra failure into a StoreError, classified retriable or fatal. */

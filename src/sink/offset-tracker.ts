@@ -1,5 +1,5 @@
-/** One issued record of a partition. */
-interface Entry {
+/** One issued record of a partition; `begin` hands it out and `complete` takes it back. */
+export interface TrackedRecord {
   offset: bigint;
   streamTime: number;
   done: boolean;
@@ -11,29 +11,21 @@ interface Entry {
  * record and the persisted stream time matches the committed offset exactly.
  */
 export class OffsetTracker {
-  private readonly queue: Entry[] = [];
+  private readonly queue: TrackedRecord[] = [];
   private head = 0;
-  private readonly byOffset = new Map<bigint, Entry>();
   private durable: { offset: bigint; streamTime: number } | null = null;
 
-  constructor(initialStreamTime = Number.NEGATIVE_INFINITY) {
-    this.initialStreamTime = initialStreamTime;
-  }
-  private readonly initialStreamTime: number;
-
   /** Registers a record (in offset order) with the writer's stream time after its put decision. */
-  begin(offset: bigint, streamTimeAfter: number): void {
-    const e: Entry = { offset, streamTime: streamTimeAfter, done: false };
+  begin(offset: bigint, streamTimeAfter: number): TrackedRecord {
+    const e: TrackedRecord = { offset, streamTime: streamTimeAfter, done: false };
     this.queue.push(e);
-    this.byOffset.set(offset, e);
+    return e;
   }
 
   /** Marks a record durable. */
-  complete(offset: bigint): void {
-    const e = this.byOffset.get(offset);
-    if (!e) return;
+  complete(e: TrackedRecord): void {
+    if (e.done) return;
     e.done = true;
-    this.byOffset.delete(offset);
     this.advance();
   }
 
@@ -61,6 +53,6 @@ export class OffsetTracker {
   /** Next offset to commit (every earlier record durable) and the stream time as of it; null if nothing durable yet. */
   watermark(): { offset: bigint; streamTime: number } | null {
     if (!this.durable) return null;
-    return { offset: this.durable.offset + 1n, streamTime: Math.max(this.durable.streamTime, this.initialStreamTime) };
+    return { offset: this.durable.offset + 1n, streamTime: this.durable.streamTime };
   }
 }

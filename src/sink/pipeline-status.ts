@@ -1,5 +1,5 @@
 /** Lifecycle states of a pipeline. */
-export type PipelineState = 'CREATED' | 'WAITING' | 'BOOTSTRAPPING' | 'RUNNING' | 'PAUSED' | 'STOPPING' | 'STOPPED' | 'FAILED';
+export type PipelineState = 'CREATED' | 'RUNNING' | 'PAUSED' | 'STOPPING' | 'STOPPED' | 'FAILED';
 
 /** Per-partition status snapshot. */
 export interface PartitionStatus {

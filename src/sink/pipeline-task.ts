@@ -1,7 +1,7 @@
 import { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { PipelineSpec } from '../config/schema';
 import { Converter } from '../codec';
-import { AdjunctError, BadRecordError, ErrorStage, describeError } from '../errors';
+import { AdjunctError, asAdjunctError, BadRecordError, ErrorStage, describeError } from '../errors';
 import { Extracted, Extractor, isSkip } from '../extract';
 import { Logger } from '../ops/logger';
 import { AdjunctMetrics } from '../ops/metrics';
@@ -31,12 +31,8 @@ export interface PipelineTaskDeps {
   partitionsConsumedConcurrently: number;
   sessionTimeoutMs: number;
   heartbeatIntervalMs: number;
-  /** Called after each commit with the committed offsets (bootstrap tracking). */
-  onCommitted?: (topic: string, partition: number, nextOffset: bigint) => void;
   /** Called when the pipeline fails fatally. */
   onFatal?: (e: AdjunctError) => void;
-  /** Where to start when the group has no committed offset. */
-  fromBeginning?: boolean;
 }
 
 interface PartitionState {
@@ -52,6 +48,9 @@ interface PartitionState {
 }
 
 const tpKey = (t: string, p: number) => `${t}\u0000${p}`;
+
+/** Records between the committed offset and the log end. */
+const lagOf = (high: bigint, committed: bigint): number => Number(high > committed ? high - committed : 0n);
 
 /**
  * One pipeline's sink task: consume → decode → extract → write → commit. Records of a partition are issued in
@@ -112,7 +111,8 @@ export class PipelineTask {
       else this.log.warn({ err: describeError(e.payload.error) }, 'consumer crashed, kafkajs restarts it');
     });
     await consumer.connect();
-    await consumer.subscribe({ topics: this.d.spec.topics, fromBeginning: this.d.fromBeginning ?? true });
+    // A group without committed offsets starts at the earliest one: a changelog is complete only from its beginning.
+    await consumer.subscribe({ topics: this.d.spec.topics, fromBeginning: true });
     this.state = 'RUNNING';
     this.commitTimer = setInterval(() => void this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'commit failed; will retry')), this.d.commitIntervalMs);
     await consumer.run({
@@ -145,7 +145,7 @@ export class PipelineTask {
     if (!p) {
       p = (async () => {
         const writer = await this.d.writers.open(topic, partition);
-        const st: PartitionState = { topic, partition, writer, tracker: new OffsetTracker(writer.streamTime()), committed: null, stuck: 0, high: null };
+        const st: PartitionState = { topic, partition, writer, tracker: new OffsetTracker(), committed: null, stuck: 0, high: null };
         this.partitions.set(k, st);
         return st;
       })().finally(() => this.opening.delete(k));
@@ -170,19 +170,18 @@ export class PipelineTask {
         extracted = await this.decodeAndExtract(batch.topic, batch.partition, message);
       } catch (e) {
         const err = asAdjunct(e, 'extract');
-        st.tracker.begin(offset, st.writer.streamTime());
+        const rec = st.tracker.begin(offset, st.writer.streamTime());
         if (this.interruptedByShutdown(err)) {
           st.stuck++; // not a bad record: it stays uncommitted and is processed again after the restart
           break;
         }
         resolveOffset(message.offset);
-        if (await this.handleBadRecord(batch.topic, batch.partition, message, err)) st.tracker.complete(offset);
+        if (await this.handleBadRecord(batch.topic, batch.partition, message, err)) st.tracker.complete(rec);
         else st.stuck++;
         continue;
       }
       if (extracted === null) {
-        st.tracker.begin(offset, st.writer.streamTime());
-        st.tracker.complete(offset);
+        st.tracker.complete(st.tracker.begin(offset, st.writer.streamTime()));
         resolveOffset(message.offset);
         continue;
       }
@@ -199,7 +198,7 @@ export class PipelineTask {
       } catch (e) {
         issued = { streamTimeAfter: st.writer.streamTime(), done: Promise.reject(e) };
       }
-      st.tracker.begin(offset, issued.streamTimeAfter);
+      const rec = st.tracker.begin(offset, issued.streamTimeAfter);
       resolveOffset(message.offset);
       const msg = message;
       issued.done.then(
@@ -212,7 +211,7 @@ export class PipelineTask {
             this.counts.written++;
             this.m.written.inc();
           }
-          st.tracker.complete(offset);
+          st.tracker.complete(rec);
           this.d.metrics.inFlight.dec();
           this.d.semaphore.release();
         },
@@ -221,7 +220,7 @@ export class PipelineTask {
           const err = asAdjunct(e, 'write');
           try {
             if (this.interruptedByShutdown(err)) st.stuck++;
-            else if (await this.handleBadRecord(batch.topic, batch.partition, msg, err)) st.tracker.complete(offset);
+            else if (await this.handleBadRecord(batch.topic, batch.partition, msg, err)) st.tracker.complete(rec);
             else st.stuck++;
           } finally {
             this.d.metrics.inFlight.dec();
@@ -241,23 +240,24 @@ export class PipelineTask {
   private async decodeAndExtract(topic: string, partition: number, m: KafkaMessage): Promise<Extracted | null> {
     const errors = this.d.spec.errors;
     const attempt = async (): Promise<Extracted | null> => {
-        const key = await this.d.keyConverter.decode(m.key ?? null);
-        const value = await this.d.valueConverter.decode(m.value ?? null);
-        let r;
-        try {
-          r = await this.d.extractor.extract({ topic, partition, offset: m.offset, timestamp: Number(m.timestamp), key, value, headers: (m.headers ?? {}) as Record<string, Buffer | string | undefined> });
-        } catch (e) {
-          throw asAdjunct(e, 'extract');
-        }
-        if (isSkip(r)) {
-          this.counts.skipped++;
-          this.m.skipped.inc();
-          this.log.debug({ topic, partition, offset: m.offset, reason: r.reason }, 'record skipped');
-          return null;
-        }
-        return r;
+      const key = await this.d.keyConverter.decode(m.key ?? null);
+      const value = await this.d.valueConverter.decode(m.value ?? null);
+      let r;
+      try {
+        r = await this.d.extractor.extract({ topic, partition, offset: m.offset, timestamp: Number(m.timestamp), key, value, headers: (m.headers ?? {}) as Record<string, Buffer | string | undefined> });
+      } catch (e) {
+        throw asAdjunct(e, 'extract');
+      }
+      if (isSkip(r)) {
+        this.counts.skipped++;
+        this.m.skipped.inc();
+        this.log.debug({ topic, partition, offset: m.offset, reason: r.reason }, 'record skipped');
+        return null;
+      }
+      return r;
     };
-    // Fast path: one attempt; only a retriable failure (registry unreachable) enters the backoff loop.
+    // Fast path: one attempt without building retry options per record; only a retriable failure (registry
+    // unreachable) enters the backoff loop, which starts with a fresh attempt.
     try {
       return await attempt();
     } catch (e) {
@@ -337,8 +337,7 @@ export class PipelineTask {
     for (const [st, o] of done) {
       st.committed = o;
       this.d.metrics.committed.set({ pipeline: this.name, topic: st.topic, partition: String(st.partition) }, Number(o));
-      if (st.high !== null) this.d.metrics.lag.set({ pipeline: this.name, topic: st.topic, partition: String(st.partition) }, Number(st.high > o ? st.high - o : 0n));
-      this.d.onCommitted?.(st.topic, st.partition, o);
+      if (st.high !== null) this.d.metrics.lag.set({ pipeline: this.name, topic: st.topic, partition: String(st.partition) }, lagOf(st.high, o));
     }
   }
 
@@ -378,6 +377,7 @@ export class PipelineTask {
     this.log.info({ counts: this.counts }, 'pipeline stopped');
   }
 
+  /** A method, not an inline comparison: `state` changes across awaits, which TypeScript's narrowing ignores. */
   private isFailed(): boolean {
     return this.state === 'FAILED';
   }
@@ -394,15 +394,17 @@ export class PipelineTask {
         partition: p.partition,
         committedOffset: p.committed?.toString() ?? null,
         endOffset: p.high?.toString() ?? null,
-        lag: p.high !== null && p.committed !== null ? Number(p.high > p.committed ? p.high - p.committed : 0n) : null,
+        lag: p.high !== null && p.committed !== null ? lagOf(p.high, p.committed) : null,
         inFlight: p.tracker.inFlight,
-        streamTime: Number.isFinite(p.writer.streamTime()) ? p.writer.streamTime() : null,
+        streamTime: finiteOrNull(p.writer.streamTime()),
       })),
     };
   }
 }
 
+const finiteOrNull = (n: number): number | null => (Number.isFinite(n) ? n : null);
+
+/** A failure of one record, tagged with its stage; unexpected throws count as bad records. */
 function asAdjunct(e: unknown, stage: ErrorStage): AdjunctError {
-  if (e instanceof AdjunctError) return e.stage ? e : new AdjunctError(e.message, { code: e.code, retriable: e.retriable, stage, cause: e.cause, context: e.context });
-  return new BadRecordError(describeError(e), { stage, cause: e });
+  return asAdjunctError(e, (message, cause) => new BadRecordError(message, { stage, cause }), stage);
 }

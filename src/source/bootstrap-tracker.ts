@@ -6,6 +6,11 @@ import { Logger } from '../ops/logger';
 import { AdjunctMetrics } from '../ops/metrics';
 import { fetchPartitionOffsets, tpId } from './topic-offsets';
 
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+/** Number of offsets from `from` up to `to`, 0 when `to` is not past `from`. */
+const span = (from: bigint, to: bigint) => (to > from ? to - from : 0n);
+
 /** A snapshot of bootstrap progress. */
 export interface BootstrapProgress {
   state: 'BOOTSTRAPPING' | 'READY';
@@ -96,11 +101,10 @@ export class BootstrapTracker {
       const end = this.end.get(id) ?? p.high;
       const start = this.start.get(id) ?? p.low;
       const pos = p.committed ?? start;
-      const effectiveEnd = end < p.low ? p.low : end; // records deleted by retention count as reached
-      total += end > start ? end - start : 0n;
-      done += (pos < end ? pos : end) > start ? (pos < end ? pos : end) - start : 0n;
+      total += span(start, end);
+      done += span(start, min(pos, end));
       progress[id] = pos.toString();
-      if (pos < effectiveEnd) reached = false;
+      if (pos < max(end, p.low)) reached = false; // records deleted by retention count as reached
     }
     const now = Date.now();
     const dn = Number(done);

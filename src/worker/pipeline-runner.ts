@@ -137,7 +137,6 @@ export class PipelineRunner {
       partitionsConsumedConcurrently: this.d.partitionsConsumedConcurrently,
       sessionTimeoutMs: this.d.sessionTimeoutMs,
       heartbeatIntervalMs: this.d.heartbeatIntervalMs,
-      fromBeginning: true,
       onFatal: this.d.onFatal,
     });
   }

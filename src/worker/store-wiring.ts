@@ -1,6 +1,6 @@
 import { Client } from 'cassandra-driver';
 import type { AdjunctConfig, PipelineSpec } from '../config/schema';
-import { generationTable, StoreEntry, waitForSchemaAgreement } from '../catalog';
+import { generationTable, requireSchemaAgreement, StoreEntry } from '../catalog';
 import { InvalidArgumentError, wrapCassandraError } from '../errors';
 import { coerceKey, coerceValue, serdeByName } from '../store/serde';
 import { Serde } from '../store/types';
@@ -9,7 +9,8 @@ import { ensureKeyspace, renderReplication, ReplicationOptions } from '../store/
 import { CqlExecutor, StoreRetryPolicy } from '../store/cassandra/cql-executor';
 import { openCassandraVersionedStore } from '../store/cassandra/open-versioned-store';
 import { openCassandraKeyValueStore } from '../store/cassandra/open-kv-store';
-import { IssuedWrite, PartitionWriter, PartitionWriterFactory } from '../sink/partition-writer';
+import { DEFAULT_KV_BUCKETS } from '../store/cassandra/kv-table-reader';
+import { IssuedWrite, PartitionWriterFactory } from '../sink/partition-writer';
 import { TableOptions } from '../store/cassandra/table-options';
 
 /** Replication options of the config in the store layer's shape. */
@@ -60,7 +61,7 @@ export class StoreWiring {
       valueSerde: this.spec.store.valueSerde,
       baseTable: this.baseTable,
       historyRetentionMs: this.spec.store.historyRetention,
-      buckets: this.spec.store.kind === 'kv' && this.spec.store.scope === 'global' ? 16 : null,
+      buckets: this.spec.store.kind === 'kv' && this.spec.store.scope === 'global' ? DEFAULT_KV_BUCKETS : null,
     };
   }
 
@@ -85,7 +86,7 @@ export class StoreWiring {
 
   /** Creates the table of a generation (validated options; waits for schema agreement). */
   async ensureTable(generation: number): Promise<void> {
-    const w = await this.writerFactory(generation).open(this.spec.topics[0], 0, true);
+    const w = await this.writerFactory(generation).open(this.spec.topics[0], 0);
     await w.close();
   }
 
@@ -94,14 +95,14 @@ export class StoreWiring {
     const t = generationTable(this.baseTable, generation);
     try {
       await this.client.execute(`DROP TABLE IF EXISTS ${validateKeyspaceName(this.cfg.keyspace)}.${t}`);
-      await waitForSchemaAgreement(this.client);
     } catch (e) {
       throw wrapCassandraError(e, `dropping table ${t}`, 'schema');
     }
+    await requireSchemaAgreement(this.client, `dropping table ${t}`);
   }
 
   /** Writers into the table of one generation. */
-  writerFactory(generation: number): PartitionWriterFactory & { open(topic: string, partition: number, probe?: boolean): Promise<PartitionWriter> } {
+  writerFactory(generation: number): PartitionWriterFactory {
     return {
       open: async (topic: string, partition: number) => {
         const writerId = `${topic}:${partition}`;
@@ -117,10 +118,11 @@ export class StoreWiring {
               return { streamTimeAfter: store.observedStreamTime(), done };
             },
             checkpoint: (st) => store.flush(st),
+            // No flush on close: it would persist the live stream time, ahead of the last committed offset.
             close: async () => undefined,
           };
         }
-        const store = await openCassandraKeyValueStore<unknown, unknown>({ ...common, buckets: 16 });
+        const store = await openCassandraKeyValueStore<unknown, unknown>({ ...common, buckets: DEFAULT_KV_BUCKETS });
         return {
           streamTime: () => Number.NEGATIVE_INFINITY,
           write: (key, value): IssuedWrite => {

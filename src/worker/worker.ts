@@ -8,7 +8,7 @@ import { renderTableOptions, TableOptions } from '../store/cassandra/table-optio
 import { tableNameForStore } from '../store/cassandra/identifiers';
 import { ensureCatalog, PipelineStatusTable, StoreCatalog } from '../catalog';
 import { createConverter, createRegistry } from '../codec';
-import { AdjunctError, describeError } from '../errors';
+import { AdjunctError, asAdjunctError, describeError } from '../errors';
 import { createExtractor } from '../extract';
 import { createLogger, Logger } from '../ops/logger';
 import { AdjunctMetrics } from '../ops/metrics';
@@ -56,7 +56,6 @@ export class Worker {
   private registry?: SchemaRegistry;
   private startedAt: Date | null = null;
   readonly runners = new Map<string, PipelineRunner>();
-  private readonly readyWaits: Promise<void>[] = [];
   private statusTable?: PipelineStatusTable;
 
   constructor(
@@ -162,7 +161,8 @@ export class Worker {
         return p;
       };
       for (const spec of cfg.pipelines) {
-        if (spec.dependsOn.length) this.readyWaits.push(startRunner(spec.name).catch((e) => this.fail(asFatal(e))));
+        // Dependents start in the background once what they depend on is READY; failures fail the worker.
+        if (spec.dependsOn.length) void startRunner(spec.name).catch((e) => this.fail(asFatal(e)));
         else await startRunner(spec.name);
       }
       if (this.state === 'STARTING') this.state = 'RUNNING';
@@ -224,6 +224,5 @@ export class Worker {
 }
 
 function asFatal(e: unknown): AdjunctError {
-  if (e instanceof AdjunctError) return e;
-  return new AdjunctError(describeError(e), { code: 'WORKER_FAILED', cause: e });
+  return asAdjunctError(e, (message, cause) => new AdjunctError(message, { code: 'WORKER_FAILED', cause }));
 }

@@ -8,15 +8,15 @@ import fc from 'fast-check';
 describe('OffsetTracker', () => {
   it('never lets the watermark pass a record that is not durable', () => {
     const t = new OffsetTracker();
-    t.begin(10n, 100);
-    t.begin(11n, 150);
-    t.begin(12n, 150);
+    const r10 = t.begin(10n, 100);
+    const r11 = t.begin(11n, 150);
+    const r12 = t.begin(12n, 150);
     expect(t.watermark()).toBeNull();
-    t.complete(11n);
+    t.complete(r11);
     expect(t.watermark()).toBeNull();
-    t.complete(10n);
+    t.complete(r10);
     expect(t.watermark()).toEqual({ offset: 12n, streamTime: 150 });
-    t.complete(12n);
+    t.complete(r12);
     expect(t.watermark()).toEqual({ offset: 13n, streamTime: 150 });
     expect(t.inFlight).toBe(0);
   });
@@ -24,8 +24,8 @@ describe('OffsetTracker', () => {
     fc.assert(
       fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 200 }), (doneFlags) => {
         const t = new OffsetTracker();
-        doneFlags.forEach((_, i) => t.begin(BigInt(i), i));
-        doneFlags.forEach((d, i) => d && t.complete(BigInt(i)));
+        const recs = doneFlags.map((_, i) => t.begin(BigInt(i), i));
+        doneFlags.forEach((d, i) => d && t.complete(recs[i]));
         const firstPending = doneFlags.indexOf(false);
         const wm = t.watermark();
         if (firstPending === 0) return wm === null;
