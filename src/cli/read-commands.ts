@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { LoadedConfig, loadConfigFile } from '../config';
 import { AdjunctError, describeError } from '../errors';
+import { ERROR_CODE_STATUS } from '../http/error-reply';
 import { ExitCode } from './exit-codes';
 
 type Exit = (typeof ExitCode)[keyof typeof ExitCode];
@@ -22,7 +23,7 @@ function exitCodeOf(e: unknown): Exit {
   if (e instanceof CliFailure) return e.exitCode;
   if (e instanceof AdjunctError) {
     if (e.code === 'CONFIG_INVALID' || e.stage === 'config' || e.code === 'INVALID_IDENTIFIER') return ExitCode.CONFIG_INVALID;
-    if (['UNKNOWN_STORE', 'UNKNOWN_PIPELINE', 'NOT_FOUND'].includes(e.code)) return ExitCode.NOT_FOUND;
+    if (ERROR_CODE_STATUS.get(e.code) === 404) return ExitCode.NOT_FOUND;
     if (e.code === 'CASSANDRA_UNAVAILABLE' || (e.code === 'CASSANDRA_ERROR' && e.retriable)) return ExitCode.UNAVAILABLE;
   }
   return ExitCode.FAILED;
@@ -61,13 +62,9 @@ function parseTime(v: string): number {
   return t;
 }
 
-function loadConfig(file: string): LoadedConfig {
-  return loadConfigFile(file);
-}
-
 /** Opens a Lookup from a config's cassandra section (UNAVAILABLE when Cassandra cannot be reached). */
 async function withLookup<T>(configFile: string, fn: (l: import('../lookup').Lookup, cfg: LoadedConfig) => Promise<T>): Promise<T> {
-  const loaded = loadConfig(configFile);
+  const loaded = loadConfigFile(configFile);
   const { createCassandra } = await import('../worker/clients');
   const { openLookup } = await import('../lookup');
   const cfg = loaded.config.cassandra;
@@ -163,7 +160,7 @@ async function lookupCommand(storeName: string, keyText: string, o: LookupOpts):
   const partition = o.partition === undefined ? undefined : Number(o.partition);
   if (partition !== undefined && !Number.isInteger(partition)) throw new CliFailure(`invalid --partition ${o.partition}`, ExitCode.FAILED);
   await withLookup(o.config, async (l) => {
-    const store = l.store(storeName);
+    const store = await l.store(storeName).pinned();
     const info = await store.info();
     const key = parseKeyText(info.keySerde, keyText);
     if (o.history) {
@@ -206,7 +203,7 @@ interface ServeOpts {
 }
 
 async function serveCommand(o: ServeOpts): Promise<void> {
-  const loaded = loadConfig(o.config);
+  const loaded = loadConfigFile(o.config);
   const cfg = loaded.config;
   const port = o.port === undefined ? cfg.worker.http.port : Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliFailure(`invalid --port ${o.port}`, ExitCode.CONFIG_INVALID);

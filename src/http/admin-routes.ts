@@ -3,7 +3,7 @@ import { bearerMatches } from './auth';
 import { HttpServerOptions } from './types';
 
 /** Admin actions on a pipeline. */
-export const ADMIN_ACTIONS = ['pause', 'resume', 'reload', 'rollback'] as const;
+const ADMIN_ACTIONS = ['pause', 'resume', 'reload', 'rollback'] as const;
 
 /**
  * Registers POST /pipelines/:name/{pause,resume,reload,rollback}. When an admin token is configured every admin call

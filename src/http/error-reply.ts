@@ -1,17 +1,23 @@
-import type { FastifyError, FastifyReply } from 'fastify';
+import type { FastifyError } from 'fastify';
 import { AdjunctError } from '../errors';
+
+/** HTTP status of the AdjunctError codes that are not server faults (shared with the CLI's exit codes). */
+export const ERROR_CODE_STATUS: ReadonlyMap<string, 400 | 404 | 409> = new Map<string, 400 | 404 | 409>([
+  ['INVALID_ARGUMENT', 400],
+  ['WRONG_STORE_KIND', 400],
+  ['INVALID_IDENTIFIER', 400],
+  ['UNKNOWN_STORE', 404],
+  ['UNKNOWN_PIPELINE', 404],
+  ['NOT_FOUND', 404],
+  ['NO_PREVIOUS_GENERATION', 409],
+  ['SWITCH_CONFLICT', 409],
+]);
 
 /** HTTP status for an error: 400 bad input, 404 unknown store/pipeline, 409 state conflicts, 503 retriable, else 500. */
 export function statusOf(e: unknown): number {
   const fe = e as Partial<FastifyError>;
   if (fe && fe.validation) return 400;
-  if (e instanceof AdjunctError) {
-    if (['INVALID_ARGUMENT', 'WRONG_STORE_KIND', 'INVALID_IDENTIFIER'].includes(e.code)) return 400;
-    if (['UNKNOWN_STORE', 'UNKNOWN_PIPELINE', 'NOT_FOUND'].includes(e.code)) return 404;
-    if (['NO_PREVIOUS_GENERATION', 'SWITCH_CONFLICT'].includes(e.code)) return 409;
-    if (e.retriable) return 503;
-    return 500;
-  }
+  if (e instanceof AdjunctError) return ERROR_CODE_STATUS.get(e.code) ?? (e.retriable ? 503 : 500);
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) return fe.statusCode;
   return 500;
 }
@@ -23,9 +29,4 @@ export function errorBody(e: unknown): { error: string; message: string } {
   if (e instanceof AdjunctError) return { error: e.code, message: e.message };
   if (typeof fe?.statusCode === 'number' && fe.statusCode < 500) return { error: fe.code ?? 'BAD_REQUEST', message: fe.message ?? 'bad request' };
   return { error: 'INTERNAL', message: 'internal error' };
-}
-
-/** Sends the error reply for any thrown value. */
-export function sendError(reply: FastifyReply, e: unknown): FastifyReply {
-  return reply.code(statusOf(e)).send(errorBody(e));
 }

@@ -18,8 +18,8 @@ export function registerOpsRoutes(app: FastifyInstance, o: HttpServerOptions): v
 
   app.get('/readyz', async (_req, reply) => {
     if (o.worker) {
-      const st = o.worker.status();
       if (o.worker.isReady()) return { ready: true };
+      const st = o.worker.status();
       const notReady = st.pipelines.filter((p) => p.bootstrap && p.bootstrap.state !== 'READY').map((p) => p.name);
       return reply.code(503).send({ ready: false, workerState: st.state, notReady, pipelines: st.pipelines.filter((p) => p.bootstrap).map((p) => ({ name: p.name, ...p.bootstrap })) });
     }

@@ -37,7 +37,7 @@ export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup): void 
       },
     },
     async (req, reply) => {
-      const s = lookup.store(req.params.store);
+      const s = await lookup.store(req.params.store).pinned();
       const info = await s.info();
       const key = parseKeyText(info.keySerde, req.params.key);
       const rec = await s.get(key, req.query.asOf, { partition: req.query.partition });
@@ -58,7 +58,7 @@ export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup): void 
       },
     },
     async (req) => {
-      const s = lookup.store(req.params.store);
+      const s = await lookup.store(req.params.store).pinned();
       const info = await s.info();
       const key = parseKeyText(info.keySerde, req.params.key);
       const q = req.query;
@@ -76,7 +76,7 @@ export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup): void 
       },
     },
     async (req) => {
-      const s = lookup.store(req.params.store);
+      const s = await lookup.store(req.params.store).pinned();
       const info = await s.info();
       const q = req.query;
       const page = await s.page({
@@ -98,7 +98,7 @@ export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup): void 
       },
     },
     async (req) => {
-      const s = lookup.store(req.params.store);
+      const s = await lookup.store(req.params.store).pinned();
       const info = await s.info();
       const page = await s.page({ prefix: parseKeyText(info.keySerde, req.params.p), after: req.query.cursor === undefined ? undefined : decodeCursor(req.query.cursor), limit: req.query.limit });
       return pageJson(info.name, page);

@@ -13,42 +13,41 @@ export interface RawKeyed {
 
 /** Reads on the key-value table of one generation: one-read gets and lazily paged, merged ordered scans. */
 export class KvReads {
+  private readonly readers = new Map<string, KvTableReader<unknown, unknown>>();
+
   constructor(private readonly ctx: LookupContext) {}
 
   /** Value of an encoded key: one read (an IN query over the partitions of a partitioned table). */
   async get(rs: ResolvedStore, key: Buffer, partition?: number): Promise<LookupRecord<unknown> | null> {
-    const reader = await this.reader(rs, partition);
-    if (reader === null) return null;
-    const bytes = await reader.getBytes(key);
+    const bytes = await this.reader(rs).getBytes(key, partition);
     return bytes === null ? null : { value: deserializeWith(rs.valueSerde, bytes, 'value') };
   }
 
   /** Entries in the byte range, ascending or descending, at most limit (driver paging; never the whole table in memory). */
   async *scan(rs: ResolvedStore, range: ByteRange, reverse: boolean, limit?: number, partition?: number): AsyncGenerator<RawKeyed> {
     if (limit !== undefined && limit <= 0) return;
-    const reader = await this.reader(rs, partition, limit);
-    if (reader === null) return;
+    const fetchSize = limit !== undefined ? Math.max(1, Math.min(this.ctx.fetchSize, limit)) : this.ctx.fetchSize;
     let n = 0;
-    for await (const r of reader.scanBytes(range, reverse)) {
+    for await (const r of this.reader(rs).scanBytes(range, reverse, { partition, fetchSize })) {
       yield { key: deserializeWith(rs.keySerde, r.key, 'key'), value: deserializeWith(rs.valueSerde, r.value, 'value'), encodedKey: r.key };
       if (limit !== undefined && ++n >= limit) return;
     }
   }
 
-  /** A reader over the table's partitions (or buckets), or null when a partitioned table has no rows yet. */
-  private async reader(rs: ResolvedStore, partition?: number, limit?: number): Promise<KvTableReader<unknown, unknown> | null> {
-    let partitions: number[] | undefined;
-    if (rs.entry.scope === 'partitioned') {
-      partitions = partition !== undefined ? [partition] : await this.ctx.partitions(rs.table);
-      if (partitions.length === 0) return null;
+  /** The reader of a generation's table (one per table; partitions come from the context's cached discovery). */
+  private reader(rs: ResolvedStore): KvTableReader<unknown, unknown> {
+    let r = this.readers.get(rs.table);
+    if (!r) {
+      r = new KvTableReader(this.ctx.exec, { keyspace: this.ctx.keyspace, table: rs.table, scope: rs.entry.scope }, {
+        keySerde: rs.keySerde,
+        valueSerde: rs.valueSerde,
+        fetchSize: this.ctx.fetchSize,
+        buckets: rs.entry.buckets ?? DEFAULT_KV_BUCKETS,
+        partitionsProvider: (table) => this.ctx.partitions(table),
+      });
+      if (this.readers.size > 256) this.readers.clear();
+      this.readers.set(rs.table, r);
     }
-    const fetchSize = limit !== undefined ? Math.max(1, Math.min(this.ctx.fetchSize, limit)) : this.ctx.fetchSize;
-    return new KvTableReader(this.ctx.exec, { keyspace: this.ctx.keyspace, table: rs.table, scope: rs.entry.scope }, {
-      keySerde: rs.keySerde,
-      valueSerde: rs.valueSerde,
-      fetchSize,
-      buckets: rs.entry.buckets ?? DEFAULT_KV_BUCKETS,
-      partitions,
-    });
+    return r;
   }
 }

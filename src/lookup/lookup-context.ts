@@ -1,8 +1,9 @@
 import { Client } from 'cassandra-driver';
 import { generationTable, PipelineStatusTable, StoreCatalog, StoreEntry } from '../catalog';
 import { AdjunctError } from '../errors';
-import { CqlExecutor, toNumber } from '../store/cassandra/cql-executor';
-import { STREAM_TIME_TABLE } from '../store/cassandra/layout';
+import { CqlExecutor } from '../store/cassandra/cql-executor';
+import { listPartitions } from '../store/cassandra/paging';
+import { StreamTimeTable } from '../store/cassandra/stream-time-table';
 import { serdeByName } from '../store/serde';
 import { Serde } from '../store/types';
 import { unknownStore } from './lookup-error';
@@ -24,6 +25,16 @@ export function isMissingSchema(e: unknown): boolean {
   return /unconfigured table|does not exist|Keyspace .* does not exist/i.test(msg);
 }
 
+/** The promise's value, or fallback when it fails because the table/keyspace does not exist yet. */
+export async function orIfMissing<T>(promise: Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await promise;
+  } catch (e) {
+    if (isMissingSchema(e)) return fallback;
+    throw e;
+  }
+}
+
 /** Shared state of a Lookup: client, executor, catalog/stream-time/partition caches and the optional read cache. */
 export class LookupContext {
   readonly exec: CqlExecutor;
@@ -35,6 +46,9 @@ export class LookupContext {
   private readonly entries: TtlMemo<StoreEntry | null>;
   private readonly streamTimes: TtlMemo<number>;
   private readonly partitionLists: TtlMemo<number[]>;
+  private readonly streamTimeTable: StreamTimeTable;
+  /** ResolvedStore per cached catalog entry object (a refreshed entry is a new object, so it resolves afresh). */
+  private readonly resolved = new WeakMap<StoreEntry, ResolvedStore>();
   private readonly generations = new Map<string, number>();
   private readonly serdes = new Map<string, Serde<unknown>>();
 
@@ -50,6 +64,7 @@ export class LookupContext {
     this.exec = new CqlExecutor(client, { readConsistency: options.readConsistency }, { keyspace });
     this.catalog = new StoreCatalog(client, keyspace);
     this.status = new PipelineStatusTable(client, keyspace);
+    this.streamTimeTable = new StreamTimeTable(this.exec, keyspace);
     this.cache = options.cache ? new ReadCache(options.cache) : undefined;
     this.entries = new TtlMemo(this.cacheMs);
     this.streamTimes = new TtlMemo(this.cacheMs);
@@ -59,14 +74,7 @@ export class LookupContext {
   /** Catalog entry of a store (cached ≤ generationCacheMs), or null when unknown. */
   async entry(store: string, fresh = false): Promise<StoreEntry | null> {
     if (fresh) this.entries.delete(store);
-    const e = await this.entries.get(store, async () => {
-      try {
-        return await this.catalog.get(store);
-      } catch (err) {
-        if (isMissingSchema(err)) return null;
-        throw err;
-      }
-    });
+    const e = await this.entries.get(store, () => orIfMissing(this.catalog.get(store), null));
     if (e) this.noteGeneration(store, e.currentGeneration);
     return e;
   }
@@ -76,30 +84,27 @@ export class LookupContext {
     if (typeof store !== 'string' || store.length === 0) throw unknownStore(String(store));
     const entry = await this.entry(store);
     if (!entry) throw unknownStore(store);
-    return { entry, table: generationTable(entry.baseTable, entry.currentGeneration), keySerde: this.serde(entry.keySerde), valueSerde: this.serde(entry.valueSerde) };
+    let rs = this.resolved.get(entry);
+    if (rs === undefined) {
+      rs = { entry, table: generationTable(entry.baseTable, entry.currentGeneration), keySerde: this.serde(entry.keySerde), valueSerde: this.serde(entry.valueSerde) };
+      this.resolved.set(entry, rs);
+    }
+    return rs;
   }
 
   /** Max stream time over the writers of a table (from adjunct_stream_time), -Infinity if none; cached ≤ generationCacheMs. */
   streamTime(table: string): Promise<number> {
     return this.streamTimes.get(table, async () => {
-      try {
-        const rs = await this.exec.read(`SELECT stream_time FROM ${this.keyspace}.${STREAM_TIME_TABLE} WHERE store = ?`, [table], 'read stream time');
-        let max = Number.NEGATIVE_INFINITY;
-        for (const r of rs.rows) if (r.stream_time !== null && r.stream_time !== undefined) max = Math.max(max, toNumber(r.stream_time));
-        return max;
-      } catch (e) {
-        if (isMissingSchema(e)) return Number.NEGATIVE_INFINITY;
-        throw e;
-      }
+      const writers = await orIfMissing(this.streamTimeTable.loadAll(table), new Map<string, number>());
+      let max = Number.NEGATIVE_INFINITY;
+      for (const t of writers.values()) max = Math.max(max, t);
+      return max;
     });
   }
 
   /** Source partitions present in a partitioned table (SELECT DISTINCT), cached ≤ generationCacheMs. */
   partitions(table: string): Promise<number[]> {
-    return this.partitionLists.get(table, async () => {
-      const rs = await this.exec.read(`SELECT DISTINCT partition FROM ${this.keyspace}.${table}`, [], 'list partitions', { fetchSize: 10_000 });
-      return rs.rows.map((r) => Number(r.partition)).sort((a, b) => a - b);
-    });
+    return this.partitionLists.get(table, () => listPartitions(this.exec, `${this.keyspace}.${table}`, 'list partitions'));
   }
 
   /** Forgets cached metadata (catalog entries, stream times, partitions). */

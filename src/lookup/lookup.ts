@@ -2,7 +2,7 @@ import { Client } from 'cassandra-driver';
 import { AdjunctError, wrapCassandraError } from '../errors';
 import { validateKeyspaceName } from '../store/cassandra/identifiers';
 import { KvReads } from './kv-reads';
-import { isMissingSchema, LookupContext } from './lookup-context';
+import { LookupContext, orIfMissing } from './lookup-context';
 import { invalidLookupArgument } from './lookup-error';
 import { ReadinessChecker, WaitOptions } from './readiness';
 import { StoreLookup, storeInfoOf } from './store-lookup';
@@ -38,13 +38,7 @@ export class Lookup {
   /** Every store in the catalog with its shape and current generation. */
   async stores(): Promise<StoreInfo[]> {
     this.ensureOpen();
-    let entries;
-    try {
-      entries = await this.ctx.catalog.list();
-    } catch (e) {
-      if (isMissingSchema(e)) return [];
-      throw e;
-    }
+    const entries = await orIfMissing(this.ctx.catalog.list(), []);
     return entries.map(storeInfoOf).sort((a, b) => a.name.localeCompare(b.name));
   }
 

@@ -1,5 +1,5 @@
 import { PipelineStatusRow, StoreEntry } from '../catalog';
-import { isMissingSchema, LookupContext } from './lookup-context';
+import { LookupContext, orIfMissing } from './lookup-context';
 import { invalidLookupArgument } from './lookup-error';
 import { ReadyTimeoutError } from './ready-timeout-error';
 import { PipelineReadiness, Readiness } from './types';
@@ -12,27 +12,23 @@ export interface WaitOptions {
   pollMs?: number;
 }
 
-async function orEmpty<T>(p: Promise<T[]>): Promise<T[]> {
-  try {
-    return await p;
-  } catch (e) {
-    if (isMissingSchema(e)) return [];
-    throw e;
-  }
-}
-
 /** Bootstrap readiness from the persisted pipeline status rows: a pipeline is READY when its store's current generation is. */
 export class ReadinessChecker {
   constructor(private readonly ctx: LookupContext) {}
 
   /** Readiness of the `expected` pipelines (MISSING when they have no status row), or of every pipeline with status rows. */
   async readiness(expected: string[] = []): Promise<Readiness> {
-    const [rows, entries] = await Promise.all([orEmpty(this.ctx.status.list()), orEmpty(this.ctx.catalog.list())]);
+    const [rows, entries] = await Promise.all([orIfMissing(this.ctx.status.list(), []), orIfMissing(this.ctx.catalog.list(), [])]);
     const stores = new Map(entries.map((e) => [e.store, e]));
     const byPipeline = new Map<string, PipelineStatusRow[]>();
-    for (const r of rows) byPipeline.set(r.pipeline, [...(byPipeline.get(r.pipeline) ?? []), r]);
+    for (const r of rows) {
+      const prs = byPipeline.get(r.pipeline);
+      if (prs === undefined) byPipeline.set(r.pipeline, [r]);
+      else prs.push(r);
+    }
+    const wanted = new Set(expected);
     const pipelines: PipelineReadiness[] = [];
-    for (const [pipeline, prs] of byPipeline) if (expected.length === 0 || expected.includes(pipeline)) pipelines.push(this.judge(pipeline, prs, stores));
+    for (const [pipeline, prs] of byPipeline) if (wanted.size === 0 || wanted.has(pipeline)) pipelines.push(this.judge(pipeline, prs, stores));
     for (const p of expected) {
       if (!byPipeline.has(p)) pipelines.push({ pipeline: p, store: '', generation: 0, state: 'MISSING', recordsDone: 0, recordsTotal: 0 });
     }
@@ -61,8 +57,8 @@ export class ReadinessChecker {
 
   /** Fresh status of the pipelines behind target (a pipeline name, else a store name). */
   private async current(target: string): Promise<PipelineReadiness[]> {
-    const own = await this.ctx.status.get(target).catch((e) => (isMissingSchema(e) ? null : Promise.reject(e)));
-    const pairs = own ? [{ pipeline: target, store: own.store }] : (await orEmpty(this.ctx.status.list())).filter((r) => r.store === target).map((r) => ({ pipeline: r.pipeline, store: r.store }));
+    const own = await orIfMissing(this.ctx.status.get(target), null);
+    const pairs = own ? [{ pipeline: target, store: own.store }] : (await orIfMissing(this.ctx.status.list(), [])).filter((r) => r.store === target).map((r) => ({ pipeline: r.pipeline, store: r.store }));
     const unique = [...new Map(pairs.map((p) => [p.pipeline, p])).values()];
     return Promise.all(
       unique.map(async ({ pipeline, store }) => {

@@ -1,9 +1,9 @@
 import { generationTable, StoreEntry } from '../catalog';
-import { ByteRange, prefixRange } from '../store/key-range';
+import { ByteRange, keyBounds, prefixRange } from '../store/key-range';
 import { KeyValue } from '../store/types';
-import { requireKey, requireTimestamp, serializeWith } from '../store/validation';
+import { encodeKeyWith, requireKey, requireTimestamp } from '../store/validation';
 import { coerceKey } from './key-text';
-import { KvReads, RawKeyed } from './kv-reads';
+import { KvReads } from './kv-reads';
 import { LookupContext, ResolvedStore } from './lookup-context';
 import { invalidLookupArgument, wrongKind } from './lookup-error';
 import { ReadCache } from './read-cache';
@@ -52,18 +52,24 @@ export class StoreLookup<K = unknown, V = unknown> {
     private readonly ctx: LookupContext,
     private readonly versioned: VersionedReads,
     private readonly kv: KvReads,
+    private readonly pin?: ResolvedStore,
   ) {}
 
-  /** The store's shape and current generation. */
+  /** This store pinned to its current generation: the returned accessor's info() and reads all use that one resolution. */
+  async pinned(): Promise<StoreLookup<K, V>> {
+    return new StoreLookup<K, V>(this.name, this.ctx, this.versioned, this.kv, await this.resolve());
+  }
+
+  /** The store's shape and current generation (the pinned one for a pinned accessor). */
   async info(): Promise<StoreInfo> {
-    return storeInfoOf((await this.ctx.resolve(this.name)).entry);
+    return storeInfoOf((await this.resolve()).entry);
   }
 
   /** Latest value (asOf undefined) or, for versioned stores, the version valid as of asOf: one Cassandra read. */
   async get(key: K, asOf?: number, options: ReadOptions = {}): Promise<LookupRecord<V> | null> {
     if (asOf !== undefined) requireTimestamp(asOf, 'asOf');
     const partition = checkPartition(options.partition);
-    const rs = await this.ctx.resolve(this.name);
+    const rs = await this.resolve();
     if (asOf !== undefined && rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'an as-of get');
     const bytes = this.encode(rs, key);
     const cache = asOf === undefined ? this.ctx.cache : undefined;
@@ -83,7 +89,7 @@ export class StoreLookup<K = unknown, V = unknown> {
   /** KIP-968 history of a key (versioned stores): versions valid in [fromTime, toTime], ascending unless order 'desc'. */
   async history(key: K, options: LookupHistoryOptions = {}, read: ReadOptions = {}): Promise<LookupRecord<V>[]> {
     const partition = checkPartition(read.partition);
-    const rs = await this.ctx.resolve(this.name);
+    const rs = await this.resolve();
     if (rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'history');
     return (await this.versioned.history(rs, this.encode(rs, key), options, partition)) as LookupRecord<V>[];
   }
@@ -141,24 +147,25 @@ export class StoreLookup<K = unknown, V = unknown> {
     const limit = checkLimit(options.limit);
     const rs = await this.kvStore(reverse ? 'a reverse scan' : 'a range scan');
     const range = rangeOf(rs);
-    for await (const r of this.kv.scan(rs, range, reverse, limit) as AsyncGenerator<RawKeyed>) yield { key: r.key as K, value: r.value as V };
+    for await (const r of this.kv.scan(rs, range, reverse, limit)) yield { key: r.key as K, value: r.value as V };
   }
 
   private async kvStore(op: string): Promise<ResolvedStore> {
-    const rs = await this.ctx.resolve(this.name);
+    const rs = await this.resolve();
     if (rs.entry.kind !== 'kv') throw wrongKind(this.name, rs.entry.kind, op);
     return rs;
   }
 
+  /** The pinned resolution, else the store's current one (catalog entry cached ≤ generationCacheMs). */
+  private resolve(): Promise<ResolvedStore> {
+    return this.pin !== undefined ? Promise.resolve(this.pin) : this.ctx.resolve(this.name);
+  }
+
   private bounds(rs: ResolvedStore, from?: K, to?: K): ByteRange {
-    return {
-      from: from === undefined || from === null ? undefined : this.encode(rs, from),
-      to: to === undefined || to === null ? undefined : this.encode(rs, to),
-    };
+    return keyBounds(from, to, (k) => this.encode(rs, k));
   }
 
   private encode(rs: ResolvedStore, key: unknown): Buffer {
-    requireKey(key);
-    return serializeWith(rs.keySerde, coerceKey(rs.entry.keySerde, key), 'key');
+    return encodeKeyWith(rs.keySerde, coerceKey(rs.entry.keySerde, requireKey(key)));
   }
 }

@@ -1,5 +1,4 @@
-import { toNumber } from '../store/cassandra/cql-executor';
-import { RawVersion, RowLocator, VersionedTableReader } from '../store/cassandra/versioned-table-reader';
+import { RawVersion, historyRecords, VersionedTableReader } from '../store/cassandra/versioned-table-reader';
 import { deserializeWith, historyBounds } from '../store/validation';
 import { LookupContext, ResolvedStore } from './lookup-context';
 import { LookupHistoryOptions, LookupRecord } from './types';
@@ -18,12 +17,8 @@ export class VersionedReads {
 
   /** Latest record (asOf undefined) or the record valid as of asOf, honouring the history-retention horizon. */
   async get(rs: ResolvedStore, key: Buffer, asOf: number | undefined, partition?: number): Promise<LookupRecord<unknown> | null> {
-    let useLatest = asOf === undefined;
-    if (asOf !== undefined) {
-      const horizon = (await this.ctx.streamTime(rs.table)) - rs.entry.historyRetentionMs;
-      // KIP-889: below the horizon only the latest version may answer, and only if it was already valid at asOf.
-      useLatest = asOf < horizon;
-    }
+    // KIP-889: below the horizon only the latest version may answer, and only if it was already valid at asOf.
+    const useLatest = asOf === undefined || asOf < (await this.horizon(rs));
     const row = await this.locate(rs, key, useLatest ? undefined : asOf, partition);
     if (row === null || row.value === null) return null;
     if (asOf !== undefined && row.validFrom > asOf) return null;
@@ -39,34 +34,26 @@ export class VersionedReads {
       if (latest === null) return [];
       p = latest.partition;
     }
-    const horizon = (await this.ctx.streamTime(rs.table)) - rs.entry.historyRetentionMs;
-    const entries = await this.reader(rs).history({ key, partition: p }, fromTime, toTime, horizon);
-    const out = entries.map((e) => {
-      const rec: LookupRecord<unknown> = { value: deserializeWith(rs.valueSerde, e.value, 'value'), timestamp: e.validFrom };
-      if (e.validTo !== undefined) rec.validTo = e.validTo;
-      return rec;
-    });
-    return order === 'asc' ? out.reverse() : out;
+    const entries = await this.reader(rs).history({ key, partition: p }, fromTime, toTime, await this.horizon(rs));
+    return historyRecords(entries, rs.valueSerde, order);
+  }
+
+  /** The retention horizon of the table: its writers' max stream time minus the history retention. */
+  private async horizon(rs: ResolvedStore): Promise<number> {
+    return (await this.ctx.streamTime(rs.table)) - rs.entry.historyRetentionMs;
   }
 
   /** The newest version (t undefined) or the newest with valid_from <= t: always exactly one read (none if the table is empty). */
   private async locate(rs: ResolvedStore, key: Buffer, t: number | undefined, partition: number | undefined): Promise<Located | null> {
     const reader = this.reader(rs);
     if (rs.entry.scope === 'global' || partition !== undefined) {
-      const loc: RowLocator = { key, partition };
+      const loc = { key, partition };
       const row = t === undefined ? await reader.latest(loc) : await reader.asOf(loc, t);
       return row === null ? null : { ...row, partition };
     }
     const parts = await this.ctx.partitions(rs.table);
     if (parts.length === 0) return null;
-    const base = `SELECT partition, valid_from, value FROM ${this.ctx.keyspace}.${rs.table} WHERE partition IN ? AND key = ?`;
-    const res =
-      t === undefined
-        ? await this.ctx.exec.read(`${base} LIMIT 1`, [parts, key], 'read latest version')
-        : await this.ctx.exec.read(`${base} AND valid_from <= ? LIMIT 1`, [parts, key, this.ctx.exec.long(t)], 'read version as of');
-    const r = res.first();
-    if (!r) return null;
-    return { partition: Number(r.partition), validFrom: toNumber(r.valid_from), value: (r.value as Buffer | null) ?? null };
+    return reader.newestIn(parts, key, t);
   }
 
   private reader(rs: ResolvedStore): VersionedTableReader {

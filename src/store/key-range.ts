@@ -6,6 +6,14 @@ export interface ByteRange {
   toExclusive?: boolean;
 }
 
+/** The inclusive byte range [from, to] of two optional keys (null/undefined = unbounded), encoded with encode. */
+export function keyBounds<K>(from: K | null | undefined, to: K | null | undefined, encode: (key: K) => Buffer): ByteRange {
+  return {
+    from: from === undefined || from === null ? undefined : encode(from),
+    to: to === undefined || to === null ? undefined : encode(to),
+  };
+}
+
 /** The smallest byte string greater than every string starting with prefix, or undefined if none (all 0xFF). */
 export function prefixUpperBound(prefix: Buffer): Buffer | undefined {
   let end = prefix.length;

@@ -31,6 +31,11 @@ export function serializeWith<T>(serde: Serde<T>, value: T, what: 'key' | 'value
   return bytes;
 }
 
+/** Encodes a key with its serde: InvalidArgumentError for a null key or an unserialisable one. */
+export function encodeKeyWith<K>(serde: Serde<K>, key: K): Buffer {
+  return serializeWith(serde, requireKey(key), 'key');
+}
+
 /** Deserialises with the serde, turning any failure into a non-retriable AdjunctError. */
 export function deserializeWith<T>(serde: Serde<T>, bytes: Buffer, what: 'key' | 'value'): T {
   try {

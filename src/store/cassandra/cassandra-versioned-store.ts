@@ -7,10 +7,10 @@ import {
   VersionedKeyValueStore,
   VersionedRecord,
 } from '../types';
-import { deserializeWith, historyBounds, requireKey, requireTimestamp, serializeWith } from '../validation';
+import { deserializeWith, encodeKeyWith, historyBounds, requireTimestamp, serializeWith } from '../validation';
 import { RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
 import { StreamTimeTable } from './stream-time-table';
-import { RawVersion, RowLocator, VersionedTableReader } from './versioned-table-reader';
+import { historyRecords, RawVersion, RowLocator, VersionedTableReader } from './versioned-table-reader';
 
 /** Everything a CassandraVersionedStore needs once its schema exists (built by openCassandraVersionedStore). */
 export interface CassandraVersionedStoreParts<K, V> {
@@ -34,6 +34,8 @@ export interface CassandraVersionedStoreParts<K, V> {
  */
 export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, V> {
   private readonly reader: VersionedTableReader;
+  /** The source partition of every row this store writes (validated once; undefined for global tables). */
+  private readonly partition: number | undefined;
   private readonly retention: number;
   private readonly cleaner: RetentionCleaner;
   private streamTime: number;
@@ -42,10 +44,11 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
 
   constructor(private readonly parts: CassandraVersionedStoreParts<K, V>) {
     this.reader = parts.reader;
+    this.partition = parts.reader.partitionFor(parts.partition);
     this.retention = parts.historyRetentionMs;
     this.streamTime = parts.initialStreamTime;
     this.persistedStreamTime = parts.initialStreamTime;
-    this.cleaner = new RetentionCleaner((key) => this.cleanupKey(this.locator(key)), parts.cleaner);
+    this.cleaner = new RetentionCleaner((key) => this.cleanupKey(key), parts.cleaner);
   }
 
   /** The observed stream time of this writer, or -Infinity. */
@@ -60,22 +63,17 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
 
   /** Adds a version; in-order = 1 write, out-of-order = 1 read + 1 write, expired = nothing sent. */
   async put(key: K, value: V | null, timestamp: number): Promise<number> {
-    const loc = this.locator(this.encodeKey(key));
-    requireTimestamp(timestamp);
-    const bytes = value === null ? null : serializeWith(this.parts.valueSerde, value, 'value');
-    this.ensureOpen();
-    if (timestamp < this.horizon()) return PUT_RETURN_CODE_NOT_PUT;
-    const inOrder = timestamp >= this.streamTime;
-    this.streamTime = Math.max(this.streamTime, timestamp);
+    const v = this.accept(key, value, timestamp);
+    if (v === null) return PUT_RETURN_CODE_NOT_PUT;
     let validTo = PUT_RETURN_CODE_VALID_TO_UNDEFINED;
-    if (inOrder) {
-      await this.insert(loc, timestamp, bytes);
+    if (v.inOrder) {
+      await this.insert(v.key, timestamp, v.bytes);
     } else {
       // The read only sees versions strictly newer than timestamp, so it can run alongside the write.
-      const [next] = await Promise.all([this.reader.after(loc, timestamp), this.insert(loc, timestamp, bytes)]);
+      const [next] = await Promise.all([this.reader.after(this.locator(v.key), timestamp), this.insert(v.key, timestamp, v.bytes)]);
       if (next !== null) validTo = next.validFrom;
     }
-    this.cleaner.touched(loc.key);
+    this.cleaner.touched(v.key);
     return validTo;
   }
 
@@ -84,33 +82,44 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
    * returned validTo, so an in-order or out-of-order version costs exactly one write and no read.
    */
   async write(key: K, value: V | null, timestamp: number): Promise<'written' | 'expired'> {
-    const loc = this.locator(this.encodeKey(key));
+    const v = this.accept(key, value, timestamp);
+    if (v === null) return 'expired';
+    await this.insert(v.key, timestamp, v.bytes);
+    this.cleaner.touched(v.key);
+    return 'written';
+  }
+
+  /**
+   * The synchronous part of put/write, decided in call order before anything is sent: validates and encodes the
+   * version, applies the grace period and advances stream time. Null when the version is older than the grace period.
+   */
+  private accept(key: K, value: V | null, timestamp: number): { key: Buffer; bytes: Buffer | null; inOrder: boolean } | null {
+    const k = encodeKeyWith(this.parts.keySerde, key);
     requireTimestamp(timestamp);
     const bytes = value === null ? null : serializeWith(this.parts.valueSerde, value, 'value');
     this.ensureOpen();
-    if (timestamp < this.horizon()) return 'expired';
+    if (timestamp < this.horizon()) return null;
+    const inOrder = timestamp >= this.streamTime;
     this.streamTime = Math.max(this.streamTime, timestamp);
-    await this.insert(loc, timestamp, bytes);
-    this.cleaner.touched(loc.key);
-    return 'written';
+    return { key: k, bytes, inOrder };
   }
 
   /** KIP-889 delete: reads the record valid at timestamp, then writes a tombstone (≤ 1 read + 1 write). */
   async delete(key: K, timestamp: number): Promise<VersionedRecord<V> | null> {
-    const loc = this.locator(this.encodeKey(key));
+    const k = encodeKeyWith(this.parts.keySerde, key);
     requireTimestamp(timestamp);
     this.ensureOpen();
     if (timestamp < this.horizon()) return null;
-    const existing = await this.reader.asOf(loc, timestamp);
+    const existing = await this.reader.asOf(this.locator(k), timestamp);
     this.streamTime = Math.max(this.streamTime, timestamp);
-    await this.insert(loc, timestamp, null);
-    this.cleaner.touched(loc.key);
+    await this.insert(k, timestamp, null);
+    this.cleaner.touched(k);
     return this.toRecord(existing);
   }
 
   /** Latest record, or the record valid as of asOfTimestamp: always exactly one read. */
   async get(key: K, asOfTimestamp?: number): Promise<VersionedRecord<V> | null> {
-    const loc = this.locator(this.encodeKey(key));
+    const loc = this.locator(encodeKeyWith(this.parts.keySerde, key));
     if (asOfTimestamp !== undefined) requireTimestamp(asOfTimestamp, 'asOfTimestamp');
     this.ensureOpen();
     if (asOfTimestamp === undefined) return this.toRecord(await this.reader.latest(loc));
@@ -124,16 +133,11 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
 
   /** KIP-968 history: one paged descending query (plus one read for the validTo of the newest when toTime is set). */
   async history(key: K, options?: HistoryOptions): Promise<VersionedRecord<V>[]> {
-    const loc = this.locator(this.encodeKey(key));
+    const loc = this.locator(encodeKeyWith(this.parts.keySerde, key));
     const { fromTime, toTime, order } = historyBounds(options);
     this.ensureOpen();
     const entries = await this.reader.history(loc, fromTime, toTime, this.horizon());
-    const out = entries.map((e) => {
-      const rec: VersionedRecord<V> = { value: deserializeWith(this.parts.valueSerde, e.value, 'value'), timestamp: e.validFrom };
-      if (e.validTo !== undefined) rec.validTo = e.validTo;
-      return rec;
-    });
-    return order === 'asc' ? out.reverse() : out;
+    return historyRecords(entries, this.parts.valueSerde, order);
   }
 
   /** Persists stream time (one write, skipped if unchanged) and cleans expired versions of dirty keys. */
@@ -167,18 +171,21 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     }
   }
 
-  private encodeKey(key: K): Buffer {
-    requireKey(key);
-    return serializeWith(this.parts.keySerde, key, 'key');
-  }
-
+  /** Where a key's rows live, for the reader's read methods. */
   private locator(key: Buffer): RowLocator {
-    return { key, partition: this.parts.partition };
+    return { key, partition: this.partition };
   }
 
-  private async insert(loc: RowLocator, timestamp: number, value: Buffer | null): Promise<void> {
-    const params = [...this.reader.locate(loc), this.reader.exec.long(timestamp), value];
+  /** One write of a version; the bind values are built directly (the partition was validated once). */
+  private async insert(key: Buffer, timestamp: number, value: Buffer | null): Promise<void> {
+    const ts = this.reader.exec.long(timestamp);
+    const params = this.partition === undefined ? [key, ts, value] : [this.partition, key, ts, value];
     await this.reader.exec.write(this.reader.cql.insert, params, 'write version');
+  }
+
+  /** Bind values of a key's rows plus one valid_from bound. */
+  private boundParams(key: Buffer, bound: unknown): unknown[] {
+    return this.partition === undefined ? [key, bound] : [this.partition, key, bound];
   }
 
   private toRecord(v: RawVersion | null): VersionedRecord<V> | null {
@@ -190,19 +197,18 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
    * Physically deletes versions expired at the current horizon: one read of the version valid at the horizon,
    * then (only if something older exists, or it is a tombstone below the horizon) one range delete.
    */
-  private async cleanupKey(loc: RowLocator): Promise<void> {
+  private async cleanupKey(key: Buffer): Promise<void> {
     const horizon = this.horizon();
     if (!Number.isFinite(horizon) || horizon <= 0) return;
-    const rows = await this.reader.floor(loc, horizon, 2);
+    const rows = await this.reader.floor(this.locator(key), horizon, 2);
     if (rows.length === 0) return;
     const atHorizon = rows[0];
-    const locParams = this.reader.locate(loc);
     const bound = this.reader.exec.long(atHorizon.validFrom);
     // A tombstone exactly at the horizon is kept: a put at that very timestamp is still accepted and must not be shadowed.
     if (atHorizon.value === null && atHorizon.validFrom < horizon) {
-      await this.reader.exec.write(this.reader.cql.deleteUpTo, [...locParams, bound], 'delete expired versions');
+      await this.reader.exec.write(this.reader.cql.deleteUpTo, this.boundParams(key, bound), 'delete expired versions');
     } else if (rows.length > 1) {
-      await this.reader.exec.write(this.reader.cql.deleteBefore, [...locParams, bound], 'delete expired versions');
+      await this.reader.exec.write(this.reader.cql.deleteBefore, this.boundParams(key, bound), 'delete expired versions');
     }
   }
 }

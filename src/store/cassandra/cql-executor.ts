@@ -60,17 +60,23 @@ export function toNumber(v: unknown): number {
 
 /** Runs CQL for a store with its consistency levels and profiles; every driver failure becomes a classified StoreError. */
 export class CqlExecutor {
-  private readonly readCl: types.consistencies;
   private readonly writeCl: types.consistencies;
   private readonly useBigInt: boolean;
+  /** Options of every prepared read (extra options are spread over a copy per call). */
+  private readonly readOptions: QueryOptions;
+  /** Options of every prepared write. */
+  private readonly writeOptions: QueryOptions;
 
   constructor(
     readonly client: Client,
     private readonly settings: ExecutionSettings = {},
     private readonly context: Record<string, unknown> = {},
   ) {
-    this.readCl = resolveConsistency(settings.readConsistency, types.consistencies.localQuorum);
+    const readCl = resolveConsistency(settings.readConsistency, types.consistencies.localQuorum);
     this.writeCl = resolveConsistency(settings.writeConsistency, types.consistencies.localQuorum);
+    const profile = settings.executionProfile;
+    this.readOptions = { prepare: true, executionProfile: profile, consistency: readCl, isIdempotent: true };
+    this.writeOptions = { prepare: true, executionProfile: profile, consistency: this.writeCl, isIdempotent: true };
     const enc = (client as unknown as { options?: { encoding?: { useBigIntAsLong?: boolean } } }).options?.encoding;
     this.useBigInt = enc?.useBigIntAsLong === true;
   }
@@ -82,12 +88,12 @@ export class CqlExecutor {
 
   /** Executes a prepared read. */
   async read(query: string, params: unknown[], what: string, extra: QueryOptions = {}): Promise<types.ResultSet> {
-    return this.run(query, params, what, { consistency: this.readCl, isIdempotent: true, ...extra });
+    return this.run(query, params, what, { ...this.readOptions, ...extra }, false);
   }
 
   /** Executes a prepared write (idempotent unless told otherwise). */
   async write(query: string, params: unknown[], what: string, extra: QueryOptions = {}): Promise<types.ResultSet> {
-    return this.run(query, params, what, { consistency: this.writeCl, isIdempotent: true, ...extra });
+    return this.run(query, params, what, { ...this.writeOptions, ...extra }, true);
   }
 
   /** Executes an unlogged batch of prepared writes (one request). */
@@ -114,8 +120,8 @@ export class CqlExecutor {
     }
   }
 
-  private async run(query: string, params: unknown[], what: string, options: QueryOptions): Promise<types.ResultSet> {
-    const opts: QueryOptions = { prepare: true, executionProfile: this.settings.executionProfile, ...options };
+  /** Executes with opts (a fresh object per call); only writes get a fixed client timestamp, and only when retrying. */
+  private async run(query: string, params: unknown[], what: string, opts: QueryOptions, isWrite: boolean): Promise<types.ResultSet> {
     const once = async () => {
       try {
         return await this.client.execute(query, params, opts);
@@ -124,9 +130,11 @@ export class CqlExecutor {
       }
     };
     const retry = this.settings.retry;
-    if (!retry) return once();
+    // Only idempotent statements are retried: a lightweight transaction (IF NOT EXISTS) may have applied before the
+    // failure, and Cassandra refuses a client timestamp on it anyway.
+    if (!retry || opts.isIdempotent === false) return once();
     // A retried write keeps its first client timestamp, so it can never overwrite a later write of the same row.
-    if (opts.timestamp === undefined && options.consistency === this.writeCl && !/^\s*SELECT/i.test(query)) opts.timestamp = nextWriteTimestamp();
+    if (isWrite && opts.timestamp === undefined) opts.timestamp = nextWriteTimestamp();
     return withRetry(once, { timeoutMs: retry.timeoutMs, maxDelayMs: retry.maxDelayMs, initialDelayMs: 100, isRetriable: isRetriableCassandraError, onRetry: retry.onRetry, shouldStop: retry.shouldStop });
   }
 }

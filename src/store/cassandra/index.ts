@@ -10,6 +10,7 @@ export * from './versioned-table-reader';
 export * from './retention-cleaner';
 export * from './cassandra-versioned-store';
 export * from './open-versioned-store';
+export { type TableReaderOptions, validatePartition } from './open-common';
 export * from './kv-table-reader';
 export * from './cassandra-kv-store';
 export * from './open-kv-store';

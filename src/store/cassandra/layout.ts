@@ -56,6 +56,10 @@ export interface VersionedStatements {
   upToDesc: string;
   deleteBefore: string;
   deleteUpTo: string;
+  /** Partitioned tables: the newest version of a key in any of `partition IN ?` (selects the partition too). */
+  latestIn: string;
+  /** Partitioned tables: the newest version with valid_from <= ? in any of `partition IN ?`. */
+  floorIn: string;
 }
 
 /** Builds the versioned-table statements; the row locator is `partition = ? AND key = ?` or `key = ?`. */
@@ -74,5 +78,7 @@ export function versionedStatements(ref: TableRef): VersionedStatements {
     upToDesc: `SELECT valid_from, value FROM ${t} WHERE ${loc} AND valid_from <= ?`,
     deleteBefore: `DELETE FROM ${t} WHERE ${loc} AND valid_from < ?`,
     deleteUpTo: `DELETE FROM ${t} WHERE ${loc} AND valid_from <= ?`,
+    latestIn: `SELECT partition, valid_from, value FROM ${t} WHERE partition IN ? AND key = ? LIMIT 1`,
+    floorIn: `SELECT partition, valid_from, value FROM ${t} WHERE partition IN ? AND key = ? AND valid_from <= ? LIMIT 1`,
   };
 }

@@ -1,31 +1,18 @@
-import { Client } from 'cassandra-driver';
 import { InvalidArgumentError } from '../../errors';
 import { stringSerde } from '../serde/basic-serdes';
-import { Serde, StoreScope } from '../types';
+import { Serde } from '../types';
 import { CassandraKeyValueStore } from './cassandra-kv-store';
-import { CqlExecutor, ExecutionSettings } from './cql-executor';
-import { tableNameForStore, validateKeyspaceName, validateTableName } from './identifiers';
+import { CqlExecutor } from './cql-executor';
 import { DEFAULT_KV_BUCKETS, KvTableReader } from './kv-table-reader';
 import { kvTableDdl } from './layout';
-import { validatePartition } from './open-versioned-store';
-import { ensureKeyspace, ensureTable, renderReplication, SchemaOptions } from './schema';
-import { renderTableOptions, TableOptions } from './table-options';
+import { positiveInt, resolveStoreTable, StoreOpenOptions, validatePartition } from './open-common';
+import { ensureKeyspace, ensureTable, renderReplication } from './schema';
+import { renderTableOptions } from './table-options';
 
 /** Options of openCassandraKeyValueStore. */
-export interface CassandraKvStoreOptions<K, V> extends ExecutionSettings, SchemaOptions {
-  client: Client;
-  keyspace: string;
-  storeName: string;
-  tableName?: string;
-  scope: StoreScope;
-  /** Source partition (required for partitioned scope). */
-  partition?: number;
+export interface CassandraKvStoreOptions<K, V> extends StoreOpenOptions<K, V> {
   /** Global scope: buckets spreading keys over Cassandra partitions (default 16; fixed for the table's lifetime). */
   buckets?: number;
-  keySerde?: Serde<K>;
-  valueSerde?: Serde<V>;
-  tableOptions?: TableOptions;
-  defaultTtlSeconds?: number;
   /** Allow approximateNumEntries (SELECT COUNT(*)); default false. */
   allowCount?: boolean;
   /** Rows per page of scans (default 500). */
@@ -36,15 +23,13 @@ export interface CassandraKvStoreOptions<K, V> extends ExecutionSettings, Schema
 export async function openCassandraKeyValueStore<K = string, V = string>(
   options: CassandraKvStoreOptions<K, V>,
 ): Promise<CassandraKeyValueStore<K, V>> {
-  const keyspace = validateKeyspaceName(options.keyspace);
-  const table = options.tableName !== undefined ? validateTableName(options.tableName) : tableNameForStore(options.storeName);
+  const { keyspace, table } = resolveStoreTable(options);
   const withOptions = renderTableOptions(options.tableOptions, options.defaultTtlSeconds);
   const replication = renderReplication(options.replication);
   const partition = validatePartition(options.scope, options.partition);
   const buckets = options.buckets ?? DEFAULT_KV_BUCKETS;
   if (!Number.isSafeInteger(buckets) || buckets < 1 || buckets > 4096) throw new InvalidArgumentError(`buckets must be in 1..4096, got ${String(buckets)}`);
-  const fetchSize = options.fetchSize ?? 500;
-  if (!Number.isSafeInteger(fetchSize) || fetchSize < 1) throw new InvalidArgumentError(`fetchSize must be a positive integer, got ${String(fetchSize)}`);
+  const fetchSize = positiveInt('fetchSize', options.fetchSize, 500);
 
   const exec = new CqlExecutor(options.client, options, { keyspace, table, store: options.storeName });
   const ref = { keyspace, table, scope: options.scope };

@@ -1,37 +1,21 @@
-import { Client } from 'cassandra-driver';
 import { InvalidArgumentError } from '../../errors';
 import { stringSerde } from '../serde/basic-serdes';
-import { Serde, StoreScope } from '../types';
+import { Serde } from '../types';
 import { CassandraVersionedStore } from './cassandra-versioned-store';
-import { CqlExecutor, ExecutionSettings } from './cql-executor';
-import { tableNameForStore, validateKeyspaceName, validateTableName } from './identifiers';
+import { CqlExecutor } from './cql-executor';
 import { STREAM_TIME_DDL, STREAM_TIME_TABLE, versionedTableDdl } from './layout';
-import { ensureKeyspace, ensureTable, renderReplication, SchemaOptions } from './schema';
+import { positiveInt, resolveStoreTable, StoreOpenOptions, validatePartition } from './open-common';
+import { ensureKeyspace, ensureTable, renderReplication } from './schema';
 import { StreamTimeTable } from './stream-time-table';
-import { renderTableOptions, TableOptions } from './table-options';
+import { renderTableOptions } from './table-options';
 import { VersionedTableReader } from './versioned-table-reader';
 
-/** Options of openCassandraVersionedStore. */
-export interface CassandraVersionedStoreOptions<K, V> extends ExecutionSettings, SchemaOptions {
-  /** Connected driver client (shared; never closed by the store). */
-  client: Client;
-  keyspace: string;
-  /** Store name; the table is its normalised form unless tableName is given. */
-  storeName: string;
-  tableName?: string;
-  scope: StoreScope;
-  /** Source partition: required for partitioned scope; also the default writer identity. */
-  partition?: number;
+/** Options of openCassandraVersionedStore (the partition is also the default writer identity). */
+export interface CassandraVersionedStoreOptions<K, V> extends StoreOpenOptions<K, V> {
   /** Writer identity for stream time (default `p<partition>`, or `global`). */
   writerId?: string;
   /** History retention (= grace period) in ms. */
   historyRetentionMs: number;
-  keySerde?: Serde<K>;
-  valueSerde?: Serde<V>;
-  /** Table options applied at creation (default compaction LeveledCompactionStrategy). */
-  tableOptions?: TableOptions;
-  /** Table default_time_to_live in seconds (applied at creation). */
-  defaultTtlSeconds?: number;
   /** Retention clean-up of a key every this many puts to it (default 64). */
   cleanupEvery?: number;
   /** Most keys tracked for clean-up (default 10,000). */
@@ -40,29 +24,12 @@ export interface CassandraVersionedStoreOptions<K, V> extends ExecutionSettings,
   onCleanupError?: (error: unknown) => void;
 }
 
-function positiveInt(name: string, v: unknown, fallback: number): number {
-  if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got ${String(v)}`);
-  return v;
-}
-
-/** Validates the partition for a scope (required int32 ≥ 0 for partitioned, ignored for global). */
-export function validatePartition(scope: StoreScope, partition: unknown): number | undefined {
-  if (scope !== 'partitioned' && scope !== 'global') throw new InvalidArgumentError(`scope must be 'partitioned' or 'global', got ${String(scope)}`);
-  if (scope === 'global') return undefined;
-  if (typeof partition !== 'number' || !Number.isInteger(partition) || partition < 0 || partition > 0x7fffffff) {
-    throw new InvalidArgumentError(`a partitioned store needs a partition (integer ≥ 0), got ${String(partition)}`);
-  }
-  return partition;
-}
-
 /** Opens (creating keyspace/tables if allowed) a KIP-889 versioned store on Cassandra and loads its stream time. */
 export async function openCassandraVersionedStore<K = string, V = string>(
   options: CassandraVersionedStoreOptions<K, V>,
 ): Promise<CassandraVersionedStore<K, V>> {
   // Everything is validated before any CQL is built or sent.
-  const keyspace = validateKeyspaceName(options.keyspace);
-  const table = options.tableName !== undefined ? validateTableName(options.tableName) : tableNameForStore(options.storeName);
+  const { keyspace, table } = resolveStoreTable(options);
   const withOptions = renderTableOptions(options.tableOptions, options.defaultTtlSeconds);
   const replication = renderReplication(options.replication);
   const partition = validatePartition(options.scope, options.partition);

@@ -17,6 +17,12 @@ export async function* pagedRows(
   } while (pageState);
 }
 
+/** Source partitions present in a table with a `partition` partition key (one SELECT DISTINCT read), ascending. */
+export async function listPartitions(exec: CqlExecutor, qualifiedTable: string, what: string): Promise<number[]> {
+  const rs = await exec.read(`SELECT DISTINCT partition FROM ${qualifiedTable}`, [], what, { fetchSize: 10_000 });
+  return rs.rows.map((r) => Number(r.partition)).sort((a, b) => a - b);
+}
+
 /** Merges async iterables that are each sorted by compare into one sorted stream (k-way merge, lazy). */
 export async function* mergeSorted<T>(sources: AsyncIterable<T>[], compare: (a: T, b: T) => number): AsyncGenerator<T> {
   const iters = sources.map((s) => s[Symbol.asyncIterator]());

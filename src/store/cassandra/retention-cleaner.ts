@@ -13,6 +13,8 @@ export interface RetentionCleanerOptions {
 }
 
 interface Dirty {
+  /** The key as a latin1 string (map id), computed once per key. */
+  id: string;
   key: Buffer;
   puts: number;
 }
@@ -42,33 +44,33 @@ export class RetentionCleaner {
     const id = key.toString('latin1');
     let d = this.dirty.get(id);
     if (d === undefined) {
-      d = { key, puts: 0 };
+      d = { id, key, puts: 0 };
       this.dirty.set(id, d);
       if (this.dirty.size > this.options.maxDirtyKeys) {
-        const [oldestId, oldest] = this.dirty.entries().next().value as [string, Dirty];
-        this.dirty.delete(oldestId);
-        this.enqueue(oldestId, oldest);
+        const oldest = this.dirty.values().next().value as Dirty;
+        this.dirty.delete(oldest.id);
+        this.enqueue(oldest);
       }
     }
     d.puts++;
     if (d.puts >= this.options.every) {
       this.dirty.delete(id);
-      this.enqueue(id, d);
+      this.enqueue(d);
     }
   }
 
   /** Cleans every dirty key and resolves when no clean-up is running or queued. */
   async drain(): Promise<void> {
-    for (const [id, d] of this.dirty) this.enqueue(id, d, true);
+    for (const d of this.dirty.values()) this.enqueue(d, true);
     this.dirty.clear();
     if (this.running === 0 && this.queue.length === 0) return;
     await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private enqueue(id: string, d: Dirty, force = false): void {
-    if (this.queued.has(id)) return;
+  private enqueue(d: Dirty, force = false): void {
+    if (this.queued.has(d.id)) return;
     if (!force && this.queue.length >= this.options.maxQueued) return;
-    this.queued.add(id);
+    this.queued.add(d.id);
     this.queue.push(d);
     this.pump();
   }
@@ -76,7 +78,7 @@ export class RetentionCleaner {
   private pump(): void {
     while (this.running < this.options.concurrency && this.queue.length > 0) {
       const d = this.queue.shift() as Dirty;
-      this.queued.delete(d.key.toString('latin1'));
+      this.queued.delete(d.id);
       this.running++;
       this.clean(d.key)
         .then(
@@ -85,8 +87,7 @@ export class RetentionCleaner {
           },
           (e: unknown) => {
             this.failed++;
-            const id = d.key.toString('latin1');
-            if (!this.dirty.has(id)) this.dirty.set(id, { key: d.key, puts: 0 });
+            if (!this.dirty.has(d.id)) this.dirty.set(d.id, { id: d.id, key: d.key, puts: 0 });
             this.options.onError?.(e);
           },
         )

@@ -24,10 +24,12 @@ export class StreamTimeTable {
     return toNumber(row.stream_time);
   }
 
-  /** Every writer's persisted stream time for a store (for readers that need the retention horizon). */
+  /** Every writer's persisted stream time for a store, skipping writers without one (for readers that need the retention horizon). */
   async loadAll(store: string): Promise<Map<string, number>> {
     const rs = await this.exec.read(this.selectAllCql, [store], 'load stream times');
-    return new Map(rs.rows.map((r) => [String(r.writer), toNumber(r.stream_time)]));
+    const out = new Map<string, number>();
+    for (const r of rs.rows) if (r.stream_time !== null && r.stream_time !== undefined) out.set(String(r.writer), toNumber(r.stream_time));
+    return out;
   }
 
   /** Persists the stream time of (store, writer): one write. */

@@ -1,11 +1,11 @@
 import { types } from 'cassandra-driver';
 import { InvalidArgumentError } from '../../errors';
-import { StoreScope } from '../types';
-import { CqlExecutor, ExecutionSettings, toNumber } from './cql-executor';
-import { tableNameForStore, validateKeyspaceName, validateTableName } from './identifiers';
+import { Serde, VersionedRecord } from '../types';
+import { deserializeWith } from '../validation';
+import { CqlExecutor, toNumber } from './cql-executor';
 import { TableRef, VersionedStatements, versionedStatements } from './layout';
+import { readerTable, TableReaderOptions } from './open-common';
 import { pagedRows } from './paging';
-import { Client } from 'cassandra-driver';
 
 /** Where a key's versions live: its serialised key, plus the source partition for partitioned tables. */
 export interface RowLocator {
@@ -18,6 +18,9 @@ export interface RawVersion {
   validFrom: number;
   value: Buffer | null;
 }
+
+/** A stored version found by a `partition IN ?` read, with the source partition it lives in. */
+export type PartitionedVersion = RawVersion & { partition: number };
 
 /** A non-tombstone version with its validTo (undefined for the latest). */
 export interface RawHistoryEntry {
@@ -59,6 +62,16 @@ export async function collectHistory(
   return out;
 }
 
+/** Decodes history entries (newest first) to records, in the requested order. */
+export function historyRecords<V>(entries: RawHistoryEntry[], valueSerde: Serde<V>, order: 'asc' | 'desc'): VersionedRecord<V>[] {
+  const out = entries.map((e) => {
+    const rec: VersionedRecord<V> = { value: deserializeWith(valueSerde, e.value, 'value'), timestamp: e.validFrom };
+    if (e.validTo !== undefined) rec.validTo = e.validTo;
+    return rec;
+  });
+  return order === 'asc' ? out.reverse() : out;
+}
+
 /** Read side of a versioned table (bytes in, bytes out); used by the store and by lookups in other processes. */
 export class VersionedTableReader {
   /** The CQL of every statement on this table. */
@@ -71,15 +84,19 @@ export class VersionedTableReader {
     this.cql = versionedStatements(ref);
   }
 
+  /** The partition to locate rows with: checked for partitioned tables, undefined for global ones (validate once, reuse). */
+  partitionFor(partition: number | undefined): number | undefined {
+    if (this.ref.scope !== 'partitioned') return undefined;
+    if (partition === undefined || !Number.isInteger(partition)) {
+      throw new InvalidArgumentError('a partitioned versioned table needs the source partition');
+    }
+    return partition;
+  }
+
   /** Bind values locating a key's rows. */
   locate(loc: RowLocator): unknown[] {
-    if (this.ref.scope === 'partitioned') {
-      if (loc.partition === undefined || !Number.isInteger(loc.partition)) {
-        throw new InvalidArgumentError('a partitioned versioned table needs the source partition');
-      }
-      return [loc.partition, loc.key];
-    }
-    return [loc.key];
+    const partition = this.partitionFor(loc.partition);
+    return partition === undefined ? [loc.key] : [partition, loc.key];
   }
 
   /** The newest stored version (possibly a tombstone): one read. */
@@ -103,6 +120,17 @@ export class VersionedTableReader {
   async after(loc: RowLocator, t: number): Promise<RawVersion | null> {
     const rs = await this.exec.read(this.cql.after, [...this.locate(loc), this.exec.long(t)], 'read next version');
     return toVersion(rs.first());
+  }
+
+  /** Partitioned tables: the newest version (t undefined) or the newest with valid_from <= t of a key in any of parts: one read. */
+  async newestIn(parts: number[], key: Buffer, t?: number): Promise<PartitionedVersion | null> {
+    const rs =
+      t === undefined
+        ? await this.exec.read(this.cql.latestIn, [parts, key], 'read latest version')
+        : await this.exec.read(this.cql.floorIn, [parts, key, this.exec.long(t)], 'read version as of');
+    const r = rs.first();
+    if (!r) return null;
+    return { partition: Number(r.partition), validFrom: toNumber(r.valid_from), value: (r.value as Buffer | null) ?? null };
   }
 
   /** Versions with valid_from <= toTime (all if undefined), newest first, paged lazily. */
@@ -130,20 +158,10 @@ export class VersionedTableReader {
 }
 
 /** Options of openVersionedTableReader. */
-export interface VersionedTableReaderOptions extends ExecutionSettings {
-  client: Client;
-  keyspace: string;
-  scope: StoreScope;
-  /** Store name (normalised to the table name) or an explicit table name. */
-  storeName?: string;
-  tableName?: string;
-}
+export type VersionedTableReaderOptions = TableReaderOptions;
 
 /** Validates names and builds a reader on an existing versioned table (no schema changes, no CQL sent). */
 export function openVersionedTableReader(options: VersionedTableReaderOptions): VersionedTableReader {
-  const keyspace = validateKeyspaceName(options.keyspace);
-  const table = options.tableName !== undefined ? validateTableName(options.tableName) : tableNameForStore(options.storeName);
-  if (options.scope !== 'partitioned' && options.scope !== 'global') throw new InvalidArgumentError(`invalid scope ${String(options.scope)}`);
-  const exec = new CqlExecutor(options.client, options, { keyspace, table });
-  return new VersionedTableReader(exec, { keyspace, table, scope: options.scope });
+  const { exec, ref } = readerTable(options);
+  return new VersionedTableReader(exec, ref);
 }

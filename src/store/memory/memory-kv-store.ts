@@ -1,8 +1,8 @@
 import { InvalidArgumentError } from '../../errors';
 import { stringSerde } from '../serde/basic-serdes';
-import { ByteRange, inRange, isEmptyRange, prefixRange } from '../key-range';
+import { ByteRange, inRange, isEmptyRange, keyBounds, prefixRange } from '../key-range';
 import { KeyValue, KeyValueStore, Serde } from '../types';
-import { deserializeWith, requireKey, serializeWith } from '../validation';
+import { deserializeWith, encodeKeyWith, serializeWith } from '../validation';
 
 /** Options of MemoryKeyValueStore. */
 export interface MemoryKeyValueStoreOptions<K, V> {
@@ -73,12 +73,12 @@ export class MemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
 
   /** Keys in [from, to] in encoded-byte order. */
   range(from?: K, to?: K): AsyncIterable<KeyValue<K, V>> {
-    return this.scan(this.bounds(from, to), false);
+    return this.scan(keyBounds(from, to, this.encodeKey), false);
   }
 
   /** Keys in [from, to] in descending encoded-byte order. */
   reverseRange(from?: K, to?: K): AsyncIterable<KeyValue<K, V>> {
-    return this.scan(this.bounds(from, to), true);
+    return this.scan(keyBounds(from, to, this.encodeKey), true);
   }
 
   /** Every entry in encoded-byte order. */
@@ -93,8 +93,7 @@ export class MemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
 
   /** Entries whose encoded key starts with the encoded prefix. */
   prefixScan<P>(prefix: P, prefixSerde: Serde<P>): AsyncIterable<KeyValue<K, V>> {
-    requireKey(prefix);
-    return this.scan(prefixRange(serializeWith(prefixSerde, prefix, 'key')), false);
+    return this.scan(prefixRange(encodeKeyWith(prefixSerde, prefix)), false);
   }
 
   /** Exact number of entries. */
@@ -104,13 +103,6 @@ export class MemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
 
   /** No-op. */
   async close(): Promise<void> {}
-
-  private bounds(from?: K, to?: K): ByteRange {
-    return {
-      from: from === undefined || from === null ? undefined : this.encodeKey(from),
-      to: to === undefined || to === null ? undefined : this.encodeKey(to),
-    };
-  }
 
   private async *scan(range: ByteRange, reverse: boolean): AsyncIterable<KeyValue<K, V>> {
     if (isEmptyRange(range)) return;
@@ -122,10 +114,7 @@ export class MemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
     }
   }
 
-  private encodeKey(key: K): Buffer {
-    requireKey(key);
-    return serializeWith(this.keySerde, key, 'key');
-  }
+  private readonly encodeKey = (key: K): Buffer => encodeKeyWith(this.keySerde, key);
 
   private decodeValue(bytes: Buffer): V {
     return deserializeWith(this.valueSerde, bytes, 'value');

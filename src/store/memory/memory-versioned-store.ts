@@ -8,7 +8,7 @@ import {
   VersionedKeyValueStore,
   VersionedRecord,
 } from '../types';
-import { deserializeWith, historyBounds, requireKey, requireTimestamp, serializeWith } from '../validation';
+import { deserializeWith, encodeKeyWith, historyBounds, requireTimestamp, serializeWith } from '../validation';
 
 /** Options of MemoryVersionedStore. */
 export interface MemoryVersionedStoreOptions<K, V> {
@@ -115,8 +115,7 @@ export class MemoryVersionedStore<K, V> implements VersionedKeyValueStore<K, V> 
   }
 
   private keyId(key: K): string {
-    requireKey(key);
-    return serializeWith(this.keySerde, key, 'key').toString('hex');
+    return encodeKeyWith(this.keySerde, key).toString('hex');
   }
 
   private lookupAsOf(id: string, asOf: number): VersionedRecord<V> | null {
