@@ -147,10 +147,8 @@ describe('fault: hostile configuration', () => {
     expect(tables.filter((t) => t.startsWith('s_'))).toEqual([]);
   });
 
-  // Strict form of the brief: the worker should refuse bad table options before sending ANY CQL, so not even the
-  // keyspace or the catalog tables exist. Today it validates a store's options only when it opens that store, after
-  // creating the keyspace, the catalog tables and the catalog entry. Marked `failing` (passes while the gap exists);
-  // once the worker validates every pipeline's table options up front, jest reports it and `.failing` must go.
+  // Strict form of the brief: the worker refuses bad table options before sending ANY CQL, so not even the
+  // keyspace or the catalog tables exist.
   it('the worker creates no keyspace at all when a pipeline has invalid table options', async () => {
     const n = names('hostks');
     const doc = shortStop(configDoc(n.keyspace, n.group, [pipeline({ tableOptions: { compaction: { class: INJECT } } })]));

@@ -9,7 +9,8 @@ import { ourPid } from '../../src/devstack/process';
 import { stackSettings } from '../../src/devstack/endpoints';
 import { MemoryVersionedStore } from '../../src/store/memory/memory-versioned-store';
 import { serdeByName } from '../../src/store/serde';
-import { committedOffsets, configDoc, eventually } from '../integration/worker/harness';
+import { committedOffsets, configDoc, eventually, names, pipelineGroup, StackFixture, useStack, writeConfigFile } from '../integration/worker/harness';
+import { createTopic } from '../integration/helpers';
 import { WorkerProcess } from '../integration/worker/processes';
 import { stackEndpoints } from '../../src/devstack/endpoints';
 
@@ -117,11 +118,11 @@ export async function readTopic(kafka: Kafka, admin: Admin, topic: string, timeo
   await finished;
   clearTimeout(timer);
   await consumer.disconnect();
-  const got = BigInt(out.length);
-  if (got < total) throw new Error(`read ${got} of ${total} records of ${topic} within ${timeoutMs} ms`);
-  // A consumer may see a record twice around a rebalance: dedupe by coordinates.
+  // A consumer may see a record twice around a rebalance: dedupe by coordinates before counting.
   const uniq = new Map<string, ReadRecord>();
   for (const r of out) uniq.set(`${r.partition}:${r.offset}`, r);
+  const got = BigInt(uniq.size);
+  if (got < total) throw new Error(`read ${got} of ${total} records of ${topic} within ${timeoutMs} ms`);
   return [...uniq.values()].sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0));
 }
 
@@ -353,4 +354,32 @@ export async function expectTableEqualsReference(kafka: Kafka, admin: Admin, cli
   expect(diff.actualVersions).toBe(diff.expectedVersions);
   expect(await compareHistories(rows, ref.stores)).toBe(0);
   return { ...diff, records: all.length };
+}
+
+/** The fixture of an outage test: frozen services are resumed first (before workers and clients close), then the usual clean-up. */
+export function useFaultStack(): StackFixture {
+  afterAll(resumeAllServices); // jest-circus runs afterAll hooks in declaration order
+  return useStack();
+}
+
+/** A worker process under a steady load of about 40 batches one second apart, already a quarter sent and committing. */
+export async function startWorkerUnderLoad(
+  stack: StackFixture,
+  prefix: string,
+  size: { records: number; keys: number; partitions: number },
+  pipeline: Record<string, unknown> = {},
+): Promise<{ n: ReturnType<typeof names>; group: string; file: string; w: WorkerProcess; records: GenRecord[]; load: Promise<void>; sent: () => number; t0: number }> {
+  const n = names(prefix);
+  await createTopic(stack.kafka, n.topic, size.partitions);
+  const t0 = Date.now();
+  const file = writeConfigFile(workerDoc(n, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, ...pipeline }]));
+  const group = pipelineGroup(n.group, 'p');
+  const w = stack.spawn(file);
+  await waitOutput(w, /worker running/);
+  const records = genRecords(size.records, size.keys);
+  const producer = await stack.producer();
+  let sent = 0;
+  const load = produceAll(producer, n.topic, records, { batch: Math.ceil(records.length / 40), pauseMs: 1000, onBatch: (c) => (sent = c) });
+  await eventually(async () => sent >= records.length / 4 && totalOf(await committedOffsets(stack.admin, group, n.topic)) > 0n, 120_000, 'load under way');
+  return { n, group, file, w, records, load, sent: () => sent, t0 };
 }

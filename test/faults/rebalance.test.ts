@@ -4,7 +4,7 @@
  */
 import { createTopic } from '../integration/helpers';
 import { eventually, names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
-import { killWorker, spawnWorker } from '../integration/worker/processes';
+import { killWorker } from '../integration/worker/processes';
 import { expectTableEqualsReference, genRecords, note, produceAll, PROFILE, SIZES, waitOutput, workerDoc } from './lib';
 
 import { useStack } from '../integration/worker/harness';
@@ -21,23 +21,20 @@ describe(`fault: rebalances under load (${PROFILE} profile)`, () => {
     const t0 = Date.now();
     const file = writeConfigFile(workerDoc(n, [{ name: 'p', topics: [n.topic], store: { name: 's', scope: 'partitioned', historyRetention: '7d' } }]));
     const group = pipelineGroup(n.group, 'p');
-    const a = spawnWorker(file);
-    const b = spawnWorker(file);
-    stack.procs.push(a, b);
+    const a = stack.spawn(file);
+    const b = stack.spawn(file);
     await waitOutput(a, /worker running/);
     await waitOutput(b, /worker running/);
     await eventually(async () => (await members(group)) === 2, 60_000, 'two members');
 
     const records = genRecords(size.records, size.keys);
-    const producer = stack.kafka.producer();
-    await producer.connect();
+    const producer = await stack.producer();
     const batch = Math.ceil(records.length / 40);
     let sent = 0;
     const load = produceAll(producer, n.topic, records, { batch, pauseMs: 1000, onBatch: (s) => (sent = s) });
 
     await eventually(async () => sent >= records.length / 4, 120_000, 'a quarter of the load');
-    const c = spawnWorker(file);
-    stack.procs.push(c);
+    const c = stack.spawn(file);
     await waitOutput(c, /worker running/);
     await eventually(async () => (await members(group)) === 3, 60_000, 'three members');
     note(`third member joined at ${sent}/${records.length} produced`);
@@ -50,7 +47,6 @@ describe(`fault: rebalances under load (${PROFILE} profile)`, () => {
     await eventually(async () => (await members(group)) === 2, 60_000, 'two members again');
 
     await load;
-    await producer.disconnect();
     await waitCaughtUp(stack.admin, group, n.topic, 300_000);
     expect(b.child.exitCode).toBeNull();
     expect(c.child.exitCode).toBeNull();

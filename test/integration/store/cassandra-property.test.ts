@@ -1,11 +1,9 @@
 import fc from 'fast-check';
-import { Client } from 'cassandra-driver';
 import { CassandraVersionedStore } from '../../../src/store/cassandra/cassandra-versioned-store';
 import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
 import { MemoryVersionedStore } from '../../../src/store/memory/memory-versioned-store';
 import { StoreScope, VersionedKeyValueStore } from '../../../src/store/types';
-import { newCassandraClient, uniqueName } from '../helpers';
-import { namespacedStringSerde } from './support';
+import { isolatedStore, useStoreKeyspace } from './support';
 
 jest.setTimeout(300_000);
 
@@ -34,17 +32,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ op: 'restart' as const }) },
 );
 
-const keyspace = uniqueName('it_store_prop');
-let client: Client;
+const ks = useStoreKeyspace('it_store_prop');
 let counter = 0;
-
-beforeAll(async () => {
-  client = await newCassandraClient();
-});
-afterAll(async () => {
-  await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
-  await client.shutdown();
-});
 
 async function apply(s: VersionedKeyValueStore<string, string>, o: Exclude<Op, { op: 'restart' }>): Promise<unknown> {
   switch (o.op) {
@@ -69,14 +58,11 @@ for (const scope of ['partitioned', 'global'] as StoreScope[]) {
         const n = ++counter;
         const open = (): Promise<CassandraVersionedStore<string, string>> =>
           openCassandraVersionedStore({
-            client,
-            keyspace,
+            client: ks.client,
+            keyspace: ks.keyspace,
             storeName: `prop-${scope}`,
-            scope,
-            partition: scope === 'partitioned' ? n : undefined,
-            writerId: `w${n}`,
+            ...isolatedStore(scope, n, 'r'),
             historyRetentionMs: retention,
-            keySerde: namespacedStringSerde(`r${n}`),
             cleanupEvery: 2,
           });
         const memory = new MemoryVersionedStore<string, string>({ historyRetentionMs: retention });

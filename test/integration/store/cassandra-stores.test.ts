@@ -1,26 +1,15 @@
-import { Client } from 'cassandra-driver';
 import { openCassandraKeyValueStore } from '../../../src/store/cassandra/open-kv-store';
 import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
 import { stringSerde } from '../../../src/store/serde';
 import { StoreScope } from '../../../src/store/types';
 import { kvStoreContract } from '../../store/contract/kv-contract';
 import { versionedStoreContract } from '../../store/contract/versioned-contract';
-import { newCassandraClient, uniqueName } from '../helpers';
-import { namespacedStringSerde } from './support';
+import { isolatedStore, useStoreKeyspace } from './support';
 
 jest.setTimeout(120_000);
 
-const keyspace = uniqueName('it_store_contract');
-let client: Client;
+const ks = useStoreKeyspace('it_store_contract');
 let counter = 0;
-
-beforeAll(async () => {
-  client = await newCassandraClient();
-});
-afterAll(async () => {
-  await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
-  await client.shutdown();
-});
 
 for (const scope of ['partitioned', 'global'] as StoreScope[]) {
   const storeName = `versioned-${scope}`;
@@ -28,14 +17,11 @@ for (const scope of ['partitioned', 'global'] as StoreScope[]) {
     const n = ++counter;
     const open = () =>
       openCassandraVersionedStore<string, string>({
-        client,
-        keyspace,
+        client: ks.client,
+        keyspace: ks.keyspace,
         storeName,
-        scope,
-        partition: scope === 'partitioned' ? n : undefined,
-        writerId: `w${n}`,
+        ...isolatedStore(scope, n, 't'),
         historyRetentionMs,
-        keySerde: namespacedStringSerde(`t${n}`),
         valueSerde: stringSerde,
       });
     let store = await open();
@@ -52,8 +38,8 @@ for (const scope of ['partitioned', 'global'] as StoreScope[]) {
   kvStoreContract(`CassandraKeyValueStore (${scope})`, async (keySerde) => {
     const n = ++counter;
     return openCassandraKeyValueStore({
-      client,
-      keyspace,
+      client: ks.client,
+      keyspace: ks.keyspace,
       // Global stores read every bucket, so each test gets its own table; partitioned ones their own partition.
       storeName: scope === 'global' ? `kv-global-${n}` : 'kv-partitioned',
       scope,

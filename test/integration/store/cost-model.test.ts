@@ -1,50 +1,35 @@
-import { Client } from 'cassandra-driver';
 import { CassandraVersionedStore } from '../../../src/store/cassandra/cassandra-versioned-store';
 import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
 import { PUT_RETURN_CODE_NOT_PUT, StoreScope } from '../../../src/store/types';
-import { uniqueName } from '../helpers';
-import { countingClient, CountingTracker, namespacedStringSerde } from './support';
+import { isolatedStore, useStoreKeyspace } from './support';
 
 jest.setTimeout(180_000);
 
-const keyspace = uniqueName('it_store_cost');
-let client: Client;
-let tracker: CountingTracker;
+const ks = useStoreKeyspace('it_store_cost', { counting: true });
 let counter = 0;
-
-beforeAll(async () => {
-  ({ client, tracker } = await countingClient());
-});
-afterAll(async () => {
-  await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
-  await client.shutdown();
-});
 
 async function open(scope: StoreScope, historyRetentionMs: number, extra: { cleanupEvery?: number; n?: number } = {}): Promise<CassandraVersionedStore<string, string>> {
   const n = extra.n ?? ++counter;
   return openCassandraVersionedStore({
-    client,
-    keyspace,
+    client: ks.client,
+    keyspace: ks.keyspace,
     storeName: `cost-${scope}`,
-    scope,
-    partition: scope === 'partitioned' ? n : undefined,
-    writerId: `w${n}`,
+    ...isolatedStore(scope, n, 'c'),
     historyRetentionMs,
-    keySerde: namespacedStringSerde(`c${n}`),
     cleanupEvery: extra.cleanupEvery ?? 1_000_000,
   });
 }
 
 async function measure<T>(fn: () => Promise<T>): Promise<{ result: T; reads: number; writes: number }> {
-  tracker.reset();
+  ks.tracker.reset();
   const result = await fn();
-  const { reads, writes } = tracker.counts();
+  const { reads, writes } = ks.tracker.counts();
   return { result, reads, writes };
 }
 
 async function rows(table: string, scope: StoreScope, n: number): Promise<string[]> {
   const where = scope === 'partitioned' ? ` WHERE partition = ${n}` : '';
-  const rs = await client.execute(`SELECT key, valid_from, value FROM ${keyspace}.${table}${where}`, [], { fetchSize: 100_000 });
+  const rs = await ks.client.execute(`SELECT key, valid_from, value FROM ${ks.keyspace}.${table}${where}`, [], { fetchSize: 100_000 });
   return rs.rows
     .filter((r) => (r.key as Buffer).toString('utf8').startsWith(`c${n}\u0000`))
     .map((r) => `${(r.key as Buffer).toString('hex')}|${String(r.valid_from)}|${r.value === null ? 'null' : (r.value as Buffer).toString('hex')}`)
@@ -57,6 +42,15 @@ afterAll(() => {
 });
 
 describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (scope) => {
+  it("the sink's write path costs one write and no read, in order or not", async () => {
+    const s = await open(scope, 100);
+    expect(await measure(() => s.write('k', 'a', 1000))).toEqual({ result: 'written', reads: 0, writes: 1 });
+    expect(await measure(() => s.write('k', 'b', 950))).toEqual({ result: 'written', reads: 0, writes: 1 });
+    expect(await measure(() => s.write('k', 'late', 899))).toEqual({ result: 'expired', reads: 0, writes: 0 });
+    expect((await s.get('k', 975))?.value).toBe('b');
+    expect((await s.get('k'))?.value).toBe('a');
+  });
+
   it('puts, gets and deletes cost the advertised number of requests', async () => {
     const s = await open(scope, 100);
     const inOrder = await measure(() => s.put('k', 'v1', 1000));
@@ -78,10 +72,12 @@ describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (sco
     const del = await measure(() => s.delete('k', 990));
     expect(del).toEqual({ result: { value: 'v0', timestamp: 950 }, reads: 1, writes: 1 });
     const history = await measure(() => s.history('k'));
-    expect(history.reads).toBe(1);
+    expect(history).toEqual({ result: [{ value: 'v0', timestamp: 950, validTo: 990 }, { value: 'v1b', timestamp: 1000 }], reads: 1, writes: 0 });
     const historyBounded = await measure(() => s.history('k', { fromTime: 960, toTime: 995 }));
-    expect(historyBounded.reads).toBe(2);
+    expect(historyBounded).toEqual({ result: [{ value: 'v0', timestamp: 950, validTo: 990 }], reads: 2, writes: 0 });
+    // Two dirty keys, nothing older than the horizon to delete: one clean-up read each, one stream-time write.
     const flush = await measure(() => s.flush());
+    expect({ reads: flush.reads, writes: flush.writes }).toEqual({ reads: 2, writes: 1 });
     const flushAgain = await measure(() => s.flush());
     expect(flushAgain.writes + flushAgain.reads).toBe(0);
     Object.assign(report, {
@@ -132,10 +128,10 @@ describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (sco
   it('2,000 in-order puts of one key keep O(retention) rows after flush', async () => {
     const n = ++counter;
     const s = await open(scope, 20, { cleanupEvery: 64, n });
-    tracker.reset();
+    ks.tracker.reset();
     for (let t = 0; t < 2000; t++) await s.put('hot', `v${t}`, t);
     await s.flush();
-    const { reads, writes } = tracker.counts();
+    const { reads, writes } = ks.tracker.counts();
     const left = await rows(`cost_${scope}`, scope, n);
     expect(left.length).toBeLessThanOrEqual(21 + 64);
     expect((await s.history('hot')).length).toBe(21);

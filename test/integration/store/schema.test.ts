@@ -1,26 +1,15 @@
-import { Client } from 'cassandra-driver';
 import { InvalidIdentifierError, StoreError } from '../../../src/errors';
 import { openCassandraKeyValueStore } from '../../../src/store/cassandra/open-kv-store';
 import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
 import { TableOptions } from '../../../src/store/cassandra/table-options';
 import { newCassandraClient, uniqueName } from '../helpers';
-import { countingClient, CountingTracker } from './support';
+import { useStoreKeyspace } from './support';
 
 jest.setTimeout(120_000);
 
-const keyspace = uniqueName('it_store_schema');
-let client: Client;
-let tracker: CountingTracker;
+const ks = useStoreKeyspace('it_store_schema', { counting: true });
 
-beforeAll(async () => {
-  ({ client, tracker } = await countingClient());
-});
-afterAll(async () => {
-  await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
-  await client.shutdown();
-});
-
-const base = () => ({ client, keyspace, storeName: 'schema-store', scope: 'global' as const, historyRetentionMs: 1000 });
+const base = () => ({ client: ks.client, keyspace: ks.keyspace, storeName: 'schema-store', scope: 'global' as const, historyRetentionMs: 1000 });
 
 describe('schema and identifiers', () => {
   it('rejects injection in table options, store names and keyspaces before any CQL is sent', async () => {
@@ -38,13 +27,13 @@ describe('schema and identifiers', () => {
       { keyspace: 'a'.repeat(49) },
       { replication: { class: 'NetworkTopologyStrategy', datacenters: { "dc1': 1}; DROP": 1 } } },
     ];
-    tracker.reset();
+    ks.tracker.reset();
     for (const a of attempts) {
       await expect(openCassandraVersionedStore({ ...base(), ...a })).rejects.toBeInstanceOf(InvalidIdentifierError);
       await expect(openCassandraKeyValueStore({ ...base(), ...a })).rejects.toBeInstanceOf(InvalidIdentifierError);
     }
     await expect(openCassandraVersionedStore({ ...base(), tableOptions: { compaction: { class: "X'; DROP" } } })).rejects.toThrow(/compaction\.class/);
-    expect(tracker.counts().total).toBe(0);
+    expect(ks.tracker.counts().total).toBe(0);
   });
 
   it('applies validated table options', async () => {
@@ -54,8 +43,8 @@ describe('schema and identifiers', () => {
       tableOptions: { compaction: { class: 'SizeTieredCompactionStrategy', min_threshold: 4 }, comment: 'adjunct test', gc_grace_seconds: 3600 },
       defaultTtlSeconds: 86400,
     });
-    const rs = await client.execute('SELECT compaction, comment, gc_grace_seconds, default_time_to_live FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [
-      keyspace,
+    const rs = await ks.client.execute('SELECT compaction, comment, gc_grace_seconds, default_time_to_live FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [
+      ks.keyspace,
       'with_options_1',
     ]);
     const row = rs.first();
@@ -65,20 +54,20 @@ describe('schema and identifiers', () => {
     expect(row.default_time_to_live).toBe(86400);
     await s.close();
     const d = await openCassandraKeyValueStore({ ...base(), storeName: 'default-options' });
-    const rs2 = await client.execute('SELECT compaction FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [keyspace, 'default_options']);
+    const rs2 = await ks.client.execute('SELECT compaction FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [ks.keyspace, 'default_options']);
     expect(rs2.first().compaction.class).toMatch(/LeveledCompactionStrategy/);
     await d.close();
   });
 
   it('two concurrent opens of the same new store (separate clients, new keyspace) both succeed', async () => {
-    const ks = uniqueName('it_store_race');
+    const raceKeyspace = uniqueName('it_store_race');
     const other = await newCassandraClient();
     try {
-      const opts = { keyspace: ks, storeName: 'raced', scope: 'partitioned' as const, partition: 0, historyRetentionMs: 1000 };
+      const opts = { keyspace: raceKeyspace, storeName: 'raced', scope: 'partitioned' as const, partition: 0, historyRetentionMs: 1000 };
       const [a, b, c] = await Promise.all([
-        openCassandraVersionedStore({ ...opts, client }),
+        openCassandraVersionedStore({ ...opts, client: ks.client }),
         openCassandraVersionedStore({ ...opts, client: other, partition: 1 }),
-        openCassandraVersionedStore({ ...opts, client, partition: 2 }),
+        openCassandraVersionedStore({ ...opts, client: ks.client, partition: 2 }),
       ]);
       await a.put('k', 'from-a', 10);
       await b.put('k', 'from-b', 20);
@@ -87,7 +76,7 @@ describe('schema and identifiers', () => {
       expect(await c.get('k')).toBeNull();
       await Promise.all([a.close(), b.close(), c.close()]);
     } finally {
-      await client.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
+      await ks.client.execute(`DROP KEYSPACE IF EXISTS ${raceKeyspace}`);
       await other.shutdown();
     }
   });

@@ -1,6 +1,7 @@
 import { Client, tracker } from 'cassandra-driver';
 import { stackEndpoints } from '../../../src/devstack/endpoints';
-import { Serde } from '../../../src/store/types';
+import { Serde, StoreScope } from '../../../src/store/types';
+import { newCassandraClient, uniqueName } from '../helpers';
 
 // The driver checks `instanceof RequestTracker` at runtime, but its typings declare an interface.
 const TrackerBase = (tracker as unknown as { RequestTracker: new () => object }).RequestTracker;
@@ -56,4 +57,31 @@ export function namespacedStringSerde(ns: string): Serde<string> {
       return bytes.subarray(prefix.length).toString('utf8');
     },
   };
+}
+
+/** A Cassandra client and a keyspace name for one test file; the keyspace is dropped afterwards. */
+export interface StoreKeyspace {
+  keyspace: string;
+  client: Client;
+  /** Set when the client counts requests (`counting: true`). */
+  tracker: CountingTracker;
+}
+
+/** Registers the hooks that open a client (optionally counting requests) and drop the file's keyspace at the end. */
+export function useStoreKeyspace(prefix: string, opts: { counting?: boolean } = {}): StoreKeyspace {
+  const ks = { keyspace: uniqueName(prefix) } as StoreKeyspace;
+  beforeAll(async () => {
+    if (opts.counting) Object.assign(ks, await countingClient());
+    else ks.client = await newCassandraClient();
+  });
+  afterAll(async () => {
+    await ks.client.execute(`DROP KEYSPACE IF EXISTS ${ks.keyspace}`);
+    await ks.client.shutdown();
+  });
+  return ks;
+}
+
+/** Options that isolate store instance `n` in a shared table: its own partition (partitioned scope), writer and key namespace. */
+export function isolatedStore(scope: StoreScope, n: number, ns: string): { scope: StoreScope; partition: number | undefined; writerId: string; keySerde: Serde<string> } {
+  return { scope, partition: scope === 'partitioned' ? n : undefined, writerId: `w${n}`, keySerde: namespacedStringSerde(`${ns}${n}`) };
 }

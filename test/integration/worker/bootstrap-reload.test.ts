@@ -3,7 +3,7 @@ import { PipelineStatusTable, StoreCatalog } from '../../../src/catalog';
 import { createTopic } from '../helpers';
 import { committedOffsets, configDoc, endOffsets, eventually, names, pipelineGroup, startWorker, waitCaughtUp, writeConfigFile } from './harness';
 import { useStack } from './harness';
-import { killWorker, spawnWorker } from './processes';
+import { killWorker } from './processes';
 
 const recs = (from: number, to: number, prefix = 'k') => Array.from({ length: to - from }, (_, j) => ({ key: `${prefix}${from + j}`, value: JSON.stringify({ i: from + j }), timestamp: String(1_000_000 + from + j) }));
 
@@ -30,8 +30,7 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     const streamTopic = n.topic + '-tx';
     await createTopic(stack.kafka, n.topic, 3);
     await createTopic(stack.kafka, streamTopic, 1);
-    const producer = stack.kafka.producer();
-    await producer.connect();
+    const producer = await stack.producer();
     for (let b = 0; b < 8; b++) await producer.send({ topic: n.topic, messages: recs(b * 2500, (b + 1) * 2500) });
     await producer.send({ topic: streamTopic, messages: recs(0, 50, 'tx') });
     const before = await endOffsets(stack.admin, n.topic);
@@ -51,19 +50,20 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     ]));
     stack.worker = await startP;
     // While BOOTSTRAPPING (seen through Cassandra, as another process would), the dependent pipeline wrote nothing.
-    let sawBootstrapping = false;
+    // Samples are asserted after the wait: `eventually` retries on a throw, so an expect inside it could never fail.
+    const whileBootstrapping: { total: number; txRows: number }[] = [];
     const row = await eventually(async () => {
       const r = await status.get('rates');
-      if (r?.state === 'BOOTSTRAPPING') {
-        sawBootstrapping = true;
-        expect(r.recordsTotal).toBeGreaterThanOrEqual(20_000);
-        expect(await count(stack.client, n.keyspace, 'tx_g1').catch(() => 0)).toBe(0);
-      }
+      if (r?.state === 'BOOTSTRAPPING') whileBootstrapping.push({ total: r.recordsTotal, txRows: await count(stack.client, n.keyspace, 'tx_g1').catch(() => 0) });
       return r?.state === 'READY' ? r : undefined;
     }, 120_000, 'rates READY');
     stopProducing = true;
     await background;
-    expect(sawBootstrapping).toBe(true);
+    expect(whileBootstrapping.length).toBeGreaterThan(0);
+    for (const sample of whileBootstrapping) {
+      expect(sample.total).toBeGreaterThanOrEqual(20_000);
+      expect(sample.txRows).toBe(0);
+    }
     // READY only once committed offsets reached the captured end offsets (which cover everything produced before start).
     const committed = await committedOffsets(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
     for (const [p, end] of before) {
@@ -76,14 +76,12 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'tx'), streamTopic, 60_000);
     expect(await count(stack.client, n.keyspace, 'tx_g1')).toBe(50);
     expect(stack.worker.isReady()).toBe(true);
-    await producer.disconnect();
   });
 
   it('reload builds a new generation while readers stay on the old one, switches atomically, rolls back, and drops the old table after its keep time', async () => {
     const n = names('reload');
     await createTopic(stack.kafka, n.topic, 2);
-    const producer = stack.kafka.producer();
-    await producer.connect();
+    const producer = await stack.producer();
     await producer.send({ topic: n.topic, messages: recs(0, 20).map((m) => ({ ...m, partition: 0 })) });
     await producer.send({ topic: n.topic, messages: recs(20, 40).map((m) => ({ ...m, partition: 1 })) });
     stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, keepPreviousGeneration: '3s' }]));
@@ -112,21 +110,19 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     expect((await catalog.get('s'))?.currentGeneration).toBe(1);
     await eventually(async () => !(await tableExists(stack.client, n.keyspace, 's_g2')), 30_000, 'generation 2 dropped');
     expect((await catalog.get('s'))?.previousGeneration).toBeNull();
-    await producer.disconnect();
   });
 
   it('offset out of range: fail, latest and reload policies', async () => {
     const n = names('oor');
     await createTopic(stack.kafka, n.topic, 1);
-    const producer = stack.kafka.producer();
-    await producer.connect();
+    const producer = await stack.producer();
     await producer.send({ topic: n.topic, messages: recs(0, 10) });
     const doc = (policy: string) => configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, onOffsetOutOfRange: policy, keepPreviousGeneration: '1h' }]);
     stack.worker = await startWorker(doc('fail'));
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p'), n.topic);
     await stack.worker.stop();
     stack.worker = undefined;
-    // The stack.worker is down; records 10..29 arrive and 10..19 are deleted before it comes back.
+    // The worker is down; records 10..29 arrive and 10..19 are deleted before it comes back.
     await producer.send({ topic: n.topic, messages: recs(10, 30) });
     await stack.admin.deleteTopicRecords({ topic: n.topic, partitions: [{ partition: 0, offset: '20' }] });
     await expect(startWorker(doc('fail'))).rejects.toThrow(/fell off the log.*onOffsetOutOfRange=fail/);
@@ -144,14 +140,12 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     await eventually(async () => (await catalog.get('s'))?.currentGeneration === 2, 60_000, 'reload switched');
     const g2 = await keys(stack.client, n.keyspace, 's_g2');
     expect([...g2].sort()).toEqual(['k35', 'k36', 'k37', 'k38', 'k39']);
-    await producer.disconnect();
   });
 
-  it('a stack.worker killed mid-reload resumes the reload and never switches to a half-built generation', async () => {
+  it('a worker killed mid-reload resumes the reload and never switches to a half-built generation', async () => {
     const n = names('crashreload');
     await createTopic(stack.kafka, n.topic, 2);
-    const producer = stack.kafka.producer();
-    await producer.connect();
+    const producer = await stack.producer();
     for (let b = 0; b < 10; b++) await producer.send({ topic: n.topic, messages: recs(b * 3000, (b + 1) * 3000) });
     stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' } }]));
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p'), n.topic, 180_000);
@@ -161,7 +155,7 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     const file = writeConfigFile(configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, resetOffset: true }]));
     const catalog = new StoreCatalog(stack.client, n.keyspace);
     const status = new PipelineStatusTable(stack.client, n.keyspace);
-    const w1 = spawnWorker(file);
+    const w1 = stack.spawn(file);
     await eventually(async () => {
       const r = await status.get('p', 2);
       return r && r.state === 'BOOTSTRAPPING' && r.recordsDone > 0 && r.recordsDone < r.recordsTotal;
@@ -172,11 +166,10 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     expect(mid?.buildingGeneration).toBe(2);
     expect((await status.get('p', 2))?.state).toBe('BOOTSTRAPPING');
     // Restart: the same build resumes (generation 2, its own committed offsets) and switches only when complete.
-    const w2 = spawnWorker(file);
+    const w2 = stack.spawn(file);
     await eventually(async () => (await catalog.get('s'))?.currentGeneration === 2, 180_000, 'switch after resumed reload');
     expect((await status.get('p', 2))?.state).toBe('READY');
     expect(await count(stack.client, n.keyspace, 's_g2')).toBe(30_000);
     await killWorker(w2, 'SIGTERM');
-    await producer.disconnect();
   });
 });

@@ -42,8 +42,7 @@ describe('worker: converters, extractors, errors and the DLQ (real Kafka, Cassan
     const wrongMagic = Buffer.from(good1);
     wrongMagic[0] = 7;
     const truncated = good1.subarray(0, 7);
-    const producer = stack.kafka.producer();
-    await producer.connect();
+    const producer = await stack.producer();
     await producer.send({ topic: n.topic, messages: [
       { key: 'x', value: good1 },
       { key: 'x', value: unknownId, headers: { trace: 'abc' } },
@@ -51,7 +50,6 @@ describe('worker: converters, extractors, errors and the DLQ (real Kafka, Cassan
       { key: 'x', value: truncated },
       { key: 'x', value: good2 },
     ] });
-    await producer.disconnect();
     stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{
       name: 'prices', topics: [n.topic], keyConverter: 'string', valueConverter: 'avro',
       extract: { key: { from: 'value', fields: ['region', 'sku'] }, value: { project: ['price'] }, timestamp: { from: 'field', path: 'updatedAt' } },
@@ -86,8 +84,7 @@ describe('worker: converters, extractors, errors and the DLQ (real Kafka, Cassan
     await createTopic(stack.kafka, t2, 1);
     const T = Date.now() - 60_000; // realistic source times: the Kafka tombstone below carries the current record time
     const env = (op: string, before: unknown, after: unknown, ts: number) => JSON.stringify({ schema: {}, payload: { op, before, after, source: { ts_ms: T + ts } } });
-    const producer = stack.kafka.producer();
-    await producer.connect();
+    const producer = await stack.producer();
     await producer.send({ topic: n.topic, messages: [
       { key: JSON.stringify({ id: 1 }), value: env('c', null, { id: 1, name: 'a' }, 100) },
       { key: JSON.stringify({ id: 1 }), value: env('u', { id: 1, name: 'a' }, { id: 1, name: 'b' }, 200) },
@@ -98,7 +95,6 @@ describe('worker: converters, extractors, errors and the DLQ (real Kafka, Cassan
       { key: 'not json', value: env('c', null, { id: 9 }, 1) },
     ] });
     await producer.send({ topic: t2, messages: [{ key: 'k', value: JSON.stringify({ n: 1 }), timestamp: '10' }, { key: 'k', value: JSON.stringify({ n: 2 }), timestamp: '20' }] });
-    await producer.disconnect();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adj-custom-'));
     fs.writeFileSync(path.join(dir, 'double.ts'), `import type { Extractor, SourceRecord } from '${path.resolve('src/extract')}';\nexport function createExtractor(o: { factor: number }): Extractor {\n  return { extract: (r: SourceRecord) => ({ key: 'custom-' + String(r.key), value: { n: (r.value as { n: number }).n * o.factor }, timestamp: r.timestamp }) };\n}\n`);
     stack.worker = await startWorker(configDoc(n.keyspace, n.group, [
@@ -124,12 +120,10 @@ describe('worker: converters, extractors, errors and the DLQ (real Kafka, Cassan
   it('tolerance none: stops at the first bad record with topic/partition/offset and commits nothing past it', async () => {
     const n = names('none');
     await createTopic(stack.kafka, n.topic, 1);
-    const producer = stack.kafka.producer();
-    await producer.connect();
+    const producer = await stack.producer();
     await producer.send({ topic: n.topic, messages: [
       { key: 'a', value: '{"v":1}' }, { key: 'b', value: '{"v":2}' }, { key: 'c', value: '{oops' }, { key: 'd', value: '{"v":4}' },
     ] });
-    await producer.disconnect();
     stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{ name: 'strict', topics: [n.topic], store: { name: 'strict' } }]));
     await eventually(async () => stack.worker!.state === 'FAILED', 30_000, 'worker FAILED');
     const fatal = stack.worker.lastError;

@@ -1,6 +1,6 @@
 /** Test harness for running real workers against the local stack. */
 import { Client } from 'cassandra-driver';
-import { Admin, Kafka } from 'kafkajs';
+import { Admin, Kafka, Producer } from 'kafkajs';
 import { stringify } from 'yaml';
 import { parseConfig } from '../../../src/config';
 import { stackEndpoints } from '../../../src/devstack/endpoints';
@@ -8,7 +8,7 @@ import { silentLogger, createLogger } from '../../../src/ops/logger';
 import { AdjunctMetrics } from '../../../src/ops/metrics';
 import { Worker } from '../../../src/worker/worker';
 import { uniqueName } from '../helpers';
-import { killWorker, WorkerProcess } from './processes';
+import { killWorker, spawnWorker, WorkerProcess } from './processes';
 
 /** Builds a config document pointing at the stack, with one pipeline by default. */
 export function configDoc(keyspace: string, groupId: string, pipelines: object[], extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -107,7 +107,7 @@ export async function connectAdmin(kafka: Kafka): Promise<Admin> {
   return a;
 }
 
-/** Clients and the running worker of one describe block. */
+/** Clients, producers, the in-process worker and the worker processes of one describe block. */
 export interface StackFixture {
   kafka: Kafka;
   admin: Admin;
@@ -115,11 +115,29 @@ export interface StackFixture {
   worker?: Worker;
   /** Worker processes spawned by the tests; killed after the block. */
   procs: WorkerProcess[];
+  /** A connected producer, disconnected after the test. */
+  producer(): Promise<Producer>;
+  /** Spawns an `adjunct run` worker process that is killed after the block if still alive. */
+  spawn(configFile: string, env?: NodeJS.ProcessEnv): WorkerProcess;
 }
 
-/** Opens a Kafka admin and a Cassandra client for the describe block, and stops the test's worker after each test. */
+/** Opens a Kafka admin and a Cassandra client for the describe block; stops the test's worker and producers after each test. */
 export function useStack(): StackFixture {
-  const s = { procs: [] as WorkerProcess[] } as StackFixture;
+  const producers: Producer[] = [];
+  const s = {
+    procs: [] as WorkerProcess[],
+    async producer() {
+      const p = s.kafka.producer();
+      await p.connect();
+      producers.push(p);
+      return p;
+    },
+    spawn(configFile: string, env?: NodeJS.ProcessEnv) {
+      const w = spawnWorker(configFile, env);
+      s.procs.push(w);
+      return w;
+    },
+  } as StackFixture;
   beforeAll(async () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { newKafka, newCassandraClient } = require('../helpers') as typeof import('../helpers');
@@ -130,6 +148,7 @@ export function useStack(): StackFixture {
   afterEach(async () => {
     await s.worker?.stop();
     s.worker = undefined;
+    await Promise.all(producers.splice(0).map((p) => p.disconnect().catch(() => undefined)));
   });
   afterAll(async () => {
     await Promise.all(s.procs.map((p) => killWorker(p)));

@@ -2,7 +2,7 @@ import { Client } from 'cassandra-driver';
 import { createTopic } from '../helpers';
 import { committedOffsets, configDoc, eventually, names, pipelineGroup, waitCaughtUp, writeConfigFile } from './harness';
 import { useStack } from './harness';
-import { killWorker, spawnWorker } from './processes';
+import { killWorker } from './processes';
 
 /** Every record is a unique (key, timestamp) version, so "nothing lost" is a row count plus a content check. */
 function records(from: number, to: number) {
@@ -23,14 +23,12 @@ describe('worker processes: SIGTERM drain, scale-out and a killed worker (real K
   it('SIGTERM: stops fetching, drains in-flight writes, commits and exits 0; offsets never pass an unwritten record', async () => {
     const n = names('sigterm');
     await createTopic(stack.kafka, n.topic, 3);
-    const producer = stack.kafka.producer();
-    await producer.connect();
+    const producer = await stack.producer();
     for (let b = 0; b < 10; b++) await producer.send({ topic: n.topic, messages: records(b * 2000, (b + 1) * 2000) });
     const doc = configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' } }], {});
     (doc.worker as Record<string, unknown>).logLevel = 'info';
     const file = writeConfigFile(doc);
-    const w = spawnWorker(file);
-    stack.procs.push(w);
+    const w = stack.spawn(file);
     const group = pipelineGroup(n.group, 'p');
     await eventually(async () => [...(await committedOffsets(stack.admin, group, n.topic)).values()].some((o) => o > 0n), 60_000, 'first commit');
     const t0 = Date.now();
@@ -59,23 +57,19 @@ describe('worker processes: SIGTERM drain, scale-out and a killed worker (real K
     expect(missing).toBe(0);
     expect(checked).toBeGreaterThan(0);
     // A restarted worker finishes the rest: nothing lost.
-    const w2 = spawnWorker(file);
-    stack.procs.push(w2);
+    const w2 = stack.spawn(file);
     await waitCaughtUp(stack.admin, group, n.topic, 120_000);
     await killWorker(w2, 'SIGTERM');
     expect((await versionsInStore(stack.client, n.keyspace)).size).toBe(20_000);
-    await producer.disconnect();
   });
 
   it('two workers share the partitions; one is killed -9 mid-load and the other completes with nothing lost', async () => {
     const n = names('scale');
     await createTopic(stack.kafka, n.topic, 4);
     const file = writeConfigFile(configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' } }], {}));
-    const a = spawnWorker(file);
-    const b = spawnWorker(file);
-    stack.procs.push(a, b);
-    const producer = stack.kafka.producer();
-    await producer.connect();
+    const a = stack.spawn(file);
+    const b = stack.spawn(file);
+    const producer = await stack.producer();
     const group = pipelineGroup(n.group, 'p');
     // Both members joined: the group has two members with partitions.
     await eventually(async () => {
@@ -90,6 +84,5 @@ describe('worker processes: SIGTERM drain, scale-out and a killed worker (real K
     expect(stored.size).toBe(20_000);
     await killWorker(b, 'SIGTERM');
     expect((await b.exited).code).toBe(0);
-    await producer.disconnect();
   });
 });
