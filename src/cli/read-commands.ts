@@ -208,7 +208,7 @@ async function serveCommand(o: ServeOpts): Promise<void> {
   const port = o.port === undefined ? cfg.worker.http.port : Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliFailure(`invalid --port ${o.port}`, ExitCode.CONFIG_INVALID);
   const settings = { host: o.host ?? cfg.worker.http.host, port, adminToken: cfg.worker.http.adminToken };
-  const { createLogger } = await import('../ops/logger');
+  const { createLogger } = await import('../observability/logger');
   const { createCassandra } = await import('../worker/clients');
   const { openLookup } = await import('../lookup');
   const { buildHttpServer, checkHttpSettings, listen } = await import('../http/server');

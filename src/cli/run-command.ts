@@ -1,6 +1,6 @@
 import { loadConfigFile } from '../config';
 import { describeError } from '../errors';
-import { createLogger } from '../ops/logger';
+import { createLogger } from '../observability/logger';
 import { Worker } from '../worker/worker';
 import { ExitCode } from './exit-codes';
 

@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { Lookup } from '../lookup';
-import type { Logger } from '../ops/logger';
+import type { Logger } from '../observability/logger';
 
 /** The pipeline controls the admin API drives (implemented by PipelineRunner). */
 export interface AdminRunner {

@@ -1,10 +1,10 @@
 import { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { PipelineSpec } from '../config/schema';
-import { Converter } from '../codec';
+import { Converter } from '../converters';
 import { AdjunctError, asAdjunctError, BadRecordError, ErrorStage, describeError } from '../errors';
 import { Extracted, Extractor, isSkip } from '../extract';
-import { Logger } from '../ops/logger';
-import { AdjunctMetrics } from '../ops/metrics';
+import { Logger } from '../observability/logger';
+import { AdjunctMetrics } from '../observability/metrics';
 import { DeadLetterQueueReporter } from './dlq-reporter';
 import { OffsetTracker } from './offset-tracker';
 import { PartitionWriter, PartitionWriterFactory } from './partition-writer';

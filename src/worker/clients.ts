@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import { auth, Client } from 'cassandra-driver';
 import { Kafka, logLevel, SASLOptions } from 'kafkajs';
 import type { AdjunctConfig } from '../config/schema';
-import { Logger } from '../ops/logger';
+import { Logger } from '../observability/logger';
 
 type Tls = boolean | { ca?: string; cert?: string; key?: string; rejectUnauthorized: boolean } | undefined;
 

@@ -1,16 +1,16 @@
 import { Admin, Kafka } from 'kafkajs';
 import type { PipelineSpec } from '../config/schema';
 import { PipelineStatusTable, StoreCatalog, StoreEntry } from '../catalog';
-import { Converter } from '../codec';
+import { Converter } from '../converters';
 import { AdjunctError, describeError } from '../errors';
 import { Extractor } from '../extract';
-import { Logger } from '../ops/logger';
-import { AdjunctMetrics } from '../ops/metrics';
+import { Logger } from '../observability/logger';
+import { AdjunctMetrics } from '../observability/metrics';
 import { DeadLetterQueueReporter } from '../sink/dlq-reporter';
 import { PartitionWriterFactory } from '../sink/partition-writer';
 import { PipelineState, PipelineStatus, PipelineTask } from '../sink/pipeline-task';
 import { Semaphore } from '../sink/semaphore';
-import { BootstrapProgress, BootstrapTracker, fetchPartitionOffsets, outOfRange } from '../source';
+import { BootstrapProgress, BootstrapTracker, fetchPartitionOffsets, outOfRange } from '../bootstrap';
 
 /** What a runner needs from the worker. */
 export interface PipelineRunnerDeps {

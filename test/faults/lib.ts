@@ -5,14 +5,14 @@
 import { randomInt } from 'crypto';
 import { Client } from 'cassandra-driver';
 import { Admin, Kafka, KafkaMessage, Producer } from 'kafkajs';
-import { ourPid } from '../../src/devstack/process';
-import { stackSettings } from '../../src/devstack/endpoints';
+import { ourPid } from '../../tools/devstack/process';
+import { stackSettings } from '../../tools/devstack/endpoints';
 import { MemoryVersionedStore } from '../../src/store/memory/memory-versioned-store';
 import { serdeByName } from '../../src/store/serde';
 import { committedOffsets, configDoc, eventually, names, pipelineGroup, StackFixture, useStack, writeConfigFile } from '../integration/worker/harness';
 import { createTopic } from '../integration/helpers';
 import { WorkerProcess } from '../integration/worker/processes';
-import { stackEndpoints } from '../../src/devstack/endpoints';
+import { stackEndpoints } from '../../tools/devstack/endpoints';
 
 /** `full` = the sizes of the brief; `ci` (default) = reduced to fit in a few minutes. */
 export const PROFILE: 'full' | 'ci' = process.env.ADJUNCT_FAULT_PROFILE === 'full' ? 'full' : 'ci';

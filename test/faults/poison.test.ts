@@ -8,7 +8,7 @@ import { randomInt } from 'crypto';
 import { Admin, Kafka, Message } from 'kafkajs';
 import * as http from 'http';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { stackEndpoints } from '../../src/devstack/endpoints';
+import { stackEndpoints } from '../../tools/devstack/endpoints';
 import { committedOffsets, eventually, names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
 import { killWorker, spawnWorker } from '../integration/worker/processes';
 import { checkBelowCommitted, expectTableEqualsReference, genRecords, note, PROFILE, readTopic, ReadRecord, SIZES, waitOutput, workerDoc } from './lib';

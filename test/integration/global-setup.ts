@@ -1,7 +1,7 @@
 /**
  * Jest globalSetup for the integration project: brings the local stack up (or reuses it). Failure fails the run; tests never skip.
  */
-import { ensureStack } from '../../src/devstack/stack';
+import { ensureStack } from '../../tools/devstack/stack';
 
 /** Starts or reuses Kafka, Cassandra and the schema registry; throws with the reason when they cannot be brought up. */
 export default async function globalSetup(): Promise<void> {

@@ -5,7 +5,7 @@ import { randomBytes } from 'crypto';
 import { Client } from 'cassandra-driver';
 import { Kafka, logLevel } from 'kafkajs';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import { stackEndpoints } from '../../src/devstack/endpoints';
+import { stackEndpoints } from '../../tools/devstack/endpoints';
 
 const RUN_ID = `${Date.now().toString(36).slice(-5)}${randomBytes(2).toString('hex')}`;
 let counter = 0;

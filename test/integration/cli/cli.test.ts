@@ -7,9 +7,9 @@ import type { FastifyInstance } from 'fastify';
 import { AdjunctError } from '../../../src/errors';
 import { buildHttpServer, HttpWorker } from '../../../src/http/server';
 import { Lookup, openLookup } from '../../../src/lookup';
-import { silentLogger } from '../../../src/ops/logger';
-import { AdjunctMetrics } from '../../../src/ops/metrics';
-import { stackEndpoints } from '../../../src/devstack/endpoints';
+import { silentLogger } from '../../../src/observability/logger';
+import { AdjunctMetrics } from '../../../src/observability/metrics';
+import { stackEndpoints } from '../../../tools/devstack/endpoints';
 import { newCassandraClient, uniqueName } from '../helpers';
 import { prepareKeyspace, seed } from '../lookup/fixtures';
 

@@ -4,7 +4,7 @@ import * as path from 'path';
 describe('npm run demo (scripted, non-interactive, against the real stack)', () => {
   it('joins every transaction with the rate valid at its time, including the late one, and serves it over HTTP', () => {
     const root = path.resolve(__dirname, '../../..');
-    const r = spawnSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'src/demo/demo.ts'], {
+    const r = spawnSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'tools/demo/demo.ts'], {
       cwd: root,
       env: { ...process.env, ADJUNCT_HTTP_PORT: '0', CI: 'true' },
       encoding: 'utf8',

@@ -5,8 +5,8 @@ import { PipelineStatusTable } from '../../../src/catalog';
 import { AdjunctError, ConfigError } from '../../../src/errors';
 import { buildHttpServer, httpStarter, HttpWorker } from '../../../src/http/server';
 import { Lookup, openLookup } from '../../../src/lookup';
-import { createLogger, silentLogger } from '../../../src/ops/logger';
-import { AdjunctMetrics } from '../../../src/ops/metrics';
+import { createLogger, silentLogger } from '../../../src/observability/logger';
+import { AdjunctMetrics } from '../../../src/observability/metrics';
 import { newCassandraClient, uniqueName } from '../helpers';
 import { prepareKeyspace, seed } from '../lookup/fixtures';
 

@@ -1,5 +1,5 @@
 import { Client, tracker } from 'cassandra-driver';
-import { stackEndpoints } from '../../../src/devstack/endpoints';
+import { stackEndpoints } from '../../../tools/devstack/endpoints';
 import { Serde, StoreScope } from '../../../src/store/types';
 import { newCassandraClient, uniqueName } from '../helpers';
 

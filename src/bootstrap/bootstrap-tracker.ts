@@ -2,8 +2,8 @@ import { Admin } from 'kafkajs';
 import { SingleBar } from 'cli-progress';
 import { PipelineStatusTable } from '../catalog';
 import { describeError } from '../errors';
-import { Logger } from '../ops/logger';
-import { AdjunctMetrics } from '../ops/metrics';
+import { Logger } from '../observability/logger';
+import { AdjunctMetrics } from '../observability/metrics';
 import { fetchPartitionOffsets, tpId } from './topic-offsets';
 
 const min = (a: bigint, b: bigint) => (a < b ? a : b);

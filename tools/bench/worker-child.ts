@@ -5,11 +5,11 @@
  */
 import { Client } from 'cassandra-driver';
 import { Kafka } from 'kafkajs';
-import { loadConfigFile } from '../config';
-import { describeError } from '../errors';
-import { createLogger } from '../ops/logger';
-import { AdjunctMetrics } from '../ops/metrics';
-import { Worker } from '../worker/worker';
+import { loadConfigFile } from '../../src/config';
+import { describeError } from '../../src/errors';
+import { createLogger } from '../../src/observability/logger';
+import { AdjunctMetrics } from '../../src/observability/metrics';
+import { Worker } from '../../src/worker/worker';
 
 /** Cassandra requests sent by the child, by kind. */
 export interface RequestCounts {

@@ -1,7 +1,7 @@
-import { parseBenchArgs, DEFAULT_OPTIONS } from '../../src/bench/args';
-import { fnv1a, generateDataset, mulberry32, outOfOrderShare } from '../../src/bench/dataset';
-import { lanesByKey } from '../../src/bench/pool';
-import { LatencyRecorder, percentile, summarize } from '../../src/bench/stats';
+import { parseBenchArgs, DEFAULT_OPTIONS } from '../../../tools/bench/args';
+import { fnv1a, generateDataset, mulberry32, outOfOrderShare } from '../../../tools/bench/dataset';
+import { lanesByKey } from '../../../tools/bench/pool';
+import { LatencyRecorder, percentile, summarize } from '../../../tools/bench/stats';
 
 describe('bench stats', () => {
   it('computes nearest-rank percentiles', () => {

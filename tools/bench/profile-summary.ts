@@ -116,7 +116,7 @@ export function profileMarkdown(s: ProfileSummary, top = 20): string {
 if (require.main === module) {
   const [file, bundle] = process.argv.slice(2);
   if (!file) {
-    process.stderr.write('usage: tsx src/bench/profile-summary.ts <file.cpuprofile> [bench/.build/worker-child.js]\n');
+    process.stderr.write('usage: tsx tools/bench/profile-summary.ts <file.cpuprofile> [bench/.build/worker-child.js]\n');
     process.exit(2);
   }
   process.stdout.write(profileMarkdown(summariseProfileFile(file, bundle)) + '\n');

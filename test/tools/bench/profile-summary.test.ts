@@ -1,4 +1,4 @@
-import { areaOf, bundleLineMap, summariseProfile, CpuProfile } from '../../src/bench/profile-summary';
+import { areaOf, bundleLineMap, summariseProfile, CpuProfile } from '../../../tools/bench/profile-summary';
 
 describe('bench profile summary', () => {
   const profile: CpuProfile = {

@@ -7,7 +7,7 @@ import { repoRoot } from '../devstack/endpoints';
 /** How the child runs: a plain-node esbuild bundle (no loader overhead in RSS/profile) or through tsx. */
 export type ChildMode = 'bundle' | 'tsx';
 
-/** Bundles src/bench/worker-child.ts to bench/.build/worker-child.js (deps external); returns null if esbuild is missing. */
+/** Bundles tools/bench/worker-child.ts to bench/.build/worker-child.js (deps external); returns null if esbuild is missing. */
 export async function bundleWorkerChild(): Promise<string | null> {
   const root = repoRoot();
   const outfile = path.join(root, 'bench', '.build', 'worker-child.js');
@@ -16,7 +16,7 @@ export async function bundleWorkerChild(): Promise<string | null> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const esbuild = require('esbuild') as { build(o: Record<string, unknown>): Promise<unknown> };
     await esbuild.build({
-      entryPoints: [path.join(root, 'src', 'bench', 'worker-child.ts')],
+      entryPoints: [path.join(root, 'tools', 'bench', 'worker-child.ts')],
       bundle: true,
       platform: 'node',
       target: 'node20',
@@ -39,7 +39,7 @@ export async function spawnWorkerChild(configFile: string, logFile: string, opts
   const prof = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`, '--cpu-prof-interval=500'] : [];
   // Extra node flags for the child only (e.g. BENCH_CHILD_NODE_OPTIONS="--max-semi-space-size=4"), for memory experiments.
   const extra = (process.env.BENCH_CHILD_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
-  const entry = bundle ? [bundle] : ['--import', 'tsx', path.join(root, 'src', 'bench', 'worker-child.ts')];
+  const entry = bundle ? [bundle] : ['--import', 'tsx', path.join(root, 'tools', 'bench', 'worker-child.ts')];
   const fd = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, [...prof, ...extra, '--enable-source-maps', ...entry, configFile], {
     cwd: root,

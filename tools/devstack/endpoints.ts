@@ -59,7 +59,7 @@ function expandHome(p: string): string {
   return p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : p;
 }
 
-/** Root of this repository (two levels above src/devstack). */
+/** Root of this repository (two levels above tools/devstack). */
 export function repoRoot(): string {
   return path.resolve(__dirname, '..', '..');
 }

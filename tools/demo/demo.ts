@@ -2,13 +2,13 @@ import * as path from 'path';
 import { randomBytes } from 'crypto';
 import { Client } from 'cassandra-driver';
 import { Kafka, logLevel } from 'kafkajs';
-import { loadConfigFile } from '../config';
+import { loadConfigFile } from '../../src/config';
 import { stackEndpoints } from '../devstack/endpoints';
 import { ensureStack } from '../devstack/stack';
-import { httpStarter } from '../http/server';
-import { openLookup } from '../lookup';
-import { createLogger } from '../ops/logger';
-import { Worker } from '../worker/worker';
+import { httpStarter } from '../../src/http/server';
+import { openLookup } from '../../src/lookup';
+import { createLogger } from '../../src/observability/logger';
+import { Worker } from '../../src/worker/worker';
 import { demoBaseTime, hhmmss, rateChanges, transactions } from './demo-data';
 
 const say = (s = '') => process.stdout.write(s + '\n');

@@ -1,6 +1,6 @@
 /** As-of lookups on the table the adjunct phase wrote: through the lookup library, and through a bare prepared SELECT. */
 import { Client, types } from 'cassandra-driver';
-import { openLookup } from '../../lookup';
+import { openLookup } from '../../../src/lookup';
 import { Dataset, mulberry32 } from '../dataset';
 import { runPool } from '../pool';
 import { LatencyRecorder, msSince, ratePerSec } from '../stats';

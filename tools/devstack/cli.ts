@@ -3,7 +3,7 @@
  */
 import { ensureStack, stackStatus, stopStack } from './stack';
 
-const USAGE = 'usage: tsx src/devstack/cli.ts up | down [--purge] | status';
+const USAGE = 'usage: tsx tools/devstack/cli.ts up | down [--purge] | status';
 
 /** Runs one dev-stack command and returns the process exit code. */
 export async function runCli(argv: string[]): Promise<number> {
