@@ -202,7 +202,7 @@ export const PipelineConfig = z.strictObject({
   name: Name,
   topics: z.array(TopicName).min(1).optional().describe('changelog topics to consume; exactly one of topics or topicPattern'),
   topicPattern: TopicPattern.optional().describe('regex matched against whole topic names (Kafka Connect topics.regex); matching topics created later are picked up'),
-  topicRefreshInterval: Duration.default(30_000).describe('with topicPattern: how often the topic list is re-read to pick up new or deleted matching topics'),
+  topicRefreshInterval: Duration.default(30_000).describe('with topicPattern: how often the topic list is re-read to pick up new or deleted matching topics (default 30s)'),
   keyConverter: Converter.default('string'),
   valueConverter: Converter.default('json'),
   extract: ExtractConfig,

@@ -1,0 +1,36 @@
+import { parse } from 'protobufjs';
+import { decodeToPlain, messageTypeAt } from '../../src/converters/protobuf-message';
+
+describe('Protobuf message indexes against a .proto file', () => {
+  const proto = `syntax = "proto3";
+package t.v1;
+message A { string a = 1; message A1 { int32 x = 1; } enum E { Z = 0; } message A2 { int32 y = 1; message Deep { string d = 1; } } }
+enum Top { T0 = 0; T1 = 1; }
+message B { int64 n = 1; Top top = 2; bytes raw = 3; repeated string tags = 4; }
+`;
+  const root = parse(proto).root;
+  const first = root.lookupType('t.v1.A');
+
+  it.each([
+    [[0], 't.v1.A'],
+    [[1], 't.v1.B'],
+    [[0, 0], 't.v1.A.A1'],
+    [[0, 1], 't.v1.A.A2'],
+    [[0, 1, 0], 't.v1.A.A2.Deep'],
+  ])('%j names %s (enums are not counted)', (indexes, name) => {
+    expect(messageTypeAt(first, indexes)?.fullName).toBe(`.${name}`);
+  });
+
+  it('returns null for a path that names no message', () => {
+    expect(messageTypeAt(first, [2])).toBeNull();
+    expect(messageTypeAt(first, [1, 0])).toBeNull();
+  });
+
+  it('decodes to a plain object with the proto3 JSON mapping and every field present', () => {
+    const B = root.lookupType('t.v1.B');
+    const payload = Buffer.from(B.encode(B.create({ n: '9007199254740993', top: 1, raw: Buffer.from('hi') })).finish());
+    const v = decodeToPlain(B, payload);
+    expect(v).toEqual({ n: '9007199254740993', top: 'T1', raw: 'aGk=', tags: [] });
+    expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
+  });
+});
