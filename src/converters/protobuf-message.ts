@@ -1,4 +1,4 @@
-import { Namespace, Type } from 'protobufjs';
+import { common, INamespace, Namespace, Root, Type } from 'protobufjs';
 
 /** Options of the plain-object form: the proto3 JSON mapping (64-bit integers and bytes as strings, enum names), with every field present. */
 const TO_PLAIN = { longs: String, enums: String, bytes: String, defaults: true, json: true } as const;
@@ -25,4 +25,20 @@ export function messageTypeAt(first: Type, indexes: number[]): Type | null {
 /** Decodes a Protobuf payload into a plain object (no message prototypes reach the extractors or the store). */
 export function decodeToPlain(type: Type, payload: Buffer): Record<string, unknown> {
   return type.toObject(type.decode(payload), TO_PLAIN);
+}
+
+/** protobufjs' bundled definitions of Google's well-known types (timestamp, duration, wrappers, struct, any, empty, field_mask). */
+const WELL_KNOWN_FILES = Object.keys(common).filter((f) => f.startsWith('google/protobuf/'));
+const withWellKnown = new WeakSet<Root>();
+
+/**
+ * Adds Google's well-known types to a parsed schema: Confluent serializers do not register `google/protobuf/*.proto`
+ * imports as references, so the registry's schema imports them without their definitions. Skipped when the
+ * references already brought a `google.protobuf` package.
+ */
+export function addWellKnownTypes(root: Root): void {
+  if (withWellKnown.has(root)) return;
+  withWellKnown.add(root);
+  if (root.lookup('google.protobuf')) return;
+  for (const f of WELL_KNOWN_FILES) root.addJSON((common.get(f) as INamespace).nested!);
 }

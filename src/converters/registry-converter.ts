@@ -3,7 +3,7 @@ import { Type as AvroType } from 'avsc';
 import { Type as ProtoType } from 'protobufjs';
 import { BadRecordError, ErrorStage } from '../errors';
 import { Converter } from './converter';
-import { decodeToPlain, messageTypeAt } from './protobuf-message';
+import { addWellKnownTypes, decodeToPlain, messageTypeAt } from './protobuf-message';
 import { classifyRegistryError } from './registry-errors';
 import { readMessageIndexes, readWireHeader } from './wire-format';
 
@@ -63,6 +63,7 @@ export class RegistryConverter implements Converter {
 
   private decodeProtobuf(schema: { message: ProtoType }, schemaId: number, body: Buffer): Record<string, unknown> {
     const { indexes, payload } = readMessageIndexes(body, this.stage, schemaId);
+    addWellKnownTypes(schema.message.root);
     const type = messageTypeAt(schema.message, indexes);
     if (!type) throw new BadRecordError(`Protobuf message indexes [${indexes.join(', ')}] name no message in schema ${schemaId}`, { stage: this.stage, code: 'DECODE_FAILED', context: { schemaId } });
     try {

@@ -1,5 +1,5 @@
 import { parse } from 'protobufjs';
-import { decodeToPlain, messageTypeAt } from '../../src/converters/protobuf-message';
+import { addWellKnownTypes, decodeToPlain, messageTypeAt } from '../../src/converters/protobuf-message';
 
 describe('Protobuf message indexes against a .proto file', () => {
   const proto = `syntax = "proto3";
@@ -32,5 +32,16 @@ message B { int64 n = 1; Top top = 2; bytes raw = 3; repeated string tags = 4; }
     const v = decodeToPlain(B, payload);
     expect(v).toEqual({ n: '9007199254740993', top: 'T1', raw: 'aGk=', tags: [] });
     expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
+  });
+
+  it('resolves well-known types imported without references (google/protobuf/timestamp.proto)', () => {
+    const wk = parse('syntax = "proto3";\nimport "google/protobuf/timestamp.proto";\nmessage Ev { string a = 1; google.protobuf.Timestamp at = 2; }\n').root;
+    const ev = wk.lookupType('Ev');
+    const payload = Buffer.from([0x0a, 0x01, 0x41, 0x12, 0x02, 0x08, 0x05]); // a="A", at={seconds: 5}
+    expect(() => decodeToPlain(ev, payload)).toThrow(/no such Type or Enum 'google.protobuf.Timestamp'/);
+    addWellKnownTypes(wk);
+    addWellKnownTypes(wk); // idempotent
+    expect(decodeToPlain(ev, payload)).toEqual({ a: 'A', at: { seconds: '5', nanos: 0 } });
+    expect(messageTypeAt(ev, [0])?.fullName).toBe('.Ev'); // the added google namespace is not a message of the file
   });
 });
