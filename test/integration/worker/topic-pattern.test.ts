@@ -62,7 +62,6 @@ describe('topicPattern: topics created while running are picked up (real Kafka +
     // A topic appearing later does not un-READY the store: READY was measured on the topics matched at start.
     expect(stack.worker.isReady()).toBe(true);
     expect((await new PipelineStatusTable(stack.client, n.keyspace).get('rates'))?.state).toBe('READY');
-    expect([...new Set(stack.worker.status().pipelines[0].partitions.map((p) => p.topic))].sort()).toEqual([a, b, late].sort());
   });
 
   it('starts with no matching topic (READY at once: nothing to bootstrap) and consumes the first one created', async () => {
