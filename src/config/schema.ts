@@ -94,7 +94,19 @@ export const WorkerConfig = z
         adminToken: z
           .preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional())
           .optional()
-          .describe('bearer token required by admin routes when not bound to loopback (an empty value means none)'),
+          .describe('bearer token required by admin routes when not bound to loopback (at least 16 characters; an empty value means none)'),
+        readToken: z
+          .preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional())
+          .optional()
+          .describe('optional bearer token required by every read route except /healthz (at least 16 characters; the admin token is accepted too)'),
+        tls: z
+          .strictObject({ keyFile: z.string().min(1).describe('PEM private key file'), certFile: z.string().min(1).describe('PEM certificate (chain) file') })
+          .optional()
+          .describe('serve HTTPS with this key and certificate'),
+        requestTimeout: Duration.default(30_000).describe('a request must be received completely within this time (Node requestTimeout)'),
+        connectionTimeout: Duration.default(60_000).describe('an idle socket is closed after this time (fastify connectionTimeout)'),
+        keepAliveTimeout: Duration.default(5_000).describe('how long an idle keep-alive connection stays open'),
+        maxReplyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024).describe('byte cap of a history reply: versions beyond it go to the next page (at least one version per page)'),
       })
       .prefault({}),
   })

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerMatches } from './auth';
+import { refuseCrossSite } from './request-guards';
 import { HttpServerOptions } from './types';
 
 /** Admin actions on a pipeline. */
@@ -12,6 +13,7 @@ const ADMIN_ACTIONS = ['pause', 'resume', 'reload', 'rollback'] as const;
 export function registerAdminRoutes(app: FastifyInstance, o: HttpServerOptions): void {
   const token = o.config.adminToken;
   const guard = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (refuseCrossSite(req, reply, o.config)) return reply;
     if (token !== undefined && !bearerMatches(req.headers.authorization, token)) {
       req.log.warn({ route: req.routeOptions.url, remote: req.ip }, 'admin call refused: missing or wrong bearer token');
       return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'UNAUTHORIZED', message: 'admin routes need Authorization: Bearer <adminToken>' });
@@ -20,7 +22,7 @@ export function registerAdminRoutes(app: FastifyInstance, o: HttpServerOptions):
   for (const action of ADMIN_ACTIONS) {
     app.post<{ Params: { name: string } }>(
       `/pipelines/:name/${action}`,
-      { preHandler: guard, schema: { params: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 48 } }, required: ['name'] } } },
+      { preHandler: guard, schema: { querystring: { type: 'object', properties: {}, additionalProperties: false }, params: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 48 } }, required: ['name'] } } },
       async (req, reply) => {
         if (!o.worker) return reply.code(503).send({ error: 'NO_WORKER', message: 'no worker runs in this process (read-only serve mode)' });
         const runner = o.worker.runner(req.params.name);

@@ -31,6 +31,18 @@ export interface HttpSettings {
   port: number;
   /** Bearer token of the admin routes (required when bound to a non-loopback host). */
   adminToken?: string;
+  /** Optional bearer token of the read routes (/healthz stays open; the admin token is accepted too). */
+  readToken?: string;
+  /** Serve HTTPS with these PEM files. */
+  tls?: { keyFile: string; certFile: string };
+  /** Ms to receive a whole request (default 30 s). */
+  requestTimeout?: number;
+  /** Ms an idle socket stays open (default 60 s). */
+  connectionTimeout?: number;
+  /** Ms an idle keep-alive connection stays open (default 5 s). */
+  keepAliveTimeout?: number;
+  /** Byte cap of a history reply (default 1 MiB). */
+  maxReplyBytes?: number;
 }
 
 /** Options of buildHttpServer. */
@@ -45,3 +57,6 @@ export interface HttpServerOptions {
   /** Serve mode: registry exposed on /metrics (default: a registry with the process metrics). */
   registry?: Registry;
 }
+
+/** Route schema of a route that takes no query parameters (unknown ones are a 400). */
+export const NO_QUERY = { querystring: { type: 'object', properties: {}, additionalProperties: false } } as const;
