@@ -41,10 +41,10 @@ describe('cassandra helpers (no database)', () => {
 
   it('builds reversed-order reads for both layouts', () => {
     expect(versionedStatements({ keyspace: 'k', table: 't', scope: 'partitioned' }).after).toBe(
-      'SELECT valid_from, value FROM k.t WHERE partition = ? AND key = ? AND valid_from > ? ORDER BY key DESC, valid_from ASC LIMIT 1',
+      'SELECT partition, writer, valid_from, value FROM k.t WHERE partition = ? AND key = ? AND valid_from > ? ORDER BY key DESC, valid_from ASC LIMIT 1',
     );
     expect(versionedStatements({ keyspace: 'k', table: 't', scope: 'global' }).floor).toBe(
-      'SELECT valid_from, value FROM k.t WHERE key = ? AND valid_from <= ? LIMIT ?',
+      'SELECT writer, valid_from, value FROM k.t WHERE key = ? AND valid_from <= ? LIMIT ?',
     );
   });
 
