@@ -148,7 +148,9 @@ export class VersionedTableReader {
   /** The oldest version with valid_from > t: one read. */
   async after(loc: RowLocator, t: number): Promise<RawVersion | null> {
     const { q, params } = this.locate(loc);
-    const rs = await this.exec.read(q.after, [...params, this.exec.long(t)], 'read next version');
+    // Cassandra refuses ORDER BY with `partition IN ?` on a paged query; LIMIT 1 needs no paging.
+    const extra = q === this.cql.in ? { fetchSize: 0 } : {};
+    const rs = await this.exec.read(q.after, [...params, this.exec.long(t)], 'read next version', extra);
     return toVersion(rs.first());
   }
 
