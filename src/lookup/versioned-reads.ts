@@ -1,7 +1,7 @@
 import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader } from '../store/cassandra/versioned-table-reader';
 import { deserializeWith, historyBounds } from '../store/validation';
 import { LookupContext, ResolvedStore } from './lookup-context';
-import { LookupHistoryOptions, LookupRecord } from './types';
+import { LookupHistoryOptions, LookupRecord, WriterHorizon } from './types';
 
 /**
  * KIP-889/KIP-968 reads on the versioned table of one generation. A latest get is one Cassandra read; an as-of get is
@@ -36,6 +36,24 @@ export class VersionedReads {
     const horizonOf = async (v: RawVersion | null): Promise<number> => (await writers).of(v) - rs.entry.historyRetentionMs;
     const entries = await this.reader(rs).history(loc, fromTime, toTime, horizonOf);
     return historyRecords(entries, rs.valueSerde, order);
+  }
+
+  /** Every writer of the table with its persisted stream time and horizon (cached ≤ generationCacheMs), by writer name. */
+  async horizons(rs: ResolvedStore): Promise<WriterHorizon[]> {
+    const writers = await this.ctx.streamTimes(rs.table);
+    return [...writers.byWriter.entries()]
+      .map(([writer, streamTime]) => ({ writer, streamTime, horizon: streamTime - rs.entry.historyRetentionMs }))
+      .sort((a, b) => a.writer.localeCompare(b.writer));
+  }
+
+  /** The horizon that applies to a key (that of the writer of its newest version), or null when the key has no versions. */
+  async keyHorizon(rs: ResolvedStore, key: Buffer, partition?: number): Promise<WriterHorizon | null> {
+    const loc = await this.locator(rs, key, partition);
+    if (loc === null) return null;
+    const [latest, writers] = await Promise.all([this.reader(rs).latest(loc), this.ctx.streamTimes(rs.table)]);
+    if (latest === null) return null;
+    const streamTime = writers.of(latest);
+    return { writer: latest.writer ?? '(any)', streamTime, horizon: streamTime - rs.entry.historyRetentionMs };
   }
 
   /** Where a key's rows are: its partition when given (or global scope), else every partition of the table (null if none). */
