@@ -15,7 +15,10 @@ type Op =
   | { op: 'get'; key: string }
   | { op: 'asOf'; key: string; t: number }
   | { op: 'history'; key: string; from?: number; to?: number; order: 'asc' | 'desc' }
-  | { op: 'restart' };
+  | { op: 'restart' }
+  // A tombstone without an event time (extract.timestamp.onMissing: streamTime): it is written at the writer's stream
+  // time (time 0 before any), so it never moves stream time.
+  | { op: 'tombstoneAtStreamTime'; key: string };
 
 const key = fc.constantFrom('a', 'b', 'c');
 const time = fc.integer({ min: 0, max: 40 });
@@ -32,6 +35,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     ),
   },
   { weight: 1, arbitrary: fc.constant({ op: 'restart' as const }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('tombstoneAtStreamTime' as const), key }) },
 );
 
 const ks = useStoreKeyspace('it_store_prop');
@@ -39,6 +43,12 @@ let counter = 0;
 
 async function apply(s: VersionedKeyValueStore<string, string>, o: Exclude<Op, { op: 'restart' }>): Promise<unknown> {
   switch (o.op) {
+    case 'tombstoneAtStreamTime': {
+      const before = s.observedStreamTime();
+      const result = await s.put(o.key, null, Number.isFinite(before) ? before : 0);
+      if (Number.isFinite(before) && s.observedStreamTime() !== before) throw new Error('a tombstone at stream time moved stream time');
+      return result;
+    }
     case 'put':
       return s.put(o.key, o.value, o.t);
     case 'delete':
@@ -125,6 +135,7 @@ const multiOpArb: fc.Arbitrary<MultiOp> = fc.oneof(
     ),
   },
   { weight: 1, arbitrary: fc.constant({ op: 'restart' as const }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('tombstoneAtStreamTime' as const), key: multiKey }) },
 );
 
 describe('several source partitions, read through the lookup library', () => {
