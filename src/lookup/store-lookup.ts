@@ -65,7 +65,7 @@ export class StoreLookup<K = unknown, V = unknown> {
     return storeInfoOf((await this.resolve()).entry);
   }
 
-  /** Latest value (asOf undefined) or, for versioned stores, the version valid as of asOf: one Cassandra read. */
+  /** Latest value (one Cassandra read) or, for versioned stores, the version valid as of asOf with its validTo (two parallel reads). */
   async get(key: K, asOf?: number, options: ReadOptions = {}): Promise<LookupRecord<V> | null> {
     if (asOf !== undefined) requireTimestamp(asOf, 'asOf');
     const partition = checkPartition(options.partition);

@@ -29,7 +29,8 @@ export interface CassandraVersionedStoreParts<K, V> {
 
 /**
  * KIP-889 versioned store on a Cassandra table. In-order puts cost one write; out-of-order puts one read + one write;
- * gets one read. Stream time is persisted by flush(); expired versions are range-deleted in the background.
+ * latest gets one read; as-of gets two reads in parallel (the version and the next one, for validTo). Stream time is
+ * persisted by flush(); expired versions are range-deleted in the background. Every row records this writer's id.
  * Operations of one instance are meant to be issued by a single writer (one source partition, or the global consumer).
  */
 export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, V> {
