@@ -127,6 +127,11 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     if (asOfTimestamp !== undefined) requireTimestamp(asOfTimestamp, 'asOfTimestamp');
     this.ensureOpen();
     if (asOfTimestamp === undefined) return this.toRecord(await this.reader.latest(loc));
+    if (asOfTimestamp < this.horizon()) {
+      // This writer's horizon is known before reading: only the latest version may answer (one read, no validTo).
+      const latest = await this.reader.latest(loc);
+      return latest !== null && latest.validFrom <= asOfTimestamp ? this.toRecord(latest) : null;
+    }
     const answer = asOfAnswer(await this.reader.asOfWithNext(loc, asOfTimestamp), asOfTimestamp, this.horizon());
     return answer === null ? null : this.toRecord(answer.version, answer.validTo);
   }
