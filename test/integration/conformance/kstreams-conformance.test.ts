@@ -5,6 +5,9 @@
  * probed on both at many times (each version timestamp ±1, each partition's horizon ±1, far past and future), live and
  * again after a worker restart with more records. Only two Kafka Streams artefacts are tolerated (see compare.ts).
  */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { Lookup, openLookup } from '../../../src/lookup';
 import { Worker } from '../../../src/worker/worker';
 import { stackEndpoints } from '../../../tools/devstack/endpoints';
@@ -41,7 +44,9 @@ describe('conformance: adjunct versioned stores answer like Kafka Streams (KIP-8
     await producer.send({ topic: n.topic, messages: records.map((r) => ({ partition: r.partition, key: r.key, value: r.value, timestamp: String(r.timestamp) })) });
   };
   const caughtUp = async () => {
-    await waitCaughtUp(stack.admin, applicationId, n.topic);
+    await waitCaughtUp(stack.admin, applicationId, n.topic).catch((e: Error) => {
+      throw new Error(`${e.message}\n${reference?.diagnostics()}`);
+    });
     for (const p of pipelines) await waitCaughtUp(stack.admin, pipelineGroup(n.group, p.name), n.topic);
   };
   const startAdjunct = async () => {
@@ -77,7 +82,10 @@ describe('conformance: adjunct versioned stores answer like Kafka Streams (KIP-8
     // The probes are not vacuous: Kafka Streams finds versions for many of them.
     expect(ks.filter((a) => a !== null && (!Array.isArray(a) || a.length > 0)).length).toBeGreaterThan(ps.length / 3);
     const c = compare(ps, ks, ad, (p) => hs.get(p)!);
-    if (c.disagreements.length > 0) throw new Error(describeDisagreements(`${scope} store, ${phase} (answered in ${ksMs} ms by Kafka Streams, ${adMs} ms by adjunct)`, c));
+    if (c.disagreements.length === 0) return;
+    const file = path.join(os.tmpdir(), `adjunct-kstreams-conformance-${scope}-${phase.replace(/\W+/g, '-')}.json`);
+    fs.writeFileSync(file, JSON.stringify({ horizons: Object.fromEntries(hs), disagreements: c.disagreements }, null, 1));
+    throw new Error(`${describeDisagreements(`${scope} store, ${phase} (answered in ${ksMs} ms by Kafka Streams, ${adMs} ms by adjunct)`, c)}\n  (all of them: ${file})`);
   };
 
   describe('live', () => {

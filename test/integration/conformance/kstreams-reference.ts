@@ -55,6 +55,8 @@ export class KStreamsReference {
   private readonly pending = new Map<number, (line: Record<string, unknown>) => void>();
   private nextId = 1;
   private log = '';
+  /** The application's latest KafkaStreams.State. */
+  state = 'CREATED';
   private readonly exited: Promise<number | null>;
   private readonly running: Promise<void>;
 
@@ -65,7 +67,8 @@ export class KStreamsReference {
     child.stderr!.on('data', (d: Buffer) => (this.log = (this.log + d.toString()).slice(-20_000)));
     createInterface({ input: child.stdout! }).on('line', (text) => {
       const line = JSON.parse(text) as Record<string, unknown>;
-      if (line.event === 'running') onRunning();
+      if (line.event === 'state') this.state = String(line.state);
+      if (line.state === 'RUNNING') onRunning();
       const done = typeof line.id === 'number' ? this.pending.get(line.id) : undefined;
       if (done) {
         this.pending.delete(line.id as number);
@@ -111,6 +114,11 @@ export class KStreamsReference {
       throw new Error(`Kafka Streams reference exited (${code}) while answering:\n${this.log}`);
     });
     return Promise.race([Promise.all(answers), died]);
+  }
+
+  /** The application's state and the tail of its log (warnings and errors), for failure messages. */
+  diagnostics(): string {
+    return `Kafka Streams reference state ${this.state}, exit code ${this.child.exitCode}, log tail:\n${this.log.slice(-4000)}`;
   }
 
   /** Ends the application (end of input closes Kafka Streams; killed after 20 s) and removes its state folder. */

@@ -38,7 +38,7 @@ import org.apache.kafka.streams.state.VersionedRecordIterator;
  * its own task with its own store, so each partition has its own stream time, as in any Kafka Streams application.
  *
  * <p>Usage: {@code VersionedStoreReference <bootstrap> <topic> <applicationId> <stateDir> <historyRetentionMs>}.
- * Prints {@code {"event":"running"}} once the application is RUNNING, then answers one JSON request per stdin line with
+ * Prints {@code {"event":"state","state":"RUNNING"}} on every state change, and answers one JSON request per stdin line with
  * one JSON line on stdout, through IQv2:
  * <ul>
  *   <li>{@code {"id":1,"op":"get","partition":0,"key":"k"}} and {@code {..., "asOf":123}}: VersionedKeyQuery,
@@ -77,11 +77,7 @@ public final class VersionedStoreReference {
         }
         final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         try (KafkaStreams streams = new KafkaStreams(topology(args[1], Long.parseLong(args[4])), config(args[0], args[2], args[3]))) {
-            streams.setStateListener((now, before) -> {
-                if (now == KafkaStreams.State.RUNNING) {
-                    out.println("{\"event\":\"running\"}");
-                }
-            });
+            streams.setStateListener((now, before) -> out.println("{\"event\":\"state\",\"state\":\"" + now + "\"}"));
             streams.start();
             final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line = in.readLine(); line != null; line = in.readLine()) {
