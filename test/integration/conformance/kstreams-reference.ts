@@ -5,6 +5,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { createInterface } from 'readline';
+import { findJava } from '../../../tools/devstack/process';
 
 /** Folder of the Maven project (pom.xml and the Java source). */
 export const REFERENCE_PROJECT = path.resolve(__dirname, '../../conformance/kstreams');
@@ -32,6 +33,13 @@ function sourceFiles(dir: string): string[] {
   }).sort();
 }
 
+/** The Java 17 the stack runs on (ADJUNCT_JAVA, JAVA_HOME, PATH or /usr/lib/jvm), and the environment that makes Maven use it. */
+function java17(): { bin: string; env: NodeJS.ProcessEnv } {
+  const bin = findJava();
+  const env = path.isAbsolute(bin) ? { ...process.env, JAVA_HOME: path.dirname(path.dirname(fs.realpathSync(bin))) } : process.env;
+  return { bin, env };
+}
+
 /** Compiles the reference into ~/.cache/adjunct/kstreams-reference/<hash of pom and sources> unless already there; returns its classpath. */
 export function buildReference(): string {
   const inputs = [path.join(REFERENCE_PROJECT, 'pom.xml'), ...sourceFiles(path.join(REFERENCE_PROJECT, 'src'))];
@@ -42,7 +50,7 @@ export function buildReference(): string {
   if (!fs.existsSync(cpFile)) {
     const tmp = `${dir}.tmp-${process.pid}`;
     fs.rmSync(tmp, { recursive: true, force: true });
-    const r = spawnSync('mvn', ['-B', '-q', `-Dreference.buildDir=${tmp}`, 'compile', 'dependency:build-classpath', `-Dmdep.outputFile=${path.join(tmp, 'classpath.txt')}`], { cwd: REFERENCE_PROJECT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const r = spawnSync('mvn', ['-B', '-q', `-Dreference.buildDir=${tmp}`, 'compile', 'dependency:build-classpath', `-Dmdep.outputFile=${path.join(tmp, 'classpath.txt')}`], { cwd: REFERENCE_PROJECT, env: java17().env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     if (r.status !== 0) throw new Error(`building the Kafka Streams reference failed (mvn exit ${r.status ?? r.signal}):\n${`${r.stdout}\n${r.stderr}`.slice(-4000)}`);
     fs.rmSync(dir, { recursive: true, force: true });
     fs.renameSync(tmp, dir);
@@ -83,7 +91,7 @@ export class KStreamsReference {
     const jvm = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
       // "Returning null for expired get" and "Skipping record for expired put" are expected here.
       '-Dorg.slf4j.simpleLogger.log.org.apache.kafka.streams.state.internals.RocksDBVersionedStore=error'];
-    const child = spawn('java', [...jvm, '-cp', classpath, MAIN_CLASS, opts.bootstrap, opts.topic, opts.applicationId, stateDir, String(opts.historyRetentionMs)], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(java17().bin, [...jvm, '-cp', classpath, MAIN_CLASS, opts.bootstrap, opts.topic, opts.applicationId, stateDir, String(opts.historyRetentionMs)], { stdio: ['pipe', 'pipe', 'pipe'] });
     const ref = new KStreamsReference(child, stateDir);
     const failed = ref.exited.then((code) => {
       throw new Error(`Kafka Streams reference exited (${code}) before RUNNING:\n${ref.log}`);
