@@ -57,12 +57,18 @@ const segment = (t: number) => Math.floor(t / SEGMENT_INTERVAL_MS);
 const same = (x: Version | null, y: Version | null) => JSON.stringify(x) === JSON.stringify(y);
 
 /** Compares answers probe by probe; horizon(partition) is that partition's stream time − retention. */
-export function compare(probes: Probe[], kstreams: ProbeAnswer[], adjunct: ProbeAnswer[], horizon: (partition: number) => number): Comparison {
+export function compare(
+  probes: Probe[],
+  kstreams: ProbeAnswer[],
+  adjunct: ProbeAnswer[],
+  horizon: (partition: number) => number,
+): Comparison {
   const c: Comparison = { probes: probes.length, disagreements: [], tolerated: { skippedLaterSegment: 0, lingeringExpired: 0 } };
   probes.forEach((probe, i) => {
     const [k, a] = [kstreams[i], adjunct[i]];
     if (probe.op === 'get') {
-      if (!same(k as Version | null, a as Version | null)) c.disagreements.push({ probe, kind: getKind(k as Version | null, a as Version | null), kstreams: k, adjunct: a });
+      if (!same(k as Version | null, a as Version | null))
+        c.disagreements.push({ probe, kind: getKind(k as Version | null, a as Version | null), kstreams: k, adjunct: a });
       return;
     }
     const kind = historyKind(k as Version[], a as Version[], probe, horizon(probe.partition), c.tolerated);
@@ -74,12 +80,19 @@ export function compare(probes: Probe[], kstreams: ProbeAnswer[], adjunct: Probe
 function getKind(k: Version | null, a: Version | null): string {
   if (k === null) return 'get: adjunct returns a version, Kafka Streams none';
   if (a === null) return 'get: Kafka Streams returns a version, adjunct none';
-  if (k.timestamp === a.timestamp && k.value === a.value) return a.validTo === null ? 'get: validTo missing in adjunct' : 'get: validTo differs';
+  if (k.timestamp === a.timestamp && k.value === a.value)
+    return a.validTo === null ? 'get: validTo missing in adjunct' : 'get: validTo differs';
   return 'get: different version';
 }
 
 /** Null when the histories agree up to the two artefacts (counted in tolerated), else the kind of disagreement. */
-function historyKind(k: Version[], a: Version[], range: { fromTime: number; toTime: number }, h: number, tolerated: Comparison['tolerated']): string | null {
+function historyKind(
+  k: Version[],
+  a: Version[],
+  range: { fromTime: number; toTime: number },
+  h: number,
+  tolerated: Comparison['tolerated'],
+): string | null {
   const { fromTime, toTime } = range;
   const kBy = new Map(k.map((v) => [v.timestamp, v]));
   const aBy = new Map(a.map((v) => [v.timestamp, v]));
@@ -90,12 +103,14 @@ function historyKind(k: Version[], a: Version[], range: { fromTime: number; toTi
     const kv = kBy.get(v.timestamp);
     if (kv) {
       if (!same(kv, v)) kinds.add(kv.value === v.value ? 'history: validTo differs' : 'history: value differs');
-    } else if (v.validTo !== null && v.timestamp <= toTime && v.validTo > Math.max(fromTime, h) && segment(v.validTo) > segment(toTime)) skipped++; // artefact (a)
+    } else if (v.validTo !== null && v.timestamp <= toTime && v.validTo > Math.max(fromTime, h) && segment(v.validTo) > segment(toTime))
+      skipped++; // artefact (a)
     else kinds.add('history: version missing in Kafka Streams');
   }
   for (const v of k) {
     if (aBy.has(v.timestamp)) continue;
-    if (v.validTo !== null && v.validTo <= h && segment(v.validTo) >= segment(h)) lingering++; // artefact (b)
+    if (v.validTo !== null && v.validTo <= h && segment(v.validTo) >= segment(h))
+      lingering++; // artefact (b)
     else kinds.add('history: version missing in adjunct');
   }
   if (!kinds.size && !sameOrder(k, a)) kinds.add('history: order differs');
@@ -116,12 +131,15 @@ function sameOrder(k: Version[], a: Version[]): boolean {
 export function describeDisagreements(title: string, c: Comparison, examples = 12): string {
   const byKind = new Map<string, Disagreement[]>();
   for (const d of c.disagreements) byKind.set(d.kind, [...(byKind.get(d.kind) ?? []), d]);
-  const lines = [`${title}: ${c.disagreements.length} of ${c.probes} probes disagree (tolerated Kafka Streams artefacts: ${c.tolerated.skippedLaterSegment} versions skipped, ${c.tolerated.lingeringExpired} lingering)`];
+  const lines = [
+    `${title}: ${c.disagreements.length} of ${c.probes} probes disagree (tolerated Kafka Streams artefacts: ${c.tolerated.skippedLaterSegment} versions skipped, ${c.tolerated.lingeringExpired} lingering)`,
+  ];
   for (const [kind, ds] of [...byKind].sort((x, y) => x[1].length - y[1].length)) {
     lines.push(`  ${ds.length} × ${kind}${ds.length > examples ? `, e.g.` : ''}`);
     for (const d of ds.slice(0, examples)) {
       const p = d.probe;
-      const at = p.op === 'get' ? (p.asOf === undefined ? 'latest' : `asOf ${time(p.asOf)}`) : `history [${time(p.fromTime)}, ${time(p.toTime)}]`;
+      const at =
+        p.op === 'get' ? (p.asOf === undefined ? 'latest' : `asOf ${time(p.asOf)}`) : `history [${time(p.fromTime)}, ${time(p.toTime)}]`;
       lines.push(`    p${p.partition} ${JSON.stringify(p.key)} ${at}: kstreams ${answer(d.kstreams)} | adjunct ${answer(d.adjunct)}`);
     }
   }

@@ -19,7 +19,11 @@ import { BASE, ChangeRecord, FAR_FUTURE, FAR_PAST, horizons, PARTITIONS, probes,
 
 const SCOPES = ['global', 'partitioned'] as const;
 const t = (offset: number) => BASE + offset;
-const v = (value: string, from: number, to: number | null = null): Version => ({ value, timestamp: t(from), validTo: to === null ? null : t(to) });
+const v = (value: string, from: number, to: number | null = null): Version => ({
+  value,
+  timestamp: t(from),
+  validTo: to === null ? null : t(to),
+});
 const get = (partition: number, key: string, asOf?: number): Probe => ({ op: 'get', partition, key, asOf });
 const history = (partition: number, key: string): Probe => ({ op: 'history', partition, key, fromTime: FAR_PAST, toTime: FAR_FUTURE });
 
@@ -41,7 +45,10 @@ describe('conformance: adjunct versioned stores answer like Kafka Streams (KIP-8
 
   const produce = async (records: ChangeRecord[]) => {
     const producer = await stack.producer();
-    await producer.send({ topic: n.topic, messages: records.map((r) => ({ partition: r.partition, key: r.key, value: r.value, timestamp: String(r.timestamp) })) });
+    await producer.send({
+      topic: n.topic,
+      messages: records.map((r) => ({ partition: r.partition, key: r.key, value: r.value, timestamp: String(r.timestamp) })),
+    });
   };
   const caughtUp = async () => {
     await waitCaughtUp(stack.admin, applicationId, n.topic).catch((e: Error) => {
@@ -57,9 +64,17 @@ describe('conformance: adjunct versioned stores answer like Kafka Streams (KIP-8
     const classpath = buildReference();
     // The scenario's event times are in 2001: without retention.ms = -1 the broker's retention check may delete the
     // records (it rolls and deletes even the active segment) before both sides have read them.
-    await stack.admin.createTopics({ topics: [{ topic: n.topic, numPartitions: PARTITIONS, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '-1' }] }], waitForLeaders: true });
+    await stack.admin.createTopics({
+      topics: [{ topic: n.topic, numPartitions: PARTITIONS, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '-1' }] }],
+      waitForLeaders: true,
+    });
     await produce(phaseOne);
-    const starting = KStreamsReference.start(classpath, { bootstrap: stackEndpoints().kafkaBrokers.join(','), topic: n.topic, applicationId, historyRetentionMs: RETENTION_MS });
+    const starting = KStreamsReference.start(classpath, {
+      bootstrap: stackEndpoints().kafkaBrokers.join(','),
+      topic: n.topic,
+      applicationId,
+      historyRetentionMs: RETENTION_MS,
+    });
     starting.catch(() => undefined); // awaited below; the worker starts meanwhile
     await startAdjunct();
     reference = await starting;
@@ -85,15 +100,24 @@ describe('conformance: adjunct versioned stores answer like Kafka Streams (KIP-8
     const ps = probes(records);
     const hs = horizons(records);
     lookup.invalidate(); // the writers' stream times as they are now
-    if (!referenceAnswers.has(phase)) referenceAnswers.set(phase, timed(() => reference!.ask(ps)));
-    const [[ks, ksMs], [ad, adMs]] = await Promise.all([referenceAnswers.get(phase)!, timed(() => askAdjunct(lookup.store<string, string>(`v${scope}`), ps))]);
+    if (!referenceAnswers.has(phase))
+      referenceAnswers.set(
+        phase,
+        timed(() => reference!.ask(ps)),
+      );
+    const [[ks, ksMs], [ad, adMs]] = await Promise.all([
+      referenceAnswers.get(phase)!,
+      timed(() => askAdjunct(lookup.store<string, string>(`v${scope}`), ps)),
+    ]);
     // The probes are not vacuous: Kafka Streams finds versions for many of them.
     expect(ks.filter((a) => a !== null && (!Array.isArray(a) || a.length > 0)).length).toBeGreaterThan(ps.length / 3);
     const c = compare(ps, ks, ad, (p) => hs.get(p)!);
     if (c.disagreements.length === 0) return;
     const file = path.join(os.tmpdir(), `adjunct-kstreams-conformance-${scope}-${phase.replace(/\W+/g, '-')}.json`);
     fs.writeFileSync(file, JSON.stringify({ horizons: Object.fromEntries(hs), disagreements: c.disagreements }, null, 1));
-    throw new Error(`${describeDisagreements(`${scope} store, ${phase} (answered in ${ksMs} ms by Kafka Streams, ${adMs} ms by adjunct)`, c)}\n  (all of them: ${file})`);
+    throw new Error(
+      `${describeDisagreements(`${scope} store, ${phase} (answered in ${ksMs} ms by Kafka Streams, ${adMs} ms by adjunct)`, c)}\n  (all of them: ${file})`,
+    );
   };
 
   describe('live', () => {
@@ -154,7 +178,8 @@ describe('conformance: adjunct versioned stores answer like Kafka Streams (KIP-8
     });
 
     for (const scope of SCOPES) {
-      it(`a ${scope} store answers every probe like Kafka Streams`, () => expectSameAnswers(scope, [...phaseOne, ...phaseTwo], 'after restart'));
+      it(`a ${scope} store answers every probe like Kafka Streams`, () =>
+        expectSameAnswers(scope, [...phaseOne, ...phaseTwo], 'after restart'));
     }
   });
 });

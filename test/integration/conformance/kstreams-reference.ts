@@ -27,10 +27,13 @@ export type Probe =
 export type ProbeAnswer = Version | null | Version[];
 
 function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    return e.isDirectory() ? sourceFiles(p) : [p];
-  }).sort();
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => {
+      const p = path.join(dir, e.name);
+      return e.isDirectory() ? sourceFiles(p) : [p];
+    })
+    .sort();
 }
 
 /** The Java 17 the stack runs on (ADJUNCT_JAVA, JAVA_HOME, PATH or /usr/lib/jvm), and the environment that makes Maven use it. */
@@ -50,8 +53,22 @@ export function buildReference(): string {
   if (!fs.existsSync(cpFile)) {
     const tmp = `${dir}.tmp-${process.pid}`;
     fs.rmSync(tmp, { recursive: true, force: true });
-    const r = spawnSync('mvn', ['-B', '-q', `-Dreference.buildDir=${tmp}`, 'compile', 'dependency:build-classpath', `-Dmdep.outputFile=${path.join(tmp, 'classpath.txt')}`], { cwd: REFERENCE_PROJECT, env: java17().env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-    if (r.status !== 0) throw new Error(`building the Kafka Streams reference failed (mvn exit ${r.status ?? r.signal}):\n${`${r.stdout}\n${r.stderr}`.slice(-4000)}`);
+    const r = spawnSync(
+      'mvn',
+      [
+        '-B',
+        '-q',
+        `-Dreference.buildDir=${tmp}`,
+        'compile',
+        'dependency:build-classpath',
+        `-Dmdep.outputFile=${path.join(tmp, 'classpath.txt')}`,
+      ],
+      { cwd: REFERENCE_PROJECT, env: java17().env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
+    if (r.status !== 0)
+      throw new Error(
+        `building the Kafka Streams reference failed (mvn exit ${r.status ?? r.signal}):\n${`${r.stdout}\n${r.stderr}`.slice(-4000)}`,
+      );
     fs.rmSync(dir, { recursive: true, force: true });
     fs.renameSync(tmp, dir);
   }
@@ -68,7 +85,10 @@ export class KStreamsReference {
   private readonly exited: Promise<number | null>;
   private readonly running: Promise<void>;
 
-  private constructor(private readonly child: ChildProcess, private readonly stateDir: string) {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly stateDir: string,
+  ) {
     let onRunning: () => void = () => undefined;
     this.running = new Promise((resolve) => (onRunning = resolve));
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
@@ -86,17 +106,31 @@ export class KStreamsReference {
   }
 
   /** Starts the application on the topic (unique application.id, state in a temp folder) and waits until it is RUNNING. */
-  static async start(classpath: string, opts: { bootstrap: string; topic: string; applicationId: string; historyRetentionMs: number }): Promise<KStreamsReference> {
+  static async start(
+    classpath: string,
+    opts: { bootstrap: string; topic: string; applicationId: string; historyRetentionMs: number },
+  ): Promise<KStreamsReference> {
     const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'adjunct-kstreams-'));
-    const jvm = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
+    const jvm = [
+      '-Xmx256m',
+      '-XX:+UseSerialGC',
+      '-XX:TieredStopAtLevel=1',
+      '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
       // "Returning null for expired get" and "Skipping record for expired put" are expected here.
-      '-Dorg.slf4j.simpleLogger.log.org.apache.kafka.streams.state.internals.RocksDBVersionedStore=error'];
-    const child = spawn(java17().bin, [...jvm, '-cp', classpath, MAIN_CLASS, opts.bootstrap, opts.topic, opts.applicationId, stateDir, String(opts.historyRetentionMs)], { stdio: ['pipe', 'pipe', 'pipe'] });
+      '-Dorg.slf4j.simpleLogger.log.org.apache.kafka.streams.state.internals.RocksDBVersionedStore=error',
+    ];
+    const child = spawn(
+      java17().bin,
+      [...jvm, '-cp', classpath, MAIN_CLASS, opts.bootstrap, opts.topic, opts.applicationId, stateDir, String(opts.historyRetentionMs)],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     const ref = new KStreamsReference(child, stateDir);
     const failed = ref.exited.then((code) => {
       throw new Error(`Kafka Streams reference exited (${code}) before RUNNING:\n${ref.log}`);
     });
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`Kafka Streams reference not RUNNING within 60 s:\n${ref.log}`)), 60_000).unref());
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`Kafka Streams reference not RUNNING within 60 s:\n${ref.log}`)), 60_000).unref(),
+    );
     try {
       await Promise.race([ref.running, failed, timeout]);
     } catch (e) {

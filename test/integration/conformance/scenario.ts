@@ -24,7 +24,12 @@ export interface ChangeRecord {
   timestamp: number;
 }
 
-const at = (partition: number, key: string, value: string | null, offset: number): ChangeRecord => ({ partition, key, value, timestamp: BASE + offset });
+const at = (partition: number, key: string, value: string | null, offset: number): ChangeRecord => ({
+  partition,
+  key,
+  value,
+  timestamp: BASE + offset,
+});
 
 /** Hand-written records of phase 1 (comments: stream time st and horizon h = st − retention of the partition after the record). */
 function handPhaseOne(): ChangeRecord[] {
@@ -96,7 +101,11 @@ function prng(seed: number): () => number {
  */
 function randomPhases(perPhase: number): [ChangeRecord[], ChangeRecord[]] {
   const rnd = prng(889_968);
-  const pace = new Map([[3, 900], [4, 300], [5, 60]]);
+  const pace = new Map([
+    [3, 900],
+    [4, 300],
+    [5, 60],
+  ]);
   const phases: [ChangeRecord[], ChangeRecord[]] = [[], []];
   for (const [partition, step] of pace) {
     const keys = [0, 1, 2, 3, 4].map((i) => (i % 2 === 0 ? `k${partition}.${i}` : `ключ-${partition}.${i}-ß`));
