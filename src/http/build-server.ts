@@ -1,5 +1,5 @@
 import { readFileSync } from 'fs';
-import Fastify, { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import Fastify, { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import { ConfigError } from '../errors';
 import { registerAdminRoutes } from './admin-routes';
 import { isLoopbackHost } from './auth';
@@ -43,6 +43,13 @@ export async function buildHttpServer(o: HttpServerOptions): Promise<FastifyInst
     bodyLimit: 64 * 1024,
     // Unknown query parameters fail validation (400) instead of being silently removed (fastify's default).
     ajv: { customOptions: { removeAdditional: false } },
+    // Router-level failures: a path segment over maxParamLength is a 414 (not a 404); anything else unparsable is a 400.
+    frameworkErrors: (err, _req, res) => {
+      const reply = res as unknown as FastifyReply;
+      return err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? reply.code(414).send({ error: 'URI_TOO_LONG', message: `a path segment (store name or key) is longer than ${MAX_PARAM_LENGTH} characters` })
+        : reply.code(400).send({ error: 'BAD_REQUEST', message: 'the request URL cannot be parsed' });
+    },
     ...(c.tls ? { https: { key: readPem(c.tls.keyFile, 'keyFile'), cert: readPem(c.tls.certFile, 'certFile') } } : {}),
   });
   app.addHook('onRequest', readTokenHook(c));
@@ -54,12 +61,7 @@ export async function buildHttpServer(o: HttpServerOptions): Promise<FastifyInst
     if (status >= 500) req.log.error({ err: err instanceof Error ? err.message : String(err), route: req.routeOptions.url }, 'request failed');
     return reply.code(status).send(errorBody(err));
   });
-  app.setNotFoundHandler((req, reply) => {
-    if (req.url.split('?')[0].split('/').some((seg) => seg.length > MAX_PARAM_LENGTH)) {
-      return reply.code(414).send({ error: 'URI_TOO_LONG', message: `a path segment (store name or key) is longer than ${MAX_PARAM_LENGTH} characters` });
-    }
-    return reply.code(404).send({ error: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0].slice(0, 200)}` });
-  });
+  app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0].slice(0, 200)}` }));
   registerOpsRoutes(app, o);
   registerStoreRoutes(app, o.lookup, c.maxReplyBytes);
   registerAdminRoutes(app, o);
