@@ -79,7 +79,6 @@ afterAll(async () => {
   await client.shutdown();
 });
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const json = async (r: Response | Promise<Response>): Promise<any> => (await r).json();
 
 type Version = { value: { i: number }; timestamp: number; validTo?: number };
