@@ -59,7 +59,9 @@ image_current() { [ "$(docker image inspect -f '{{ index .Config.Labels "adjunct
 # build TAG HASH CONTEXT: docker build with the inputs label (host network: apt/npm inside RUN need it with --bridge=none).
 build() {
   log "building $1"
-  DOCKER_BUILDKIT=0 docker build -q --network host --label "adjunct.inputs=$2" -t "$1" "$3" >/dev/null
+  local out="$WORK/build-${1##*/}.log"
+  DOCKER_BUILDKIT=0 docker build --network host --label "adjunct.inputs=$2" -t "$1" "$3" >"$out" 2>&1 \
+    || { tail -30 "$out" >&2; echo "docker build of $1 failed; see $out" >&2; exit 1; }
 }
 
 # A build context: this image's folder plus hard links (or copies) of cached artifacts under the given names.
