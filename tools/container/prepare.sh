@@ -86,7 +86,9 @@ ensure_bookworm() {
 }
 
 ensure_node20() {
-  local h; h="$(inputs_hash "$here/images/node" "node-$NODE_VERSION npm-$NPM_VERSION")"
+  local ca="$WORK/ca.crt" src="${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}"
+  if [ -f "$src" ]; then cp "$src" "$ca"; else : >"$ca"; fi
+  local h; h="$(inputs_hash "$here/images/node" "$ca" "node-$NODE_VERSION npm-$NPM_VERSION")"
   image_current adjunct-local/node20 "$h" && return
   local dl="$WORK/dl/node-$NODE_VERSION-npm-$NPM_VERSION"
   if [ ! -x "$dl/node/bin/node" ]; then
@@ -96,7 +98,7 @@ ensure_node20() {
     tar -xzf "$dl/npm-$NPM_VERSION.tgz" -C "$dl/npm" --strip-components=1
     rm -f "$dl"/*.tgz
   fi
-  build adjunct-local/node20 "$h" "$(context node node "$dl/node" npm "$dl/npm")"
+  build adjunct-local/node20 "$h" "$(context node node "$dl/node" npm "$dl/npm" ca.crt "$ca")"
 }
 
 ensure_java17() {
