@@ -10,7 +10,6 @@ import { api, compose, containerId, logs, PORTS, run, state, waitFor } from './c
 
 const TOPIC = 'currency-rates';
 const DLQ = 'adjunct-dlq-rates';
-const GROUP = 'adjunct';
 const KEYS = ['EUR', 'GBP', 'JPY', 'CHF', 'SEK', 'NOK'];
 
 const kafka = new Kafka({ clientId: 'adjunct-container-test', brokers: [`127.0.0.1:${PORTS.ADJUNCT_KAFKA_PORT}`], logLevel: logLevel.NOTHING });
@@ -59,11 +58,22 @@ async function endOffsets(): Promise<Map<number, string>> {
   }
 }
 
-async function committedOffsets(): Promise<Map<number, string>> {
+/** The consumer group the worker's pipeline uses, as its 'pipeline started' log line names it. */
+function pipelineGroup(workerLogs: string): string {
+  const started = workerLogs
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { msg?: string; groupId?: string })
+    .filter((l) => l.msg === 'pipeline started' && l.groupId);
+  if (started.length === 0) throw new Error('no "pipeline started" line in the worker logs');
+  return started[started.length - 1].groupId!;
+}
+
+async function committedOffsets(groupId: string): Promise<Map<number, string>> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const [t] = await admin.fetchOffsets({ groupId: GROUP, topics: [TOPIC] });
+    const [t] = await admin.fetchOffsets({ groupId, topics: [TOPIC] });
     return new Map(t.partitions.map((p) => [p.partition, p.offset]));
   } finally {
     await admin.disconnect();
@@ -158,5 +168,5 @@ it('drains on `docker stop`: SIGTERM, exit code 0, every processed record commit
   expect(out).toContain('"signal":"SIGTERM"');
   expect(out).toContain('worker stopped');
   // Everything was processed before the stop, so a drained worker has committed up to the end of every partition.
-  expect(await committedOffsets()).toEqual(await endOffsets());
+  expect(await committedOffsets(pipelineGroup(out))).toEqual(await endOffsets());
 });
