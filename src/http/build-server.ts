@@ -2,7 +2,7 @@ import { readFileSync } from 'fs';
 import Fastify, { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import { ConfigError } from '../errors';
 import { registerAdminRoutes } from './admin-routes';
-import { isLoopbackHost } from './auth';
+import { adminRoutesEnabled } from './auth';
 import { errorBody, statusOf } from './error-reply';
 import { registerOpsRoutes } from './ops-routes';
 import { readTokenHook } from './request-guards';
@@ -20,13 +20,10 @@ function readPem(file: string, key: string): Buffer {
   }
 }
 
-/** Validates the bind settings: a non-loopback host needs an admin token (>= 16 chars). */
+/** Validates the bind settings: tokens, when set, have at least 16 characters. */
 export function checkHttpSettings(config: HttpServerOptions['config']): void {
   if (config.adminToken !== undefined && config.adminToken.length < 16) throw new ConfigError('worker.http.adminToken must be at least 16 characters', { context: { path: 'worker.http.adminToken' } });
   if (config.readToken !== undefined && config.readToken.length < 16) throw new ConfigError('worker.http.readToken must be at least 16 characters', { context: { path: 'worker.http.readToken' } });
-  if (!isLoopbackHost(config.host) && !config.adminToken) {
-    throw new ConfigError(`worker.http.host ${JSON.stringify(config.host)} is not loopback: set worker.http.adminToken to protect the admin routes`, { context: { path: 'worker.http.adminToken' } });
-  }
 }
 
 /** Builds (does not listen) the HTTP API: store reads, health/readiness/status/metrics and the admin routes. Works without a worker (serve mode). */
@@ -64,6 +61,9 @@ export async function buildHttpServer(o: HttpServerOptions): Promise<FastifyInst
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0].slice(0, 200)}` }));
   registerOpsRoutes(app, o);
   registerStoreRoutes(app, o.lookup, c.maxReplyBytes);
+  if (!adminRoutesEnabled(o.config)) {
+    app.log.warn({ host: o.config.host }, 'admin routes are off: worker.http.host is not loopback and worker.http.adminToken is not set (reads, health and metrics are served)');
+  }
   registerAdminRoutes(app, o);
   await app.ready();
   return app;
