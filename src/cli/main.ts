@@ -13,7 +13,12 @@ export function buildProgram(): Command {
     .description('Materialise Kafka changelog topics into versioned Cassandra tables (KIP-889), and look them up.')
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     .version(require('../../package.json').version)
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .option('--log-level <level>', 'log level (trace, debug, info, warn, error, fatal, silent); overrides ADJUNCT_LOG_LEVEL and worker.logLevel')
+    .hook('preAction', (cmd) => {
+      const level = cmd.opts().logLevel as string | undefined;
+      if (level !== undefined) process.env.ADJUNCT_LOG_LEVEL = level;
+    });
 
   program
     .command('run')

@@ -85,7 +85,7 @@ export const WorkerConfig = z
     partitionsConsumedConcurrently: z.number().int().min(1).max(256).default(8),
     commitInterval: Duration.default(1_000),
     shutdownTimeout: Duration.default(30_000),
-    logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).optional().describe('log level (default info); ADJUNCT_LOG_LEVEL and --log-level override it'),
     http: z
       .strictObject({
         enabled: z.boolean().default(true),
