@@ -16,7 +16,7 @@ import { DeadLetterQueueReporter } from '../sink/dlq-reporter';
 import { Semaphore } from '../sink/semaphore';
 import { createCassandra, createKafka } from './clients';
 import { PipelineRunner, RunnerStatus } from './pipeline-runner';
-import { ensureKeyspaceFor, StoreWiring } from './store-wiring';
+import { ensureKeyspaceFor, recordsInFlight, StoreWiring } from './store-wiring';
 
 /** Worker lifecycle states. */
 export type WorkerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'FAILED';
@@ -98,7 +98,8 @@ export class Worker {
         this.producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 });
         await this.producer.connect();
       }
-      const semaphore = new Semaphore(cfg.worker.maxInFlight);
+      // With batching, maxInFlight bounds Cassandra requests (batches); the record semaphore allows them to be full.
+      const semaphore = new Semaphore(recordsInFlight(cfg));
       for (const spec of cfg.pipelines) {
         const wiring = new StoreWiring(this.cassandra, cfg.cassandra, spec, {
           timeoutMs: spec.errors.retryTimeout,
@@ -108,7 +109,7 @@ export class Worker {
             this.metrics.retries.inc({ pipeline: spec.name, stage: 'write' });
             if (attempt === 1 || attempt % 10 === 0) this.logger.warn({ pipeline: spec.name, attempt, delayMs, err: describeError(e) }, 'retriable Cassandra failure: retrying with backoff; offsets are not committed past it');
           },
-        });
+        }, cfg.worker.maxInFlight);
         const entry = await catalog.register(wiring.catalogEntry());
         await wiring.ensureTable(entry.currentGeneration);
         const runner = new PipelineRunner({
