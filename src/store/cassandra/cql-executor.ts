@@ -123,7 +123,8 @@ export class CqlExecutor {
     const once =
       rows.length === 1
         ? () => this.client.execute(rows[0].query, rows[0].params, opts)
-        : () => this.client.batch(rows.map((r) => ({ query: r.query, params: r.params })), { ...opts, logged: false });
+        : // The rows carry query and params already: the driver reads nothing else from a batch entry.
+          () => this.client.batch(rows as CoalescedWrite[], { ...opts, logged: false });
     const attempt = async () => {
       try {
         return await once();
