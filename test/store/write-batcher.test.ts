@@ -1,10 +1,10 @@
 import { StoreError } from '../../src/errors';
-import { BatchSender, CoalescedWrite, WriteBatcher, WriteBatcherOptions } from '../../src/store/cassandra/write-batcher';
+import { BatchSender, CoalescedWrite, versionRowId, WriteBatcher, WriteBatcherOptions } from '../../src/store/cassandra/write-batcher';
 
 /** A fake sender recording every request; rows whose id is in `poison` make any request carrying them fail. */
 class FakeSender implements BatchSender {
   readonly sent: { rows: string[]; timestamp: number }[] = [];
-  readonly poison = new Set<string>();
+  readonly poison = new Set<unknown>();
   failNext: unknown[] = [];
   private ts = 1000;
   private readonly pending: (() => void)[] = [];
@@ -20,10 +20,10 @@ class FakeSender implements BatchSender {
   }
 
   send(writes: readonly CoalescedWrite[], timestamp: number): Promise<unknown> {
-    this.sent.push({ rows: writes.map((w) => w.rowId), timestamp });
+    this.sent.push({ rows: writes.map((w) => w.params[0] as string), timestamp });
     const injected = this.failNext.shift();
     if (injected) return Promise.reject(injected);
-    if (writes.some((w) => this.poison.has(w.rowId))) {
+    if (writes.some((w) => this.poison.has(w.params[0]))) {
       return Promise.reject(new StoreError('write batch: value too large', { code: 'CASSANDRA_ERROR', retriable: false }));
     }
     if (!this.holdAcks) return Promise.resolve();
@@ -35,7 +35,8 @@ class FakeSender implements BatchSender {
   }
 }
 
-const row = (id: string, routing = 'a', bytes = 100): CoalescedWrite => ({ query: 'INSERT', params: [id], routingKey: Buffer.from(routing), rowId: id, bytes });
+/** A row named id; rows with the same name are the same Cassandra row. */
+const row = (id: string, routing = 'a', bytes = 100): CoalescedWrite => ({ query: 'INSERT', params: [id], routingKey: Buffer.from(routing), rowId: versionRowId(Buffer.from(id), 7), bytes });
 const defaults: WriteBatcherOptions = { maxBytes: 1000, maxRows: 4, lingerMs: 5, maxConcurrent: 8 };
 
 /** Lets pending promise callbacks run. */
@@ -147,6 +148,13 @@ describe('WriteBatcher', () => {
     jest.advanceTimersByTime(5);
     expect(await Promise.all(results)).toEqual(['RETRIES_EXHAUSTED', 'RETRIES_EXHAUSTED']);
     expect(s.sent).toHaveLength(1);
+  });
+
+  it('hashes equal version rows equal, and different keys or timestamps (almost always) differently', () => {
+    expect(versionRowId(Buffer.from('k1'), 1000)).toBe(versionRowId(Buffer.from('k1'), 1000));
+    const ids = new Set<number>();
+    for (let k = 0; k < 100; k++) for (let t = 0; t < 100; t++) ids.add(versionRowId(Buffer.from(`k${k}`), 1_700_000_000_000 + t));
+    expect(ids.size).toBeGreaterThan(9990);
   });
 
   it('flush() sends every open batch at once', async () => {

@@ -31,7 +31,7 @@ export interface RequestCounts {
 
 /** Message sent by the child to the parent. */
 export type ChildMessage =
-  | { type: 'started'; at: number }
+  | { type: 'started'; at: number; cpuMicros: number }
   | { type: 'caughtUp'; at: number; cpuMicros: number }
   | { type: 'failed'; error: string }
   | { type: 'stats'; counts: RequestCounts; firstDataWriteAt: number | null; lastDataWriteDoneAt: number | null; consumed: number; written: number; expired: number; rssMb: number; heapUsedMb: number; heapTotalMb: number; externalMb: number }
@@ -140,7 +140,8 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(1), 50);
     return;
   }
-  send({ type: 'started', at: Date.now() });
+  const cpu = process.cpuUsage();
+  send({ type: 'started', at: Date.now(), cpuMicros: cpu.user + cpu.system });
   if (process.argv[3]) watchCaughtUp(worker, JSON.parse(process.argv[3]) as Record<string, string>);
 }
 

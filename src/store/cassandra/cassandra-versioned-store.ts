@@ -10,6 +10,7 @@ import {
 import { deserializeWith, encodeKeyWith, historyBounds, requireTimestamp, serializeWith } from '../validation';
 import { RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
 import { StreamTimeTable } from './stream-time-table';
+import { versionRowId } from './write-batcher';
 import { historyRecords, RawVersion, RowLocator, VersionedTableReader } from './versioned-table-reader';
 
 /** Bytes a version row adds to a batch beyond its key and value (valid_from, cell and row headers). */
@@ -198,8 +199,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     const p = this.partition;
     const params = p === undefined ? [key, ts, value] : [p, key, ts, value];
     const bytes = key.length + (value === null ? 0 : value.length) + ROW_OVERHEAD_BYTES;
-    const rowId = `${timestamp}:${key.toString('latin1')}`;
-    await this.reader.exec.writeRow({ query: this.reader.cql.insert, params, routingKey: this.routingKey ?? key, rowId, bytes }, 'write version');
+    await this.reader.exec.writeRow({ query: this.reader.cql.insert, params, routingKey: this.routingKey ?? key, rowId: versionRowId(key, timestamp), bytes }, 'write version');
   }
 
   /** Bind values of a key's rows plus one valid_from bound. */

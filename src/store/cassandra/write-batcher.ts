@@ -6,8 +6,11 @@ export interface CoalescedWrite {
   params: unknown[];
   /** Serialized Cassandra partition key (the driver's routing key). */
   routingKey: Buffer;
-  /** Identity of the row (partition + clustering key): a later write of the same row never shares a batch with an earlier one. */
-  rowId: string;
+  /**
+   * A hash of the row's identity (partition + clustering key): a later write of the same row never shares a batch with
+   * an earlier one (they would get the same timestamp). Equal rows must hash equal; a collision only cuts a batch early.
+   */
+  rowId: number;
   /** Estimated mutation size in bytes (key + value + clustering columns). */
   bytes: number;
 }
@@ -44,7 +47,7 @@ interface OpenBatch {
   group: string;
   rows: Pending[];
   bytes: number;
-  rowIds: Set<string>;
+  rowIds: Set<number>;
   timer?: NodeJS.Timeout;
 }
 
@@ -152,6 +155,13 @@ export class WriteBatcher {
     }
     for (const r of rows) r.resolve();
   }
+}
+
+/** FNV-1a of a key's bytes mixed with a timestamp: the rowId of a version row, without allocating. */
+export function versionRowId(key: Buffer, timestamp: number): number {
+  let h = (0x811c9dc5 ^ (timestamp % 0x7fffffff)) >>> 0;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key[i], 0x01000193);
+  return h | 0;
 }
 
 /**

@@ -44,6 +44,10 @@ export interface AdjunctDetails {
   startupSeconds: number;
   /** CPU time of the worker process (user + system) from start to caught-up, per record. */
   cpuMicrosPerRecord: number | null;
+  /** The same without start-up (from `started` to caught-up): the per-record cost of the write path itself. */
+  cpuMicrosPerRecordAfterStartup: number | null;
+  /** CPU time of start-up (Node, modules, connections, DDL, until the worker reported started), in seconds. */
+  startupCpuSeconds: number | null;
   /** First to last data-table INSERT completion: the write pipeline alone, without the final commit lag. */
   writeSeconds: number;
   /** Last data write done → committed offsets at the end (commit interval + checkpoint/clean-up drain). */
@@ -134,6 +138,8 @@ export async function adjunctPhase(admin: Admin, _kafka: Kafka, client: Client, 
     mode,
     peakRssMb: mem.peakMb,
     cpuMicrosPerRecord: caught.cpuMicros / o.records,
+    cpuMicrosPerRecordAfterStartup: (caught.cpuMicros - started.cpuMicros) / o.records,
+    startupCpuSeconds: started.cpuMicros / 1e6,
     meanRssMb: mem.meanMb,
     wallSecondsInclStartup: (doneAt - spawnedAt) / 1000,
     startupSeconds: (started.at - spawnedAt) / 1000,
