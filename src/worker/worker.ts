@@ -109,6 +109,12 @@ export class Worker {
             this.metrics.retries.inc({ pipeline: spec.name, stage: 'write' });
             if (attempt === 1 || attempt % 10 === 0) this.logger.warn({ pipeline: spec.name, attempt, delayMs, err: describeError(e) }, 'retriable Cassandra failure: retrying with backoff; offsets are not committed past it');
           },
+        }, (j) => {
+          this.metrics.streamTimeJumps.inc({ pipeline: spec.name });
+          this.logger.warn(
+            { pipeline: spec.name, topic: j.topic, partition: j.partition, from: j.from, to: j.to, historyRetentionMs: j.historyRetentionMs },
+            `one record moved the stream time of ${j.topic}/${j.partition} from ${new Date(j.from).toISOString()} to ${new Date(j.to).toISOString()}, more than the history retention (${j.historyRetentionMs} ms): every older version of that partition expired at once; check for a stray event timestamp`,
+          );
         }, cfg.worker.maxInFlight);
         const entry = await catalog.register(wiring.catalogEntry());
         await wiring.ensureTable(entry.currentGeneration);

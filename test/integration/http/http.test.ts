@@ -97,7 +97,8 @@ describe('store reads', () => {
 
   it('GET a key: latest, as of, decoded per key serde, 404s', async () => {
     expect((await get('/stores/customers/keys/c1')).json()).toEqual({ store: 'customers', key: 'c1', value: { name: 'Ada L.' }, timestamp: 200, generation: 1 });
-    expect((await get('/stores/customers/keys/c1?asOf=150')).json()).toMatchObject({ value: { name: 'Ada' }, timestamp: 100 });
+    expect((await get('/stores/customers/keys/c1?asOf=150')).json()).toEqual({ store: 'customers', key: 'c1', value: { name: 'Ada' }, timestamp: 100, validTo: 200, generation: 1 });
+    expect((await get('/stores/customers/keys/c1?asOf=200')).json()).toEqual({ store: 'customers', key: 'c1', value: { name: 'Ada L.' }, timestamp: 200, generation: 1 });
     expect((await get(`/stores/customers/keys/${encodeURIComponent('a/b c')}`)).json()).toMatchObject({ key: 'a/b c', value: { name: 'slashy' } });
     expect((await get('/stores/by-id/keys/42')).json()).toMatchObject({ key: '42', value: { n: 42 } });
     expect((await get('/stores/by-id/keys/-7?asOf=5')).json()).toMatchObject({ value: { n: -7 }, timestamp: 5 });
@@ -192,6 +193,8 @@ describe('ops routes', () => {
     const st = (await get('/status', serveApp)).json();
     expect(st).toMatchObject({ mode: 'serve', readiness: { ready: true } });
     expect(st.stores).toHaveLength(5);
+    // versioned stores list each writer's persisted stream time and horizon (seeded with the default 1-day retention)
+    expect(st.horizons.customers).toEqual([{ writer: 't:0', streamTime: 200, horizon: 200 - 86_400_000 }]);
     expect((await get('/metrics', serveApp)).statusCode).toBe(200);
     expect((await get('/stores/fruits/keys/apple', serveApp)).json()).toMatchObject({ value: { k: 'apple' } });
   });
