@@ -2,3 +2,4 @@
 export * from './adjunct-error';
 export * from './classify';
 export * from './retry';
+export * from './public-error';

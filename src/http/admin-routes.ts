@@ -4,10 +4,10 @@ import { refuseCrossSite } from './request-guards';
 import { HttpServerOptions } from './types';
 
 /** Admin actions on a pipeline. */
-const ADMIN_ACTIONS = ['pause', 'resume', 'reload', 'rollback'] as const;
+const ADMIN_ACTIONS = ['pause', 'resume', 'reload', 'rollback', 'restart'] as const;
 
 /**
- * Registers POST /pipelines/:name/{pause,resume,reload,rollback}. When an admin token is configured every admin call
+ * Registers POST /pipelines/:name/{pause,resume,reload,rollback,restart}. When an admin token is configured every admin call
  * needs `Authorization: Bearer <token>`; bound beyond loopback without a token, every admin call gets 403 (routes off).
  */
 export function registerAdminRoutes(app: FastifyInstance, o: HttpServerOptions): void {
@@ -42,6 +42,9 @@ export function registerAdminRoutes(app: FastifyInstance, o: HttpServerOptions):
             return reply.code(202).send({ pipeline: req.params.name, action, building: await runner.reload() });
           case 'rollback':
             return { pipeline: req.params.name, action, ...(await runner.rollback()) };
+          case 'restart':
+            if (!runner.restart) return reply.code(501).send({ error: 'NOT_IMPLEMENTED', message: 'this worker cannot restart a pipeline in place' });
+            return { pipeline: req.params.name, action, state: await runner.restart() };
         }
       },
     );

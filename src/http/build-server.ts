@@ -5,6 +5,7 @@ import { registerAdminRoutes } from './admin-routes';
 import { adminRoutesEnabled } from './auth';
 import { errorBody, statusOf } from './error-reply';
 import { registerOpsRoutes } from './ops-routes';
+import { registerPipelineRoutes } from './pipeline-routes';
 import { readTokenHook } from './request-guards';
 import { registerStoreRoutes } from './store-routes';
 import { HttpServerOptions } from './types';
@@ -64,6 +65,7 @@ export async function buildHttpServer(o: HttpServerOptions): Promise<FastifyInst
   if (!adminRoutesEnabled(o.config)) {
     app.log.warn({ host: o.config.host }, 'admin routes are off: worker.http.host is not loopback and worker.http.adminToken is not set (reads, health and metrics are served)');
   }
+  registerPipelineRoutes(app, o);
   registerAdminRoutes(app, o);
   await app.ready();
   return app;

@@ -8,18 +8,29 @@ export interface AdminRunner {
   resume(): void;
   reload(): Promise<number>;
   rollback(): Promise<{ current: number; previous: number }>;
+  /** Restarts a FAILED pipeline in place (the worker keeps running); resolves with the new state. */
+  restart?(): Promise<string>;
   readonly state?: string;
 }
 
-/** A pipeline in a worker status snapshot, as far as readiness needs it. */
+/** A pipeline in a worker status snapshot, as far as the HTTP API shows it. */
 export interface HttpPipelineStatus {
   name: string;
+  state?: string;
+  generation?: number;
+  store?: string;
+  /** Per-partition rows (lag, offsets, stream time, horizon). */
+  partitions?: object[];
+  /** The last error, already in public form (no driver internals). */
+  lastError?: string;
+  stalledBy?: string;
   bootstrap?: { state: string; done?: number; total?: number };
+  building?: { generation: number };
 }
 
 /** What the HTTP server needs from a worker (implemented by Worker). */
 export interface HttpWorker {
-  status(): { state: string; pipelines: HttpPipelineStatus[] };
+  status(): { workerId?: string; state: string; pipelines: HttpPipelineStatus[] };
   isReady(): boolean;
   runner(name: string): AdminRunner;
   readonly metrics: { readonly registry: Registry };
