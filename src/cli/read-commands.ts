@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
-import { LoadedConfig, loadConfigFile } from '../config';
-import { AdjunctError, describeError } from '../errors';
+import { loadReadConfigFile, ReadConfig } from '../config';
+import { AdjunctError, describeError, publicError } from '../errors';
 import { ERROR_CODE_STATUS } from '../http/error-reply';
 import { ExitCode } from './exit-codes';
 
@@ -11,10 +11,14 @@ class CliFailure extends Error {
   constructor(
     message: string,
     readonly exitCode: Exit,
+    readonly code: string = CLI_FAILURE_CODES[exitCode],
   ) {
     super(message);
   }
 }
+
+/** The error code a CLI failure reports in --json output, per exit code. */
+const CLI_FAILURE_CODES: Record<Exit, string> = { 0: 'OK', 1: 'FAILED', 2: 'CONFIG_INVALID', 3: 'NOT_FOUND', 4: 'UNAVAILABLE' };
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
 
@@ -29,6 +33,13 @@ function exitCodeOf(e: unknown): Exit {
   return ExitCode.FAILED;
 }
 
+/** The machine-readable code of a CLI failure. */
+function errorCodeOf(e: unknown): string {
+  if (e instanceof CliFailure) return e.code;
+  if (e instanceof AdjunctError) return e.code;
+  return 'FAILED';
+}
+
 /** Runs a command body, mapping failures to a message on stderr and an exit code. */
 function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
   return async (...args: A) => {
@@ -36,8 +47,10 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...arg
       await fn(...args);
       if (process.exitCode === undefined) process.exitCode = ExitCode.OK;
     } catch (e) {
-      process.stderr.write(`adjunct: ${e instanceof CliFailure || e instanceof AdjunctError ? e.message : describeError(e)}\n`);
       process.exitCode = exitCodeOf(e);
+      const opts = args.find((a): a is { json?: boolean } => typeof a === 'object' && a !== null && !Array.isArray(a) && 'json' in a);
+      if (opts?.json) printJson({ error: errorCodeOf(e), message: e instanceof CliFailure ? e.message : e instanceof AdjunctError ? e.message : publicError(e).message, exitCode: process.exitCode });
+      else process.stderr.write(`adjunct: ${e instanceof CliFailure || e instanceof AdjunctError ? e.message : describeError(e)}\n`);
     }
   };
 }
@@ -70,8 +83,8 @@ function iso(t: number | null | undefined): string {
 }
 
 /** Opens a Lookup from a config's cassandra section (UNAVAILABLE when Cassandra cannot be reached). */
-async function withLookup<T>(configFile: string, fn: (l: import('../lookup').Lookup, cfg: LoadedConfig) => Promise<T>): Promise<T> {
-  const loaded = loadConfigFile(configFile);
+async function withLookup<T>(configFile: string, fn: (l: import('../lookup').Lookup, cfg: { config: ReadConfig }) => Promise<T>): Promise<T> {
+  const loaded = loadReadConfigFile(configFile);
   const { createCassandra } = await import('../worker/clients');
   const { openLookup } = await import('../lookup');
   const cfg = loaded.config.cassandra;
@@ -219,17 +232,32 @@ async function notFoundMessage(
 }
 
 interface AdminOpts {
-  url: string;
+  url?: string;
   token?: string;
+  config?: string;
   json?: boolean;
 }
 
-async function adminCommand(actionName: 'reload' | 'rollback' | 'pause' | 'resume', pipeline: string, o: AdminOpts): Promise<void> {
-  const token = o.token ?? process.env.ADJUNCT_ADMIN_TOKEN;
-  const res = (await callApi(o.url, 'POST', `pipelines/${encodeURIComponent(pipeline)}/${actionName}`, token)) as Record<string, unknown>;
+/** The worker's HTTP address from a config's worker.http (a wildcard bind is reached on loopback; https with tls). */
+export function workerUrlOf(config: ReadConfig): string {
+  const h = config.worker.http;
+  const host = h.host === '0.0.0.0' || h.host === '::' || h.host === '' ? '127.0.0.1' : h.host;
+  return `${h.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${h.port}`;
+}
+
+/** Where an admin command goes and with which token: --url/--token first, then the config's worker.http, then the defaults. */
+function adminTarget(o: AdminOpts): { url: string; token?: string } {
+  const cfg = o.config ? loadReadConfigFile(o.config).config : undefined;
+  return { url: o.url ?? (cfg ? workerUrlOf(cfg) : DEFAULT_URL), token: o.token || cfg?.worker.http.adminToken };
+}
+
+async function adminCommand(actionName: 'reload' | 'rollback' | 'pause' | 'resume' | 'restart', pipeline: string, o: AdminOpts): Promise<void> {
+  const target = adminTarget(o);
+  const res = (await callApi(target.url, 'POST', `pipelines/${encodeURIComponent(pipeline)}/${actionName}`, target.token)) as Record<string, unknown>;
   if (o.json) return printJson(res);
   if (actionName === 'reload') process.stdout.write(`${pipeline}: building generation ${String(res.building)} from the earliest offset; readers switch when it is READY\n`);
   else if (actionName === 'rollback') process.stdout.write(`${pipeline}: rolled back to generation ${String(res.current)} (generation ${String(res.previous)} kept as previous)\n`);
+  else if (actionName === 'restart') process.stdout.write(`${pipeline}: restarted (state ${String(res.state)})\n`);
   else process.stdout.write(`${pipeline}: ${actionName}d (state ${String(res.state)})\n`);
 }
 
@@ -240,11 +268,10 @@ interface ServeOpts {
 }
 
 async function serveCommand(o: ServeOpts): Promise<void> {
-  const loaded = loadConfigFile(o.config);
-  const cfg = loaded.config;
+  const cfg = loadReadConfigFile(o.config).config;
   const port = o.port === undefined ? cfg.worker.http.port : Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliFailure(`invalid --port ${o.port}`, ExitCode.CONFIG_INVALID);
-  const settings = { host: o.host ?? cfg.worker.http.host, port, adminToken: cfg.worker.http.adminToken };
+  const settings = { ...cfg.worker.http, host: o.host ?? cfg.worker.http.host, port };
   const { createLogger } = await import('../observability/logger');
   const { createCassandra } = await import('../worker/clients');
   const { openLookup } = await import('../lookup');
@@ -284,7 +311,7 @@ export function registerReadCommands(program: Command): void {
   program
     .command('lookup <store> <key>')
     .description('read a key (latest, --as-of, or --history); the key is text per the store\'s key serde (int64 as integer, json/tuple as JSON)')
-    .requiredOption('-c, --config <file>', 'config with the Cassandra settings')
+    .requiredOption('-c, --config <file>', 'config with the Cassandra settings (a config holding only `cassandra` is enough)')
     .option('--as-of <time>', 'the version valid at this time (epoch ms or ISO-8601)')
     .option('--history', 'every version valid in [--from, --to]')
     .option('--from <time>', 'history lower bound (epoch ms or ISO-8601)')
@@ -299,12 +326,14 @@ export function registerReadCommands(program: Command): void {
     ['rollback', 'switch a pipeline\'s store back to its previous generation'],
     ['pause', 'pause a pipeline\'s consumption'],
     ['resume', 'resume a paused pipeline'],
+    ['restart', 'restart a FAILED pipeline in place (the worker keeps running)'],
   ] as const) {
     program
       .command(`${name} <pipeline>`)
       .description(`${description} (admin API of a running worker)`)
-      .addOption(urlOption())
-      .addOption(new Option('--token <token>', 'admin bearer token').env('ADJUNCT_ADMIN_TOKEN'))
+      .addOption(new Option('--url <url>', `base URL of a running worker's HTTP API (default: worker.http of -c, else ${DEFAULT_URL})`))
+      .option('-c, --config <file>', "the worker's config: its worker.http host, port, tls and adminToken locate and authorise the call")
+      .addOption(new Option('--token <token>', 'admin bearer token (default: worker.http.adminToken of -c)').env('ADJUNCT_ADMIN_TOKEN'))
       .option('--json', 'machine-readable output')
       .action(action((pipeline: string, o: AdminOpts) => adminCommand(name, pipeline, o)));
   }

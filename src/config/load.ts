@@ -4,7 +4,7 @@ import { isScalar, LineCounter, parseDocument, visit } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../errors';
 import { interpolateEnv } from './interpolate';
-import { AdjunctConfig, AdjunctConfigSchema } from './schema';
+import { AdjunctConfig, AdjunctConfigSchema, ReadConfig, ReadConfigSchema } from './schema';
 import { crossCheck } from './cross-check';
 
 /** One configuration problem, located by YAML path and line. */
@@ -48,6 +48,15 @@ export function pathToString(p: ReadonlyArray<PropertyKey>): string {
 
 /** Parses and validates YAML text; throws ConfigValidationError listing every problem with its YAML path and line. */
 export function parseConfig(text: string, options: { file?: string; env?: NodeJS.ProcessEnv } = {}): AdjunctConfig {
+  return validateConfig(text, AdjunctConfigSchema, options, true);
+}
+
+/** Parses and validates the parts of a config the read commands use (a config holding only `cassandra` is enough). */
+export function parseReadConfig(text: string, options: { file?: string; env?: NodeJS.ProcessEnv } = {}): ReadConfig {
+  return validateConfig(text, ReadConfigSchema, options, false);
+}
+
+function validateConfig<S extends z.ZodType>(text: string, schema: S, options: { file?: string; env?: NodeJS.ProcessEnv }, crossChecks: boolean): z.output<S> {
   const env = options.env ?? process.env;
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -79,9 +88,11 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
   });
 
   const data = doc.toJS();
-  const result = AdjunctConfigSchema.safeParse(data ?? {});
+  const result = schema.safeParse(data ?? {});
   let cross: ReturnType<typeof crossCheck> = [];
-  if (!result.success) {
+  if (!crossChecks) {
+    if (!result.success) for (const issue of result.error.issues) problems.push(issueToProblem(issue, doc, locate));
+  } else if (!result.success) {
     for (const issue of result.error.issues) problems.push(issueToProblem(issue, doc, locate));
     // Report the cross-field problems in the same round where the raw document allows it (best effort).
     try {
@@ -90,7 +101,7 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
       cross = [];
     }
   } else {
-    cross = crossCheck(result.data);
+    cross = crossCheck(result.data as AdjunctConfig);
   }
   const reported = new Set(problems.map((p) => p.path));
   for (const p of cross) {
@@ -100,7 +111,7 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
     problems.push({ path, ...locate(node?.range?.[0]), message: p.message });
   }
   if (problems.length) throw new ConfigValidationError(problems, options.file);
-  return (result as { data: AdjunctConfig }).data;
+  return (result as { data: z.output<S> }).data;
 }
 
 /** Fills the defaults cross-checks rely on into a raw (schema-invalid) document. */
@@ -160,11 +171,18 @@ function coercePlain(v: string): unknown {
 
 /** Reads, interpolates and validates a YAML config file. */
 export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  let text: string;
+  return { config: parseConfig(readConfigText(file), { file, env }), file, baseDir: path.dirname(path.resolve(file)) };
+}
+
+/** Reads and validates a config file for the read commands (see ReadConfigSchema). */
+export function loadReadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): { config: ReadConfig; file: string } {
+  return { config: parseReadConfig(readConfigText(file), { file, env }), file };
+}
+
+function readConfigText(file: string): string {
   try {
-    text = fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`, { cause: e, context: { file } });
+    throw new ConfigError(`cannot read config file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`, { cause: e, context: { file } });
   }
-  return { config: parseConfig(text, { file, env }), file, baseDir: path.dirname(path.resolve(file)) };
 }

@@ -258,6 +258,21 @@ export const AdjunctConfigSchema = z.strictObject({
   pipelines: z.array(PipelineConfig).min(1),
 });
 
+/**
+ * What the read commands (`lookup`, `serve`, `status -c`) need: `cassandra`, optionally `worker` (HTTP settings) and the
+ * pipelines' names and bootstrap flags. A full worker config is accepted as is; a config holding only `cassandra` too.
+ */
+export const ReadConfigSchema = z.strictObject({
+  kafka: z.unknown().optional(),
+  cassandra: CassandraConfig,
+  registry: z.unknown().optional(),
+  worker: WorkerConfig,
+  pipelines: z.array(z.looseObject({ name: Name, bootstrap: z.boolean().default(false) })).default([]),
+});
+
+/** Validated read-only configuration. */
+export type ReadConfig = z.output<typeof ReadConfigSchema>;
+
 /** Validated configuration (after defaults). */
 export type AdjunctConfig = z.output<typeof AdjunctConfigSchema>;
 /** One validated pipeline. */
