@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { configJsonSchema, ConfigValidationError, loadConfigFile } from '../config';
+import { configJsonSchema, ConfigValidationError, configWarnings, loadConfigFile, pathToString } from '../config';
 import { AdjunctError, describeError } from '../errors';
 import { ExitCode } from './exit-codes';
 import { runCommand } from './run-command';
@@ -41,8 +41,12 @@ export function buildProgram(): Command {
     .action((o: { config: string; json?: boolean }) => {
       try {
         const { config } = loadConfigFile(o.config);
-        if (o.json) console.log(JSON.stringify({ valid: true, pipelines: config.pipelines.map((p) => p.name) }));
-        else console.log(`${o.config}: valid (${config.pipelines.length} pipeline(s): ${config.pipelines.map((p) => p.name).join(', ')})`);
+        const warnings = configWarnings(config).map((w) => ({ path: pathToString(w.path), message: w.message }));
+        if (o.json) console.log(JSON.stringify({ valid: true, pipelines: config.pipelines.map((p) => p.name), warnings }));
+        else {
+          console.log(`${o.config}: valid (${config.pipelines.length} pipeline(s): ${config.pipelines.map((p) => p.name).join(', ')})`);
+          for (const w of warnings) console.error(`warning: ${w.path}: ${w.message}`);
+        }
         process.exitCode = ExitCode.OK;
       } catch (e) {
         if (o.json) console.log(JSON.stringify({ valid: false, problems: e instanceof ConfigValidationError ? e.problems : [{ path: '', message: describeError(e) }] }));

@@ -6,6 +6,7 @@ import { ConfigError } from '../errors';
 import { interpolateEnv } from './interpolate';
 import { AdjunctConfig, AdjunctConfigSchema, ReadConfig, ReadConfigSchema } from './schema';
 import { crossCheck } from './cross-check';
+import { knownKeysAt, runChecks, suggestKey } from './run-checks';
 
 /** One configuration problem, located by YAML path and line. */
 export interface ConfigProblem {
@@ -91,9 +92,9 @@ function validateConfig<S extends z.ZodType>(text: string, schema: S, options: {
   const result = schema.safeParse(data ?? {});
   let cross: ReturnType<typeof crossCheck> = [];
   if (!crossChecks) {
-    if (!result.success) for (const issue of result.error.issues) problems.push(issueToProblem(issue, doc, locate));
+    if (!result.success) for (const issue of result.error.issues) problems.push(...issueToProblems(issue, doc, locate));
   } else if (!result.success) {
-    for (const issue of result.error.issues) problems.push(issueToProblem(issue, doc, locate));
+    for (const issue of result.error.issues) problems.push(...issueToProblems(issue, doc, locate));
     // Report the cross-field problems in the same round where the raw document allows it (best effort).
     try {
       cross = Array.isArray((data as { pipelines?: unknown })?.pipelines) ? crossCheck(withDefaults(data)) : [];
@@ -102,6 +103,7 @@ function validateConfig<S extends z.ZodType>(text: string, schema: S, options: {
     }
   } else {
     cross = crossCheck(result.data as AdjunctConfig);
+    cross.push(...runChecks(result.data as AdjunctConfig, data, options.file ? path.dirname(path.resolve(options.file)) : process.cwd()));
   }
   const reported = new Set(problems.map((p) => p.path));
   for (const p of cross) {
@@ -110,7 +112,7 @@ function validateConfig<S extends z.ZodType>(text: string, schema: S, options: {
     const node = doc.getIn(p.path, true) as { range?: [number, number, number] } | undefined;
     problems.push({ path, ...locate(node?.range?.[0]), message: p.message });
   }
-  if (problems.length) throw new ConfigValidationError(problems, options.file);
+  if (problems.length) throw new ConfigValidationError(sortByLine(problems), options.file);
   return (result as { data: z.output<S> }).data;
 }
 
@@ -130,22 +132,35 @@ function withDefaults(data: unknown): AdjunctConfig {
   } as unknown as AdjunctConfig;
 }
 
-function issueToProblem(issue: z.core.$ZodIssue, doc: ReturnType<typeof parseDocument>, locate: (o?: number) => { line?: number; column?: number }): ConfigProblem {
+/** Problems in document order (by line, then column); problems without a line come last. */
+function sortByLine(problems: ConfigProblem[]): ConfigProblem[] {
+  const at = (p: ConfigProblem) => (p.line ?? Number.MAX_SAFE_INTEGER) * 10_000 + (p.column ?? 0);
+  return [...problems].sort((a, b) => at(a) - at(b));
+}
+
+function issueToProblems(issue: z.core.$ZodIssue, doc: ReturnType<typeof parseDocument>, locate: (o?: number) => { line?: number; column?: number }): ConfigProblem[] {
   const p = issue.path as PropertyKey[];
+  if (issue.code === 'unrecognized_keys') {
+    // One problem per unknown key, at the key's own line, with the closest known key as a suggestion.
+    const parent = doc.getIn(p as unknown[], true) as { items?: { key: { value?: unknown; range?: [number, number, number] } }[]; range?: [number, number, number] } | undefined;
+    const known = knownKeysAt(p);
+    return issue.keys.map((k) => {
+      const keyNode = parent?.items?.find((it) => String(it.key?.value) === k)?.key;
+      const hint = suggestKey(k, known);
+      return { path: pathToString(p), ...locate((keyNode?.range ?? parent?.range)?.[0]), message: `unknown key(s): ${k}${hint ? ` (did you mean "${hint}"?)` : ''}` };
+    });
+  }
   let node: unknown = undefined;
   // Walk up until a node exists (missing keys are reported at their parent).
+  let exists = true;
   for (let i = p.length; i >= 0 && node === undefined; i--) {
     node = i === 0 ? doc.contents : doc.getIn(p.slice(0, i) as unknown[], true);
+    if (node === undefined) exists = false;
   }
-  let message = issue.message;
-  if (issue.code === 'unrecognized_keys') {
-    message = `unknown key(s): ${issue.keys.join(', ')}`;
-    const parent = doc.getIn(p as unknown[], true) as { items?: { key: { value?: unknown; range?: [number, number, number] } }[] } | undefined;
-    const keyNode = parent?.items?.find((it) => issue.keys.includes(String(it.key?.value)));
-    if (keyNode?.key?.range) node = keyNode.key;
-  }
+  const missing = !exists && issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+  const message = missing ? `required (${issue.message.replace(/^Invalid input: /, '').replace(/, received undefined$/, '')})` : issue.message;
   const range = (node as { range?: [number, number, number] } | undefined)?.range;
-  return { path: pathToString(p), ...locate(range?.[0]), message };
+  return [{ path: pathToString(p), ...locate(range?.[0]), message }];
 }
 
 function yamlPathOf(visitPath: readonly unknown[], node: unknown): (string | number)[] {
