@@ -10,6 +10,7 @@ export const ERROR_CODE_STATUS: ReadonlyMap<string, 400 | 404 | 409> = new Map<s
   ['UNKNOWN_PIPELINE', 404],
   ['NOT_FOUND', 404],
   ['NO_PREVIOUS_GENERATION', 409],
+  ['PIPELINE_NOT_FAILED', 409],
   ['SWITCH_CONFLICT', 409],
 ]);
 
