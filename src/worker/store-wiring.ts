@@ -12,6 +12,7 @@ import { openCassandraKeyValueStore } from '../store/cassandra/open-kv-store';
 import { DEFAULT_KV_BUCKETS } from '../store/cassandra/kv-table-reader';
 import { IssuedWrite, PartitionWriterFactory } from '../sink/partition-writer';
 import { TableOptions } from '../store/cassandra/table-options';
+import { topicPartitionKey } from '../kafka/topic-partition';
 
 /** Replication options of the config in the store layer's shape. */
 export function replicationOf(cfg: AdjunctConfig['cassandra']): ReplicationOptions {
@@ -105,32 +106,32 @@ export class StoreWiring {
   writerFactory(generation: number): PartitionWriterFactory {
     return {
       open: async (topic: string, partition: number) => {
-        const writerId = `${topic}:${partition}`;
+        const writerId = topicPartitionKey(topic, partition);
         const common = { ...this.common(generation), partition, writerId };
         const kSerde = this.keySerdeName;
         const vSerde = this.spec.store.valueSerde;
         if (this.spec.store.kind === 'versioned') {
           const store = await openCassandraVersionedStore<unknown, unknown>({ ...common, historyRetentionMs: this.spec.store.historyRetention, cleanupEvery: this.spec.store.cleanupEvery });
           return {
-            streamTime: () => store.observedStreamTime(),
+            observedStreamTime: () => store.observedStreamTime(),
             write: (key, value, ts): IssuedWrite => {
               const done = store.write(coerceKey(kSerde, key), coerceValue(vSerde, value), ts);
-              return { streamTimeAfter: store.observedStreamTime(), done };
+              return { observedStreamTime: store.observedStreamTime(), done };
             },
-            checkpoint: (st) => store.flush(st),
+            flush: (observedStreamTime) => store.flush(observedStreamTime),
             // No flush on close: it would persist the live stream time, ahead of the last committed offset.
             close: async () => undefined,
           };
         }
         const store = await openCassandraKeyValueStore<unknown, unknown>({ ...common, buckets: DEFAULT_KV_BUCKETS });
         return {
-          streamTime: () => Number.NEGATIVE_INFINITY,
+          observedStreamTime: () => Number.NEGATIVE_INFINITY,
           write: (key, value): IssuedWrite => {
             if (value === undefined) throw new InvalidArgumentError('value is undefined');
             const done = store.put(coerceKey(kSerde, key), coerceValue(vSerde, value)).then(() => 'written' as const);
-            return { streamTimeAfter: Number.NEGATIVE_INFINITY, done };
+            return { observedStreamTime: Number.NEGATIVE_INFINITY, done };
           },
-          checkpoint: async () => undefined,
+          flush: async () => undefined,
           close: () => store.close(),
         };
       },
