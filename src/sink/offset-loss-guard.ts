@@ -46,16 +46,18 @@ export class OffsetLossGuard {
     if (expected === null || firstOffset <= expected) return true;
     const low = await this.p.logStart(st.topic, st.partition);
     if (expected >= low) return true;
-    return this.apply({ topic: st.topic, partition: st.partition, from: expected, to: low - 1n });
+    return this.apply(st, { topic: st.topic, partition: st.partition, from: expected, to: low - 1n });
   }
 
-  private apply(loss: OffsetLoss): boolean {
+  private apply(st: PartitionState, loss: OffsetLoss): boolean {
     const lost = loss.to - loss.from + 1n;
     const what = `${loss.topic}/${loss.partition} offsets ${loss.from}..${loss.to} (${lost} records) were deleted by retention before pipeline ${this.o.pipeline} read them`;
     this.p.metrics.lostOffsets.inc({ pipeline: this.o.pipeline, topic: loss.topic, partition: String(loss.partition) }, Number(lost));
     this.p.countLost(Number(lost));
     this.p.log.error({ topic: loss.topic, partition: loss.partition, from: loss.from.toString(), to: loss.to.toString(), policy: this.o.onOffsetOutOfRange }, `OFFSET OUT OF RANGE: ${what}`);
     if (this.o.onOffsetOutOfRange === 'fail') {
+      // kafkajs already committed its reset to the earliest offset: the final commit puts the group back where it was.
+      st.committed = null;
       this.p.lifecycle.fail(new AdjunctError(`${what}; onOffsetOutOfRange=fail`, { code: 'OFFSET_OUT_OF_RANGE', stage: 'consume', context: { topic: loss.topic, partition: loss.partition, from: loss.from.toString(), to: loss.to.toString() } }));
       return false;
     }

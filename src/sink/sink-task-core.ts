@@ -53,6 +53,7 @@ function committedOffsetLookup(admin: TaskAdmin, groupId: string) {
   return async (topic: string, partition: number): Promise<bigint | null> => {
     const [t] = await admin.fetchOffsets({ groupId, topics: [topic] });
     const o = t?.partitions.find((p) => p.partition === partition)?.offset;
-    return o === undefined || o === '' || o === '-1' ? null : BigInt(o);
+    // kafkajs commits -2 (earliest) itself when it resets an out-of-range position: that is no position of ours.
+    return o === undefined || o === '' || BigInt(o) < 0n ? null : BigInt(o);
   };
 }

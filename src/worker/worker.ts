@@ -170,7 +170,7 @@ export class Worker {
       onRetry: (e, attempt, delayMs) => {
         stall.failed(e);
         this.metrics.retries.inc({ pipeline, stage: 'write' });
-        if (attempt === 1 || attempt % 10 === 0) this.logger.warn({ pipeline, attempt, delayMs, err: describeError(e) }, 'Cassandra failure: retrying with backoff; offsets are not committed past it');
+        if (attempt === 1 || attempt % 10 === 0) this.logger.warn({ pipeline, attempt, delayMs, err: describeError(e) }, 'Cassandra failure: retrying with backoff; offsets are not committed past it (STALLED after errors.retryTimeout)');
       },
     };
   }
