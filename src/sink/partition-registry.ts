@@ -1,3 +1,4 @@
+import { describeError } from '../errors';
 import { topicPartitionKey } from '../kafka/topic-partition';
 import { Logger } from '../observability/logger';
 import { PartitionState } from './partition-state';
@@ -25,7 +26,7 @@ export class PartitionRegistry {
     let p = this.opening.get(k);
     if (!p) {
       p = (async () => {
-        const [writer, committed] = await Promise.all([this.writers.open(topic, partition), this.committedOffset(topic, partition)]);
+        const [writer, committed] = await Promise.all([this.writers.open(topic, partition), this.committedAtAssignment(topic, partition)]);
         const st = new PartitionState(topic, partition, writer, committed);
         this.owned.set(k, st);
         return st;
@@ -33,6 +34,16 @@ export class PartitionRegistry {
       this.opening.set(k, p);
     }
     return p;
+  }
+
+  /** The group's committed offset; unknown (no loss check on the first batch) when the look-up fails. */
+  private async committedAtAssignment(topic: string, partition: number): Promise<bigint | null> {
+    try {
+      return await this.committedOffset(topic, partition);
+    } catch (e) {
+      this.log.warn({ topic, partition, err: describeError(e) }, 'committed offset look-up failed: the first batch of this partition is not checked for lost offsets');
+      return null;
+    }
   }
 
   /** Keeps only the partitions of a new assignment; the writers of the others are closed. */
