@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   BAD_RECORD: code(500, 1, false, 'a record that cannot be processed'),
   DECODE_FAILED: code(500, 1, false, 'record bytes could not be decoded'),
   UNKNOWN_SCHEMA: code(500, 1, false, 'the record names a schema id the registry does not know'),
+  SCHEMA_FORMAT_MISMATCH: code(500, 1, false, "the record's schema is of another format than the converter"),
   BAD_ENVELOPE: code(500, 1, false, 'the record is not a valid Debezium envelope'),
   MISSING_FIELD: code(500, 1, false, 'a field the extractor needs is missing'),
   BAD_TIMESTAMP: code(500, 1, false, 'the record timestamp is invalid'),
@@ -59,6 +60,7 @@ export const ERROR_CODES = {
   OFFSET_OUT_OF_RANGE: code(500, 1, false, 'records were deleted by retention before the store saw them'),
   CONSUMER_CRASH: code(500, 1, false, 'the Kafka consumer crashed'),
   RELOAD_FAILED: code(500, 1, false, 'a reload could not complete'),
+  RESUBSCRIBE_FAILED: code(500, 1, false, "re-subscribing to a topic pattern's new matches failed"),
   WORKER_FAILED: code(500, 1, false, 'the worker failed'),
 } as const satisfies Record<string, ErrorCodeInfo>;
 

@@ -38,6 +38,8 @@ export interface PipelineParts {
 /** One generation's task: its consumer group, its table's writers, and what to call on failure or lost offsets. */
 export interface TaskTarget {
   generation: number;
+  /** The topics this task subscribes to (the pipeline's list, or the current matches of its topicPattern). */
+  topics: string[];
   groupId: string;
   writers: PartitionWriterFactory;
   /** The task failed (tolerance none, offsets lost with policy fail, stall timeout). */

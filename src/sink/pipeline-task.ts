@@ -3,7 +3,7 @@ import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
 import { PipelineParts, TaskTarget } from './pipeline-parts';
 import { SinkTaskCore } from './sink-task-core';
-import { PipelineState, PipelineStatus } from './task-status';
+import { PipelineState, PipelineStatus, TaskCounts } from './task-status';
 
 export type { PipelineState, PartitionStatus, PipelineStatus } from './task-status';
 
@@ -33,6 +33,11 @@ export class PipelineTask {
     return this.core.lifecycle.state;
   }
 
+  /** Record counts since start (a task restarted on new topics carries them over). */
+  get counts(): TaskCounts {
+    return this.core.counts;
+  }
+
   /** The error that failed the task, if any. */
   get lastError(): AdjunctError | undefined {
     return this.core.lifecycle.lastError;
@@ -44,11 +49,11 @@ export class PipelineTask {
     const consumer = this.createConsumer();
     await consumer.connect();
     // A group without committed offsets starts at the earliest one: a changelog is complete only from its beginning.
-    await consumer.subscribe({ topics: [...o.topics], fromBeginning: true });
+    await consumer.subscribe({ topics: this.core.target.topics, fromBeginning: true });
     this.core.lifecycle.set('RUNNING');
     this.commitTimer = setInterval(() => void this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'commit failed; will retry')), o.commitIntervalMs);
     await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: o.partitionsConsumedConcurrently, eachBatch: (b) => this.core.loop.eachBatch(b) });
-    this.log.info({ topics: o.topics, groupId: this.core.target.groupId }, 'pipeline started');
+    this.log.info({ topics: this.core.target.topics, groupId: this.core.target.groupId }, 'pipeline started');
   }
 
   private createConsumer(): Consumer {
@@ -82,13 +87,13 @@ export class PipelineTask {
 
   /** Pauses fetching (admin route). */
   pause(): void {
-    this.consumer?.pause(this.core.parts.options.topics.map((topic) => ({ topic })));
+    this.consumer?.pause(this.core.target.topics.map((topic) => ({ topic })));
     if (this.core.lifecycle.state === 'RUNNING' || this.core.lifecycle.state === 'STALLED') this.core.lifecycle.set('PAUSED');
   }
 
   /** Resumes fetching. */
   resume(): void {
-    this.consumer?.resume(this.core.parts.options.topics.map((topic) => ({ topic })));
+    this.consumer?.resume(this.core.target.topics.map((topic) => ({ topic })));
     if (this.core.lifecycle.state === 'PAUSED') this.core.lifecycle.set('RUNNING');
   }
 
@@ -99,7 +104,7 @@ export class PipelineTask {
     lifecycle.stopping = true;
     lifecycle.set('STOPPING');
     if (this.commitTimer) clearInterval(this.commitTimer);
-    this.consumer?.pause(parts.options.topics.map((topic) => ({ topic })));
+    this.consumer?.pause(this.core.target.topics.map((topic) => ({ topic })));
     const deadline = parts.clock.now() + timeoutMs;
     while (parts.clock.now() < deadline && partitions.draining()) await parts.clock.sleep(50);
     await this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'final commit failed'));

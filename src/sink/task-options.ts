@@ -7,8 +7,6 @@ import type { AdjunctConfig, PipelineSpec } from '../config/schema';
 export interface SinkTaskOptions {
   /** Pipeline name (logs, metrics, error messages). */
   pipeline: string;
-  /** Source changelog topics. */
-  topics: string[];
   /** `none` stops at the first bad record; `all` sends bad records to the DLQ. Never applies to infrastructure failures. */
   tolerance?: 'none' | 'all';
   /** Whether a dead-letter queue is configured (tolerance all requires one). */
@@ -46,7 +44,7 @@ export const SINK_TASK_DEFAULTS = {
   sessionTimeoutMs: 30_000,
   heartbeatIntervalMs: 3_000,
   partitionsConsumedConcurrently: 8,
-} as const satisfies Omit<Required<SinkTaskOptions>, 'pipeline' | 'topics' | 'stallTimeoutMs'> & { stallTimeoutMs: undefined };
+} as const satisfies Omit<Required<SinkTaskOptions>, 'pipeline' | 'stallTimeoutMs'> & { stallTimeoutMs: undefined };
 
 /** Options with every default applied. */
 export type SinkTaskOptionsWithDefaults = Required<Omit<SinkTaskOptions, 'stallTimeoutMs'>> & { stallTimeoutMs: number | undefined };
@@ -73,7 +71,6 @@ export function compileSinkTaskOptions(o: SinkTaskOptions): CompiledSinkTaskOpti
   if (d.tolerance === 'all' && !d.deadLetterQueue) throw new Error(`pipeline ${d.pipeline}: errors.tolerance all needs a dead-letter queue`);
   return Object.freeze({
     ...d,
-    topics: Object.freeze([...d.topics]) as string[],
     retryInitialDelayMs: Math.min(100, d.retryMaxDelayMs),
     budgetWaitMs: Math.max(1, Math.min(1_000, d.heartbeatIntervalMs)),
     fetch: Object.freeze({ maxBytesPerPartition: 1 << 20, maxBytes: 4 << 20 }),
@@ -84,7 +81,6 @@ export function compileSinkTaskOptions(o: SinkTaskOptions): CompiledSinkTaskOpti
 export function sinkTaskOptionsFromConfig(config: AdjunctConfig, spec: PipelineSpec): SinkTaskOptions {
   return {
     pipeline: spec.name,
-    topics: spec.topics,
     tolerance: spec.errors.tolerance,
     deadLetterQueue: spec.errors.deadLetterQueue !== undefined,
     retryTimeoutMs: spec.errors.retryTimeout,

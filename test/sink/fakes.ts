@@ -129,7 +129,7 @@ export function fakeTask(options: Partial<SinkTaskOptions> = {}, admin: { commit
   const commits: OffsetCommit[] = [];
   const fatal: AdjunctError[] = [];
   let reloads = 0;
-  const o = compileSinkTaskOptions({ pipeline: 'p', topics: ['t'], heartbeatIntervalMs: 20, retryMaxDelayMs: 1_000, retryTimeoutMs: 5_000, ...options, deadLetterQueue: options.tolerance === 'all' });
+  const o = compileSinkTaskOptions({ pipeline: 'p', heartbeatIntervalMs: 20, retryMaxDelayMs: 1_000, retryTimeoutMs: 5_000, ...options, deadLetterQueue: options.tolerance === 'all' });
   const stall = new StallMonitor({ pipeline: 'p', retryTimeoutMs: o.retryTimeoutMs, stallTimeoutMs: o.stallTimeoutMs }, clock);
   const fakeAdmin = {
     fetchOffsets: async () => [{ topic: 't', partitions: [{ partition: 0, offset: admin.committed === undefined || admin.committed === null ? '-1' : String(admin.committed), metadata: null }] }],
@@ -147,7 +147,7 @@ export function fakeTask(options: Partial<SinkTaskOptions> = {}, admin: { commit
     metrics: new AdjunctMetrics({ defaultMetrics: false }),
     logger: createLogger('silent'),
   };
-  const target: TaskTarget = { generation: 1, groupId: 'g', writers: { open: async () => writer }, onFatal: (e) => fatal.push(e), reload: () => void reloads++ };
+  const target: TaskTarget = { generation: 1, topics: ['t'], groupId: 'g', writers: { open: async () => writer }, onFatal: (e) => fatal.push(e), reload: () => void reloads++ };
   const core = new SinkTaskCore(parts, target, async (offsets) => void commits.push(offsets));
   const committedOffset = () => commits.at(-1)?.[0]?.offset;
   return { core, clock, writer, dlq, valueConverter, commits, fatal, parts, committedOffset, reloads: () => reloads };

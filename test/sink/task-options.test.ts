@@ -3,21 +3,21 @@ import { parseConfig } from '../../src/config';
 
 describe('sink task options: options → defaults → compiled', () => {
   it('applies the defaults and keeps what was given', () => {
-    const d = addDefaults({ pipeline: 'p', topics: ['t'], commitIntervalMs: 250 });
+    const d = addDefaults({ pipeline: 'p', commitIntervalMs: 250 });
     expect(d.commitIntervalMs).toBe(250);
     expect(d.tolerance).toBe(SINK_TASK_DEFAULTS.tolerance);
     expect(d.stallTimeoutMs).toBeUndefined();
   });
 
   it('compiles once: frozen, with derived values', () => {
-    const c = compileSinkTaskOptions({ pipeline: 'p', topics: ['t'], heartbeatIntervalMs: 3000, retryMaxDelayMs: 50 });
+    const c = compileSinkTaskOptions({ pipeline: 'p', heartbeatIntervalMs: 3000, retryMaxDelayMs: 50 });
     expect(Object.isFrozen(c)).toBe(true);
     expect(c.budgetWaitMs).toBe(1000);
     expect(c.retryInitialDelayMs).toBe(50);
   });
 
   it('refuses tolerance all without a dead-letter queue', () => {
-    expect(() => compileSinkTaskOptions({ pipeline: 'p', topics: ['t'], tolerance: 'all' })).toThrow(/dead-letter queue/);
+    expect(() => compileSinkTaskOptions({ pipeline: 'p', tolerance: 'all' })).toThrow(/dead-letter queue/);
   });
 
   it('is taken from the validated config', () => {
