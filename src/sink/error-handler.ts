@@ -48,8 +48,9 @@ export class ErrorHandler {
         if (!(e instanceof AdjunctError && e.retriable)) throw e;
         this.p.stall.failed(e);
         if (!this.p.lifecycle.accepting || this.p.stall.expired) throw new RetriesExhaustedError(e, attempt, this.p.clock.now() - start);
-        this.p.metrics.retries.inc({ pipeline: this.o.pipeline, stage });
-        if (attempt === 1 || attempt % 10 === 0) this.p.log.warn({ stage, attempt, delayMs: delay, err: describeError(e) }, 'dependency unavailable: retrying with backoff; nothing is committed past this record');
+        const at = isPipelineStage(e.stage) ? e.stage : stage;
+        this.p.metrics.retries.inc({ pipeline: this.o.pipeline, stage: at });
+        if (attempt === 1 || attempt % 10 === 0) this.p.log.warn({ stage: at, attempt, delayMs: delay, err: describeError(e) }, 'dependency unavailable: retrying with backoff; nothing is committed past this record');
         await this.backoff(delay, heartbeat);
         delay = Math.min(delay * 2, this.o.retryMaxDelayMs);
       }

@@ -18,6 +18,8 @@ export class StallMonitor {
   private since: number | null = null;
   private lastCause: string | undefined;
   private expiredError: AdjunctError | null = null;
+  /** Whether listeners were told STALLED (they hear each transition once). */
+  private reported = false;
   private readonly listeners: ((stalled: boolean) => void)[] = [];
 
   constructor(
@@ -30,7 +32,7 @@ export class StallMonitor {
     const now = this.clock.now();
     this.since ??= now;
     this.lastCause = describeError(e);
-    if (this.stalled) this.notify(true);
+    if (this.stalled && !this.reported) this.notify(true);
     if (this.o.stallTimeoutMs !== undefined && now - this.since >= this.o.stallTimeoutMs && !this.expiredError) {
       this.expiredError = new AdjunctError(`pipeline ${this.o.pipeline} stalled for ${now - this.since} ms (errors.stallTimeout ${this.o.stallTimeoutMs} ms): ${this.lastCause}`, { code: 'STALL_TIMEOUT', stage: 'worker', cause: e });
     }
@@ -39,10 +41,9 @@ export class StallMonitor {
   /** Called when an operation that needs the infrastructure succeeded. */
   recovered(): void {
     if (this.since === null) return;
-    const wasStalled = this.stalled;
     this.since = null;
     this.lastCause = undefined;
-    if (wasStalled) this.notify(false);
+    if (this.reported) this.notify(false);
   }
 
   /** True while a failure has lasted at least retryTimeout. */
@@ -66,6 +67,7 @@ export class StallMonitor {
   }
 
   private notify(stalled: boolean): void {
+    this.reported = stalled;
     for (const l of this.listeners) l(stalled);
   }
 }
