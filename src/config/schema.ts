@@ -142,6 +142,12 @@ export const TimestampExtract = z.strictObject({
   path: z.string().optional().describe('value field path when from=field'),
   header: z.string().optional().describe('header name when from=header'),
   format: z.enum(['millis', 'seconds', 'micros', 'iso']).default('millis'),
+  onMissing: z
+    .enum(['streamTime', 'record', 'fail'])
+    .default('streamTime')
+    .describe(
+      'from=field|header: timestamp of a tombstone that has no such field/header. streamTime = the partition\'s current stream time (the record timestamp before the first version), so it never moves stream time; record = the Kafka record timestamp; fail = an extraction error (tolerance/DLQ). Value records without it are always extraction errors.',
+    ),
 });
 
 /** A filter predicate: keep records where the field at `path` matches. */

@@ -2,7 +2,7 @@ import { BadRecordError } from '../errors';
 import type { ExtractSpec } from '../config/schema';
 import { BuiltinExtractor } from './builtin-extractor';
 import { ExtractResult, Extractor, SourceRecord, skip } from './extractor';
-import { toEpochMillis } from './timestamp';
+import { MissingTimestampPolicy, missingTimestamp, toEpochMillis } from './timestamp';
 
 /** Unwraps the `{schema, payload}` envelope of the JSON converter with schemas enabled. */
 function unwrap(v: unknown): unknown {
@@ -14,9 +14,11 @@ function unwrap(v: unknown): unknown {
 export class DebeziumExtractor implements Extractor {
   private readonly inner: BuiltinExtractor;
   private readonly customKey: boolean;
+  private readonly onMissing: MissingTimestampPolicy;
 
   constructor(spec: ExtractSpec) {
     this.customKey = spec.key !== undefined;
+    this.onMissing = spec.timestamp?.onMissing ?? 'streamTime';
     this.inner = new BuiltinExtractor({ ...spec, value: spec.value ? { ...spec.value, from: 'value' } : undefined, timestamp: spec.timestamp });
   }
 
@@ -25,7 +27,8 @@ export class DebeziumExtractor implements Extractor {
     const env = unwrap(record.value) as Record<string, any> | null;
     const base: SourceRecord = { ...record, key };
     if (env === null || env === undefined) {
-      return { key: this.key(base), value: null, timestamp: record.timestamp };
+      // A Kafka tombstone has no source.ts_ms: extract.timestamp.onMissing decides (default: the partition's stream time).
+      return { key: this.key(base), value: null, timestamp: missingTimestamp(base, this.onMissing, 'Debezium source.ts_ms') };
     }
     if (typeof env !== 'object') throw new BadRecordError('Debezium value is not an object envelope', { stage: 'extract', code: 'BAD_ENVELOPE' });
     const op = env.op;

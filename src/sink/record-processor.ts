@@ -16,13 +16,14 @@ export class RecordProcessor {
     private readonly extractor: Extractor,
   ) {}
 
-  /** Decodes and extracts one record: what to write, or the extractor's Skip. Failures are AdjunctErrors tagged with their stage. */
-  async process(r: SinkRecord): Promise<Extracted | Skip> {
+  /** Decodes and extracts one record (the writer's observed stream time is shown to the extractor): what to write, or a Skip. */
+  async process(r: SinkRecord, observedStreamTime: number): Promise<Extracted | Skip> {
     const key = await this.keyConverter.decode(r.key).catch((e) => Promise.reject(atStage(e, 'key-convert')));
     const value = await this.valueConverter.decode(r.value).catch((e) => Promise.reject(atStage(e, 'value-convert')));
     try {
       const headers = (r.headers ?? {}) as Record<string, Buffer | string | undefined>;
-      return await this.extractor.extract({ topic: r.topic, partition: r.partition, offset: r.offset, timestamp: Number(r.timestamp), key, value, headers });
+      const streamTime = Number.isFinite(observedStreamTime) ? observedStreamTime : undefined;
+      return await this.extractor.extract({ topic: r.topic, partition: r.partition, offset: r.offset, timestamp: Number(r.timestamp), key, value, headers, streamTime });
     } catch (e) {
       throw atStage(e, 'extract');
     }

@@ -110,7 +110,7 @@ export class SinkLoop {
     this.p.counts.consumed++;
     this.m.consumed.inc();
     try {
-      const out = await this.p.errors.retry(() => this.p.processor.process(record), 'value-convert', c.heartbeat);
+      const out = await this.p.errors.retry(() => this.p.processor.process(record, st.writer.observedStreamTime()), 'value-convert', c.heartbeat);
       if (!isSkip(out)) return out;
       this.p.counts.skipped++;
       this.m.skipped.inc();

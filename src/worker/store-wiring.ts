@@ -33,6 +33,15 @@ export function keySerdeName(spec: PipelineSpec): string {
   return spec.store.keySerde ?? (spec.extract.key?.fields ? 'tuple' : 'string');
 }
 
+/** A single record moved a writer's stream time forward by more than the history retention (every older version expires). */
+export interface StreamTimeJump {
+  topic: string;
+  partition: number;
+  from: number;
+  to: number;
+  historyRetentionMs: number;
+}
+
 /** Connects a pipeline's store config to Cassandra tables: catalog entry, per-generation tables and partition writers. */
 export class StoreWiring {
   readonly baseTable: string;
@@ -45,6 +54,7 @@ export class StoreWiring {
     private readonly cfg: AdjunctConfig['cassandra'],
     private readonly spec: PipelineSpec,
     private readonly retry?: StoreRetryPolicy,
+    private readonly onStreamTimeJump?: (jump: StreamTimeJump) => void,
   ) {
     this.baseTable = tableNameForStore(spec.store.name).slice(0, 40);
     this.keySerdeName = keySerdeName(spec);
@@ -111,12 +121,16 @@ export class StoreWiring {
         const kSerde = this.keySerdeName;
         const vSerde = this.spec.store.valueSerde;
         if (this.spec.store.kind === 'versioned') {
-          const store = await openCassandraVersionedStore<unknown, unknown>({ ...common, historyRetentionMs: this.spec.store.historyRetention, cleanupEvery: this.spec.store.cleanupEvery });
+          const retention = this.spec.store.historyRetention;
+          const store = await openCassandraVersionedStore<unknown, unknown>({ ...common, historyRetentionMs: retention, cleanupEvery: this.spec.store.cleanupEvery });
           return {
             observedStreamTime: () => store.observedStreamTime(),
             write: (key, value, ts): IssuedWrite => {
+              const before = store.observedStreamTime();
               const done = store.write(coerceKey(kSerde, key), coerceValue(vSerde, value), ts);
-              return { observedStreamTime: store.observedStreamTime(), done };
+              const after = store.observedStreamTime();
+              if (Number.isFinite(before) && after - before > retention) this.onStreamTimeJump?.({ topic, partition, from: before, to: after, historyRetentionMs: retention });
+              return { observedStreamTime: after, done };
             },
             flush: (observedStreamTime) => store.flush(observedStreamTime),
             // No flush on close: it would persist the live stream time, ahead of the last committed offset.

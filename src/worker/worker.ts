@@ -22,7 +22,7 @@ import { WriteBudget } from '../sink/write-budget';
 import { StoreRetryPolicy } from '../store/cassandra/cql-executor';
 import { createCassandra, createKafka } from './clients';
 import { PipelineRunner, RunnerStatus } from './pipeline-runner';
-import { ensureKeyspaceFor, StoreWiring } from './store-wiring';
+import { ensureKeyspaceFor, StoreWiring, StreamTimeJump } from './store-wiring';
 
 /** Worker lifecycle states. */
 export type WorkerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'FAILED';
@@ -142,7 +142,7 @@ export class Worker {
     const options = compileSinkTaskOptions(sinkTaskOptionsFromConfig(this.config, spec));
     const stall = new StallMonitor({ pipeline: spec.name, retryTimeoutMs: options.retryTimeoutMs, stallTimeoutMs: options.stallTimeoutMs }, this.clock);
     stall.onChange((stalled) => this.onStallChange(spec.name, stalled, stall.cause));
-    const wiring = new StoreWiring(this.cassandra!, this.config.cassandra, spec, this.storeRetry(spec.name, stall));
+    const wiring = new StoreWiring(this.cassandra!, this.config.cassandra, spec, this.storeRetry(spec.name, stall), (j) => this.onStreamTimeJump(spec.name, j));
     const entry = await shared.catalog.register(wiring.catalogEntry());
     await wiring.ensureTable(entry.currentGeneration);
     const processor = new RecordProcessor(createConverter(spec.keyConverter, 'key-convert', this.registry), createConverter(spec.valueConverter, 'value-convert', this.registry), await createExtractor(spec.extract, this.loaded.baseDir));
@@ -173,6 +173,14 @@ export class Worker {
         if (attempt === 1 || attempt % 10 === 0) this.logger.warn({ pipeline, attempt, delayMs, err: describeError(e) }, 'Cassandra failure: retrying with backoff; offsets are not committed past it (STALLED after errors.retryTimeout)');
       },
     };
+  }
+
+  private onStreamTimeJump(pipeline: string, j: StreamTimeJump): void {
+    this.metrics.streamTimeJumps.inc({ pipeline });
+    this.logger.warn(
+      { pipeline, topic: j.topic, partition: j.partition, from: j.from, to: j.to, historyRetentionMs: j.historyRetentionMs },
+      `one record moved the stream time of ${j.topic}/${j.partition} from ${new Date(j.from).toISOString()} to ${new Date(j.to).toISOString()}, more than the history retention (${j.historyRetentionMs} ms): every older version of that partition expired at once; check for a stray event timestamp`,
+    );
   }
 
   private onStallChange(pipeline: string, stalled: boolean, cause: string | undefined): void {

@@ -85,9 +85,9 @@ async function run(o: BenchOptions): Promise<void> {
     }
     if (has('lookups') && o.lookups > 0) {
       const r = await lookupPhases(client, adjKs, storeName, d, o.lookups, o.lookupConcurrency, o.seed);
-      phases.push(r.raw, r.library);
+      phases.push(r.raw, r.rawPair, r.library);
       lookupsFound = r.found;
-      log(`${line(r.raw)}\n${line(r.library)} (found: ${JSON.stringify(r.found)})`);
+      log(`${line(r.raw)}\n${line(r.rawPair)}\n${line(r.library)} (found: ${JSON.stringify(r.found)})`);
     }
   } finally {
     if (!o.keep) {

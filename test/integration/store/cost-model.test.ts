@@ -66,11 +66,12 @@ describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (sco
     const get = await measure(() => s.get('k'));
     expect(get).toEqual({ result: { value: 'v1b', timestamp: 1000 }, reads: 1, writes: 0 });
     const asOf = await measure(() => s.get('k', 975));
-    expect(asOf).toEqual({ result: { value: 'v0', timestamp: 950 }, reads: 1, writes: 0 });
+    // The version as of 975 and the next one (its validTo), read in parallel.
+    expect(asOf).toEqual({ result: { value: 'v0', timestamp: 950, validTo: 1000 }, reads: 2, writes: 0 });
     const belowHorizon = await measure(() => s.get('k', 500));
     expect(belowHorizon).toEqual({ result: null, reads: 1, writes: 0 });
     const del = await measure(() => s.delete('k', 990));
-    expect(del).toEqual({ result: { value: 'v0', timestamp: 950 }, reads: 1, writes: 1 });
+    expect(del).toEqual({ result: { value: 'v0', timestamp: 950, validTo: 1000 }, reads: 2, writes: 1 });
     const history = await measure(() => s.history('k'));
     expect(history).toEqual({ result: [{ value: 'v0', timestamp: 950, validTo: 990 }, { value: 'v1b', timestamp: 1000 }], reads: 1, writes: 0 });
     const historyBounded = await measure(() => s.history('k', { fromTime: 960, toTime: 995 }));
@@ -135,7 +136,7 @@ describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (sco
     const left = await rows(`cost_${scope}`, scope, n);
     expect(left.length).toBeLessThanOrEqual(21 + 64);
     expect((await s.history('hot')).length).toBe(21);
-    expect(await s.get('hot', 1979)).toEqual({ value: 'v1979', timestamp: 1979 });
+    expect(await s.get('hot', 1979)).toEqual({ value: 'v1979', timestamp: 1979, validTo: 1980 });
     (report as Record<string, unknown>)[`${scope}-2000-puts`] = { rowsLeft: left.length, reads, writes, cleanups: s.cleanupStats() };
     await s.close();
   });
