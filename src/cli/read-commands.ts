@@ -142,7 +142,7 @@ async function statusCommand(o: StatusOpts): Promise<void> {
     });
     process.stdout.write(`${table(rows, ['name', 'state', 'store', 'generation', 'consumed', 'written', 'deadLettered', 'bootstrap'])}\n`);
     const parts = (st.pipelines as { name: string; partitions?: Record<string, unknown>[] }[]).flatMap((p) =>
-      (p.partitions ?? []).map((x) => ({ pipeline: p.name, partition: `${String(x.topic)}/${String(x.partition)}`, committed: x.committedOffset, lag: x.lag, streamTime: iso(x.streamTime as number | null), horizon: iso(x.horizon as number | null) })),
+      (p.partitions ?? []).map((x) => ({ pipeline: p.name, partition: `${String(x.topic)}/${String(x.partition)}`, committed: x.committedOffset, lag: x.lag, streamTime: iso(x.observedStreamTime as number | null), horizon: iso(x.horizon as number | null) })),
     );
     if (parts.length) process.stdout.write(`\nPARTITIONS\n${table(parts, ['pipeline', 'partition', 'committed', 'lag', 'streamTime', 'horizon'])}\n`);
   } else {
