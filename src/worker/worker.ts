@@ -22,7 +22,7 @@ import { WriteBudget } from '../sink/write-budget';
 import { StoreRetryPolicy } from '../store/cassandra/cql-executor';
 import { createCassandra, createKafka } from './clients';
 import { PipelineRunner, RunnerStatus } from './pipeline-runner';
-import { ensureKeyspaceFor, StoreWiring, StreamTimeJump } from './store-wiring';
+import { ensureKeyspaceFor, recordsInFlight, StoreWiring, StreamTimeJump } from './store-wiring';
 
 /** Worker lifecycle states. */
 export type WorkerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'FAILED';
@@ -133,7 +133,8 @@ export class Worker {
       this.producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1, retry: { retries: 2, maxRetryTime: 2_000 } });
       await this.producer.connect();
     }
-    const budget = new WriteBudget(cfg.worker.maxInFlight, cfg.worker.maxInFlightBytes);
+    // With write batching, maxInFlight bounds Cassandra requests (batches); the record budget lets them be full.
+    const budget = new WriteBudget(recordsInFlight(cfg), cfg.worker.maxInFlightBytes);
     return { catalog: new StoreCatalog(this.cassandra, cfg.cassandra.keyspace), budget };
   }
 
@@ -142,7 +143,7 @@ export class Worker {
     const options = compileSinkTaskOptions(sinkTaskOptionsFromConfig(this.config, spec));
     const stall = new StallMonitor({ pipeline: spec.name, retryTimeoutMs: options.retryTimeoutMs, stallTimeoutMs: options.stallTimeoutMs }, this.clock);
     stall.onChange((stalled) => this.onStallChange(spec.name, stalled, stall.cause));
-    const wiring = new StoreWiring(this.cassandra!, this.config.cassandra, spec, this.storeRetry(spec.name, stall), (j) => this.onStreamTimeJump(spec.name, j));
+    const wiring = new StoreWiring(this.cassandra!, this.config.cassandra, spec, this.storeRetry(spec.name, stall), (j) => this.onStreamTimeJump(spec.name, j), this.config.worker.maxInFlight);
     const entry = await shared.catalog.register(wiring.catalogEntry());
     await wiring.ensureTable(entry.currentGeneration);
     const processor = new RecordProcessor(createConverter(spec.keyConverter, 'key-convert', this.registry), createConverter(spec.valueConverter, 'value-convert', this.registry), await createExtractor(spec.extract, this.loaded.baseDir));

@@ -10,7 +10,18 @@ import {
 import { deserializeWith, encodeKeyWith, historyBounds, requireTimestamp, serializeWith } from '../validation';
 import { RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
 import { StreamTimeTable } from './stream-time-table';
+import { versionRowId } from './write-batcher';
 import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader } from './versioned-table-reader';
+
+/** Bytes a version row adds to a batch beyond its key and value (valid_from, cell and row headers). */
+const ROW_OVERHEAD_BYTES = 24;
+
+/** The big-endian int32 serialisation of a partition number (a routing key). */
+function int32Bytes(n: number): Buffer {
+  const b = Buffer.allocUnsafe(4);
+  b.writeInt32BE(n, 0);
+  return b;
+}
 
 /** Everything a CassandraVersionedStore needs once its schema exists (built by openCassandraVersionedStore). */
 export interface CassandraVersionedStoreParts<K, V> {
@@ -42,10 +53,13 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   private streamTime: number;
   private persistedStreamTime: number;
   private closed = false;
+  /** Routing key of every row of a partitioned table (its int partition key); undefined for global tables (the key). */
+  private readonly routingKey: Buffer | undefined;
 
   constructor(private readonly parts: CassandraVersionedStoreParts<K, V>) {
     this.reader = parts.reader;
     this.partition = parts.reader.partitionFor(parts.partition);
+    this.routingKey = this.partition === undefined ? undefined : int32Bytes(this.partition);
     this.retention = parts.historyRetentionMs;
     this.streamTime = parts.initialStreamTime;
     this.persistedStreamTime = parts.initialStreamTime;
@@ -181,12 +195,17 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     return { key, partition: this.partition };
   }
 
-  /** One write of a version; the bind values are built directly (the partition was validated once). */
+  /**
+   * One write of a version (coalesced into a batch when the executor has a batcher); the bind values are built
+   * directly (the partition was validated once). Its routing key is the Cassandra partition key.
+   */
   private async insert(key: Buffer, timestamp: number, value: Buffer | null): Promise<void> {
     const ts = this.reader.exec.long(timestamp);
     const writer = this.parts.writerId;
-    const params = this.partition === undefined ? [key, ts, value, writer] : [this.partition, key, ts, value, writer];
-    await this.reader.exec.write(this.reader.cql.insert, params, 'write version');
+    const p = this.partition;
+    const params = p === undefined ? [key, ts, value, writer] : [p, key, ts, value, writer];
+    const bytes = key.length + (value === null ? 0 : value.length) + writer.length + ROW_OVERHEAD_BYTES;
+    await this.reader.exec.writeRow({ query: this.reader.cql.insert, params, routingKey: this.routingKey ?? key, rowId: versionRowId(key, timestamp), bytes }, 'write version');
   }
 
   /** Bind values of a key's rows plus one valid_from bound. */
