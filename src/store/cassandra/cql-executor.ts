@@ -136,7 +136,7 @@ export class CqlExecutor {
     };
     const retry = this.settings.retry;
     if (!retry) return attempt();
-    return withRetry(attempt, { timeoutMs: retry.timeoutMs, maxDelayMs: retry.maxDelayMs, initialDelayMs: 100, isRetriable: isRetriableCassandraError, onRetry: retry.onRetry, shouldStop: retry.shouldStop });
+    return withRetry(attempt, { timeoutMs: retry.timeoutMs, maxDelayMs: retry.maxDelayMs, initialDelayMs: 100, isRetriable: retry.isRetriable ?? isRetriableCassandraError, onRetry: retry.onRetry, shouldStop: retry.shouldStop });
   }
 
   /** Executes an unlogged batch of prepared writes (one request). */
