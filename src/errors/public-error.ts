@@ -1,4 +1,5 @@
 import { AdjunctError } from './adjunct-error';
+import { ERROR_CODES } from './error-codes';
 
 /** What an error may show outside the process (HTTP replies, /status, DLQ headers): a stable code and adjunct's own words. */
 export interface PublicError {
@@ -46,5 +47,6 @@ export function scrubErrorText(text: string): string {
 }
 
 function genericMessage(code: string): string {
-  return `${code.toLowerCase().replace(/_/g, ' ')} (details in the worker log)`;
+  const known = (ERROR_CODES as Record<string, { meaning: string } | undefined>)[code];
+  return `${known ? known.meaning : code.toLowerCase().replace(/_/g, ' ')} (details in the worker log)`;
 }

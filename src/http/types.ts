@@ -16,6 +16,7 @@ export interface AdminRunner {
 /** A pipeline in a worker status snapshot, as far as the HTTP API shows it. */
 export interface HttpPipelineStatus {
   name: string;
+  /** Pipeline state (RUNNING, STALLED, FAILED…). */
   state?: string;
   generation?: number;
   store?: string;
@@ -23,6 +24,7 @@ export interface HttpPipelineStatus {
   partitions?: object[];
   /** The last error, already in public form (no driver internals). */
   lastError?: string;
+  /** Why the pipeline is STALLED. */
   stalledBy?: string;
   bootstrap?: { state: string; done?: number; total?: number };
   building?: { generation: number };

@@ -23,6 +23,8 @@ let base: string;
 const driverFailure = new Error('All host(s) tried for query failed. First host tried, 10.0.0.7:9042: Error: connect ECONNREFUSED 10.0.0.7:9042');
 const fatal = new AdjunctError(`pipeline rates: write failed: ${driverFailure.message}`, { code: 'CASSANDRA_ERROR', cause: driverFailure });
 
+const json = async (r: Response | Promise<Response>): Promise<any> => (await r).json();
+
 let state = 'FAILED';
 const worker: HttpWorker = {
   metrics: new AdjunctMetrics({ defaultMetrics: false }),
@@ -76,7 +78,7 @@ afterAll(async () => {
 it('GET /pipelines lists name, state and generation', async () => {
   const res = await fetch(`${base}/pipelines`);
   expect(res.status).toBe(200);
-  expect(await res.json()).toEqual({
+  expect(await json(res)).toEqual({
     worker: 'w-1',
     state: 'RUNNING',
     pipelines: [
@@ -87,7 +89,7 @@ it('GET /pipelines lists name, state and generation', async () => {
 });
 
 it('GET /pipelines/:name/status: per-partition lag and stream time, last error without driver internals', async () => {
-  const body = await (await fetch(`${base}/pipelines/rates/status`)).json();
+  const body = await json(fetch(`${base}/pipelines/rates/status`));
   expect(body).toMatchObject({
     name: 'rates',
     state: 'FAILED',
@@ -99,7 +101,7 @@ it('GET /pipelines/:name/status: per-partition lag and stream time, last error w
   expect(JSON.stringify(body)).not.toMatch(/10\.0\.0\.7|ECONNREFUSED|host\(s\)/);
   const unknown = await fetch(`${base}/pipelines/nope/status`);
   expect(unknown.status).toBe(404);
-  expect((await unknown.json()).error).toBe('UNKNOWN_PIPELINE');
+  expect((await json(unknown)).error).toBe('UNKNOWN_PIPELINE');
   expect((await fetch(`${base}/pipelines/rates/status?verbose=1`)).status).toBe(400);
 });
 
@@ -109,10 +111,10 @@ it('POST /pipelines/:name/restart needs the admin token and restarts only a FAIL
   expect(state).toBe('FAILED');
   const ok = await post('rates');
   expect(ok.status).toBe(200);
-  expect(await ok.json()).toEqual({ pipeline: 'rates', action: 'restart', state: 'RUNNING' });
-  expect((await (await fetch(`${base}/pipelines/rates/status`)).json()).lastError).toBeNull();
+  expect(await json(ok)).toEqual({ pipeline: 'rates', action: 'restart', state: 'RUNNING' });
+  expect((await json(fetch(`${base}/pipelines/rates/status`))).lastError).toBeNull();
   const again = await post('rates');
   expect(again.status).toBe(409);
-  expect((await again.json()).error).toBe('PIPELINE_NOT_FAILED');
+  expect((await json(again)).error).toBe('PIPELINE_NOT_FAILED');
   expect((await post('ghost')).status).toBe(404);
 });
