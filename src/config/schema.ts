@@ -293,7 +293,7 @@ export function configJsonSchema(): unknown {
     unrepresentable: 'any',
     override: (ctx) => {
       const def = ctx.zodSchema._zod.def as { type: string; innerType?: unknown; defaultValue?: unknown };
-      const duration = ctx.zodSchema === Duration || (def.type === 'default' && def.innerType === Duration);
+      const duration = ctx.zodSchema === Duration || ((def.type === 'default' || def.type === 'optional') && def.innerType === Duration);
       if (!duration) return;
       const js = ctx.jsonSchema as Record<string, unknown>;
       delete js.anyOf;
