@@ -34,12 +34,12 @@ export function publicErrorText(e: unknown): string {
   return `${p.code}: ${p.message}`;
 }
 
-/** Removes stack frames, absolute file paths and network addresses from a text, keeps its first line, caps its length. */
+/** Removes stack frames, source file paths and network addresses from a text, keeps its first line, caps its length. */
 export function scrubErrorText(text: string): string {
   const firstLine = text.split(/\r?\n/)[0];
   const scrubbed = firstLine
     .replace(/\s+at\s+\S+\s+\(.*?:\d+:\d+\)/g, '')
-    .replace(/(?:file:\/\/)?(?:\/[\w.@+-]+){2,}(?::\d+){0,2}/g, '[path]')
+    .replace(/(?:file:\/\/)?(?:\/[\w.@+-]+)+\.(?:[cm]?js|ts|node)(?::\d+){0,2}/g, '[path]')
     .replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, '[address]')
     .replace(/\[[0-9a-f:]+\](?::\d+)?/gi, '[address]')
     .trim();

@@ -9,7 +9,7 @@ import { tableNameForStore } from '../store/cassandra/identifiers';
 import { ensureCatalog, PipelineStatusTable, StoreCatalog } from '../catalog';
 import { createConverter, createRegistry } from '../converters';
 import { Clock, systemClock } from '../clock';
-import { AdjunctError, asAdjunctError, describeError, isRecordFailure } from '../errors';
+import { AdjunctError, asAdjunctError, describeError, isRecordFailure, publicErrorText } from '../errors';
 import { createExtractor } from '../extract';
 import { createLogger, Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
@@ -264,7 +264,7 @@ export class Worker {
       workerId: this.workerId,
       state: this.state,
       startedAt: this.startedAt?.toISOString() ?? null,
-      lastError: this.lastError?.message,
+      lastError: this.lastError === undefined ? undefined : publicErrorText(this.lastError),
       pipelines: [...this.runners.values()].map((r) => r.status()),
     };
   }

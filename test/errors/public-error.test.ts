@@ -38,3 +38,17 @@ describe('publicError', () => {
     expect(scrubErrorText('x'.repeat(2000)).length).toBeLessThanOrEqual(501);
   });
 });
+
+describe('DLQ context headers', () => {
+  it('carry no stack frames, source paths or addresses', async () => {
+    const { contextHeadersFor } = await import('../../src/sink/dlq-reporter');
+    const cause = new SyntaxError('Unexpected token } in JSON at position 7 (from 172.16.0.9:9092)');
+    const err = new AdjunctError('value-convert failed at rates/0@12: invalid JSON', { code: 'DECODE_FAILED', cause });
+    const h = contextHeadersFor({ topic: 'rates', partition: 0, offset: '12', key: null, value: Buffer.from('x'), timestamp: '0' } as never, err, 'value-convert' as never, 'p');
+    const all = Object.values(h).join('\n');
+    expect(all).not.toMatch(/\n\s+at |\.ts:\d+|\.js:\d+|172\.16\.0\.9/);
+    expect(h['__connect.errors.exception.message']).toBe('value-convert failed at rates/0@12: invalid JSON');
+    expect(h['__connect.errors.exception.stacktrace']).toBe('DECODE_FAILED: value-convert failed at rates/0@12: invalid JSON');
+    expect(h['__connect.errors.cause.message']).toBe('Unexpected token } in JSON at position 7 (from [address])');
+  });
+});
