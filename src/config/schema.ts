@@ -102,6 +102,10 @@ export const WorkerConfig = z
     partitionsConsumedConcurrently: z.number().int().min(1).max(256).default(8),
     commitInterval: Duration.default(1_000),
     shutdownTimeout: Duration.default(30_000),
+    pipelineFailure: z
+      .enum(['exit', 'isolate'])
+      .default('exit')
+      .describe('a FAILED pipeline stops the worker (exit, the CLI exits 1), or only itself (isolate: the others keep running, /readyz is 503, POST /pipelines/:name/restart restarts it)'),
     logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).optional().describe('log level (default info); ADJUNCT_LOG_LEVEL and --log-level override it'),
     http: z
       .strictObject({

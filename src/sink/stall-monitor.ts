@@ -48,6 +48,15 @@ export class StallMonitor {
     if (this.reported) this.notify(false);
   }
 
+  /** Forgets the failure and an expired stallTimeout (a restarted task starts with a fresh budget). */
+  reset(): void {
+    this.since = null;
+    this.lastCause = undefined;
+    this.lastPublicCause = undefined;
+    this.expiredError = null;
+    if (this.reported) this.notify(false);
+  }
+
   /** True while a failure has lasted at least retryTimeout. */
   get stalled(): boolean {
     return this.since !== null && this.clock.now() - this.since >= this.o.retryTimeoutMs;

@@ -153,7 +153,7 @@ export class Worker {
     return new PipelineRunner(parts, {
       spec, admin: this.admin!, baseGroupId: this.config.worker.groupId, catalog: shared.catalog, status: this.statusTable!, entry,
       writersFor: (g) => wiring.writerFactory(g), dropGeneration: (g) => wiring.dropTable(g),
-      workerId: this.workerId, progressBar: this.options.progressBar ?? false, onFatal: (e) => this.fail(e),
+      workerId: this.workerId, progressBar: this.options.progressBar ?? false, onFatal: (e) => this.pipelineFailed(spec.name, e),
     });
   }
 
@@ -218,6 +218,18 @@ export class Worker {
     }
     if (this.state !== 'STARTING' && this.state !== 'RUNNING') return;
     await this.runners.get(name)!.start();
+  }
+
+  /**
+   * A pipeline's fatal error: with worker.pipelineFailure isolate, a FAILED main task fails only its pipeline (Kafka
+   * Connect's task model: restart it with POST /pipelines/:name/restart); anything else fails the worker.
+   */
+  private pipelineFailed(name: string, e: AdjunctError): void {
+    if (this.config.worker.pipelineFailure === 'isolate' && this.runners.get(name)?.state === 'FAILED') {
+      this.logger.error({ pipeline: name, code: e.code, err: e.message }, 'pipeline FAILED; the worker keeps running the other pipelines (worker.pipelineFailure isolate); fix the cause, then restart it');
+      return;
+    }
+    this.fail(e);
   }
 
   /** Records a fatal failure: state FAILED; the process owner decides to stop (the CLI exits non-zero). */
