@@ -88,7 +88,7 @@ exports.extract = (r) => {
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
     const again = await fetch(`${base}/pipelines/flaky/restart`, { method: 'POST' });
     expect(again.status).toBe(409);
-    expect((await again.json()).error).toBe('PIPELINE_NOT_FAILED');
+    expect(((await again.json()) as { error: string }).error).toBe('PIPELINE_NOT_FAILED');
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
