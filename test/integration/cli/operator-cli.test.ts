@@ -118,3 +118,18 @@ it("admin commands find the worker and its token from -c (worker.http host, port
   expect(noToken.code).toBe(4);
   expect(JSON.parse(noToken.stdout)).toMatchObject({ error: 'UNAVAILABLE' });
 });
+
+it('validate: a public bind without a token is a warning (exit 0); an unknown key says "did you mean" (exit 2)', async () => {
+  const base = fs.readFileSync(cassandraOnly, 'utf8');
+  const pipelines = 'pipelines:\n  - name: p\n    topics: [t]\n    store: { name: s }\n';
+  const publicBind = path.join(dir, 'public.yaml');
+  fs.writeFileSync(publicBind, `kafka:\n  brokers: [127.0.0.1:9092]\n${base}worker:\n  http: { host: 0.0.0.0 }\n${pipelines}`);
+  const ok = await cli(['validate', '-c', publicBind, '--json']);
+  expect(ok.code).toBe(0);
+  expect(JSON.parse(ok.stdout)).toMatchObject({ valid: true, warnings: [{ path: 'worker.http.adminToken', message: expect.stringMatching(/admin routes will be off/) }] });
+  const typo = path.join(dir, 'typo.yaml');
+  fs.writeFileSync(typo, `kafka:\n  brokers: [127.0.0.1:9092]\n${base}${pipelines}    keyConvertor: json\n`);
+  const bad = await cli(['validate', '-c', typo]);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toMatch(/unknown key\(s\): keyConvertor \(did you mean "keyConverter"\?\)/);
+});
