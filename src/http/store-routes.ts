@@ -74,7 +74,7 @@ export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup, maxRep
       const order = q.order ?? 'asc';
       const cursor = q.cursor === undefined ? undefined : decodeHistoryCursor(q.cursor, order);
       const range = pageRange(parseTimeParam('from', q.from), parseTimeParam('to', q.to), cursor);
-      const versions = range.from !== undefined && range.to !== undefined && range.from > range.to ? [] : await s.history(key, { fromTime: range.from, toTime: range.to, order }, { partition: q.partition });
+      const versions = range.from !== undefined && range.to !== undefined && range.from > range.to ? [] : await s.history(key, { fromTime: range.from, toTime: range.to, order, maxVersions: q.limit + 1 }, { partition: q.partition });
       const page = cutHistoryPage(versions, recordJson, { limit: q.limit, maxBytes: maxReplyBytes, order, cursor });
       const out: Record<string, unknown> = { store: info.name, key: toJsonValue(key), versions: page.items, generation: info.generation };
       if (page.next !== undefined) out.nextCursor = page.next;

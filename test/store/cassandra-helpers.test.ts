@@ -84,6 +84,16 @@ describe('cassandra helpers (no database)', () => {
     ]);
     const expired = await collectHistory(from(rows), 50, 0, 20);
     expect(expired.map((e) => e.validFrom)).toEqual([40, 20]);
+    let pulled = 0;
+    async function* counted(): AsyncGenerator<RawVersion> {
+      for (const r of rows) {
+        pulled++;
+        yield r;
+      }
+    }
+    const page = await collectHistory(counted(), undefined, 0, Number.NEGATIVE_INFINITY, 2);
+    expect(page.map((e) => e.validFrom)).toEqual([40, 20]);
+    expect(pulled).toBe(3);
   });
 
   it('asOfAnswer: validTo from the next version; below the horizon only a newest value answers, without validTo', () => {
