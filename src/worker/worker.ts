@@ -6,9 +6,10 @@ import type { AdjunctConfig } from '../config/schema';
 import { LoadedConfig } from '../config/load';
 import { renderTableOptions, TableOptions } from '../store/cassandra/table-options';
 import { tableNameForStore } from '../store/cassandra/identifiers';
-import { ensureCatalog, PipelineStatusTable, StoreCatalog } from '../catalog';
+import { storeTableCollisions } from '../config/cross-check';
+import { ensureCatalog, PipelineStatusTable, StoreCatalog, TableOwners } from '../catalog';
 import { createConverter, createRegistry } from '../converters';
-import { AdjunctError, asAdjunctError, describeError } from '../errors';
+import { AdjunctError, asAdjunctError, ConfigError, describeError } from '../errors';
 import { createExtractor } from '../extract';
 import { createLogger, Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
@@ -84,11 +85,14 @@ export class Worker {
         renderTableOptions(spec.store.tableOptions as TableOptions | undefined, spec.store.ttlSeconds);
         tableNameForStore(spec.store.name);
       }
+      const collisions = storeTableCollisions(cfg.pipelines);
+      if (collisions.length) throw new ConfigError(collisions.map((c) => `pipelines[${c.path[1]}].store.name: ${c.message}`).join('\n'), { context: { problems: collisions } });
       this.cassandra = createCassandra(cfg.cassandra);
       await this.cassandra.connect();
       await ensureKeyspaceFor(this.cassandra, cfg.cassandra);
       await ensureCatalog(this.cassandra, cfg.cassandra.keyspace);
       const catalog = new StoreCatalog(this.cassandra, cfg.cassandra.keyspace);
+      const owners = new TableOwners(this.cassandra, cfg.cassandra.keyspace);
       this.statusTable = new PipelineStatusTable(this.cassandra, cfg.cassandra.keyspace);
       this.kafka = createKafka(cfg.kafka, this.logger);
       this.admin = this.kafka.admin();
@@ -109,6 +113,11 @@ export class Worker {
             if (attempt === 1 || attempt % 10 === 0) this.logger.warn({ pipeline: spec.name, attempt, delayMs, err: describeError(e) }, 'retriable Cassandra failure: retrying with backoff; offsets are not committed past it');
           },
         });
+        // One owner per base table: claimed (LWT) before the catalog entry is written, so a colliding store never gets one.
+        const owner = { store: spec.store.name, pipeline: spec.name, groupId: cfg.worker.groupId };
+        const existing = await catalog.get(spec.store.name);
+        if (existing) wiring.adoptBaseTable(existing.baseTable);
+        await owners.claim(wiring.baseTable, owner, this.workerId);
         const entry = await catalog.register(wiring.catalogEntry());
         await wiring.ensureTable(entry.currentGeneration);
         const runner = new PipelineRunner({
@@ -123,7 +132,13 @@ export class Worker {
           valueConverter: createConverter(spec.valueConverter, 'value-convert', this.registry),
           extractor: await createExtractor(spec.extract, this.loaded.baseDir),
           writersFor: (g) => wiring.writerFactory(g),
-          dropGeneration: (g) => wiring.dropTable(g),
+          dropGeneration: async (g) => {
+            // Never drop a table a live pipeline writes: re-read the entry and the owner right before the drop.
+            const now = await catalog.get(spec.store.name);
+            if (now === null) return;
+            await owners.requireDroppable(now, g, owner);
+            await wiring.dropTable(g);
+          },
           dlq: spec.errors.deadLetterQueue && this.producer ? new DeadLetterQueueReporter(this.producer, spec.errors.deadLetterQueue.topic, spec.name, spec.errors.deadLetterQueue.contextHeaders) : undefined,
           semaphore,
           logger: this.logger,
