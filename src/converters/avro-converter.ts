@@ -1,24 +1,45 @@
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { LRUCache } from 'lru-cache';
 import { AdjunctError, BadRecordError, ErrorStage } from '../errors';
 import { Converter } from './converter';
 
-/** Avro in the Confluent wire format (magic byte 0, 4-byte schema id, Avro body); schemas fetched from the registry and cached. */
+/** How long a schema id the registry does not know is remembered as unknown (no registry call meanwhile). */
+export const SCHEMA_MISS_TTL_MS = 30_000;
+/** Most unknown schema ids remembered at once. */
+const MAX_SCHEMA_MISSES = 1024;
+
+/**
+ * Avro in the Confluent wire format (magic byte 0, 4-byte schema id, Avro body); schemas fetched from the registry and
+ * cached. Unknown schema ids are cached as misses for SCHEMA_MISS_TTL_MS, so a burst of records with one bad id makes
+ * one registry call, not one per record.
+ */
 export class AvroConverter implements Converter {
   readonly name = 'avro';
+  private readonly misses: LRUCache<number, string>;
+
   constructor(
     private readonly registry: SchemaRegistry,
     private readonly stage: ErrorStage,
-  ) {}
+    missTtlMs = SCHEMA_MISS_TTL_MS,
+  ) {
+    this.misses = new LRUCache<number, string>({ max: MAX_SCHEMA_MISSES, ttl: missTtlMs });
+  }
 
   async decode(bytes: Buffer | null): Promise<unknown> {
     if (bytes === null) return null;
     if (bytes.length < 5) throw new BadRecordError(`Avro record too short (${bytes.length} bytes) for the Confluent wire format`, { stage: this.stage, code: 'DECODE_FAILED' });
     if (bytes[0] !== 0) throw new BadRecordError(`wrong magic byte ${bytes[0]} (expected 0, Confluent wire format)`, { stage: this.stage, code: 'DECODE_FAILED' });
     const schemaId = bytes.readInt32BE(1);
+    const missed = this.misses.get(schemaId);
+    if (missed !== undefined) {
+      throw new BadRecordError(`unknown schema id ${schemaId}: ${missed} (remembered for ${this.misses.ttl} ms)`, { stage: this.stage, code: 'UNKNOWN_SCHEMA', context: { schemaId } });
+    }
     try {
       return await this.registry.decode(bytes);
     } catch (e) {
-      throw classifyRegistryError(e, this.stage, schemaId);
+      const err = classifyRegistryError(e, this.stage, schemaId);
+      if (err.code === 'UNKNOWN_SCHEMA') this.misses.set(schemaId, (e as Error)?.message ?? 'not found');
+      throw err;
     }
   }
 }
