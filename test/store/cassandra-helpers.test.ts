@@ -1,5 +1,5 @@
 import { InvalidIdentifierError } from '../../src/errors';
-import { tableNameForStore, validateKeyspaceName } from '../../src/store/cassandra/identifiers';
+import { baseTableForStore, tableNameForStore, validateKeyspaceName } from '../../src/store/cassandra/identifiers';
 import { bucketOf } from '../../src/store/cassandra/kv-table-reader';
 import { versionedStatements } from '../../src/store/cassandra/layout';
 import { mergeSorted } from '../../src/store/cassandra/paging';
@@ -18,6 +18,18 @@ describe('cassandra helpers (no database)', () => {
     expect(() => tableNameForStore('x; DROP TABLE y')).toThrow(InvalidIdentifierError);
     expect(() => tableNameForStore('9lives')).toThrow(/normalises/);
     expect(() => tableNameForStore('a'.repeat(49))).toThrow(InvalidIdentifierError);
+  });
+  it('keeps short base tables as they were and makes long ones unique with a hash of the full store name', () => {
+    expect(baseTableForStore('TEXT3.word-count2')).toBe('text3_word_count2');
+    expect(baseTableForStore('a'.repeat(40))).toBe('a'.repeat(40));
+    const x = baseTableForStore(`${'a'.repeat(40)}x`);
+    const y = baseTableForStore(`${'a'.repeat(40)}y`);
+    expect(x).toMatch(/^a{31}_[0-9a-f]{8}$/);
+    expect(y).toMatch(/^a{31}_[0-9a-f]{8}$/);
+    expect(x).not.toBe(y);
+    expect(baseTableForStore(`${'a'.repeat(40)}x`)).toBe(x); // stable
+    expect(`${x}_g999999`.length).toBeLessThanOrEqual(48);
+    expect(() => baseTableForStore('x; DROP TABLE y')).toThrow(InvalidIdentifierError);
     expect(() => validateKeyspaceName('Upper')).toThrow(InvalidIdentifierError);
     expect(validateKeyspaceName('ks_1')).toBe('ks_1');
   });
