@@ -109,4 +109,33 @@ describe('cassandra helpers (no database)', () => {
     expect(cleaned.sort()).toEqual(['a', 'b', 'c', 'd']);
     expect(c.completed).toBe(4);
   });
+
+  it('RetentionCleaner holds each key once and bounds the key bytes it holds (1,000 keys of 60 KB)', async () => {
+    const cleaned = new Set<string>();
+    const c = new RetentionCleaner(async (k) => {
+      await new Promise((r) => setImmediate(r));
+      cleaned.add(k.subarray(0, 8).toString());
+    }, { every: 64, maxDirtyKeys: 10_000, maxTrackedBytes: 1 << 20, concurrency: 4, maxQueued: 10_000 });
+    let peak = 0;
+    for (let i = 0; i < 1000; i++) {
+      const key = Buffer.alloc(60_000, 0xe9);
+      key.write(String(i).padStart(8, '0'));
+      c.touched(key);
+      c.touched(key); // a second put to the same key adds nothing
+      peak = Math.max(peak, c.trackedBytes);
+    }
+    expect(peak).toBeLessThanOrEqual(1 << 20);
+    expect(peak).toBeGreaterThan(8 * 60_000); // the budget is used, not bypassed
+    await c.drain();
+    expect(c.trackedBytes).toBe(0);
+    expect(c.completed + c.dropped).toBe(1000);
+    expect(cleaned.size).toBe(c.completed);
+    expect(c.completed).toBeGreaterThan(0);
+    // A cleaned key is the same bytes (latin1 round trip of non-ASCII bytes).
+    const seen: Buffer[] = [];
+    const d = new RetentionCleaner(async (k) => void seen.push(k), { every: 1, maxDirtyKeys: 10, concurrency: 1, maxQueued: 10 });
+    d.touched(Buffer.from([0, 0xff, 0x80, 0x7f]));
+    await d.drain();
+    expect(seen).toEqual([Buffer.from([0, 0xff, 0x80, 0x7f])]);
+  });
 });
