@@ -1,4 +1,5 @@
-import { AdjunctConfig } from './schema';
+import { AdjunctConfig, PipelineSpec } from './schema';
+import { topicMatcher } from './topic-matcher';
 import { renderTableOptions, TableOptions } from '../store/cassandra/table-options';
 import { baseTableForStore, tableNameForStore } from '../store/cassandra/identifiers';
 import { parseFieldPath } from '../extract/field-path';
@@ -7,6 +8,22 @@ import { parseFieldPath } from '../extract/field-path';
 export interface CrossProblem {
   path: (string | number)[];
   message: string;
+}
+
+/** Converters that read the Confluent wire format through the schema registry. */
+const REGISTRY_CONVERTERS = new Set(['avro', 'json-schema', 'protobuf']);
+
+/** Exactly one of topics/topicPattern; the DLQ topic must not be consumed by its own pipeline (as in Kafka Connect). */
+function checkTopics(p: PipelineSpec, i: number): CrossProblem[] {
+  if (!p.topics === !p.topicPattern) {
+    return [{ path: ['pipelines', i, p.topics ? 'topicPattern' : 'topics'], message: 'set exactly one of "topics" (a list) or "topicPattern" (a regex)' }];
+  }
+  const dlq = p.errors.deadLetterQueue?.topic;
+  if (dlq && p.topics?.includes(dlq)) return [{ path: ['pipelines', i, 'errors', 'deadLetterQueue', 'topic'], message: `the dead-letter queue topic "${dlq}" is also in topics` }];
+  if (dlq && p.topicPattern && topicMatcher(p.topicPattern)(dlq)) {
+    return [{ path: ['pipelines', i, 'errors', 'deadLetterQueue', 'topic'], message: `the dead-letter queue topic "${dlq}" matches topicPattern` }];
+  }
+  return [];
 }
 
 /** Checks rules that span several fields: unique names, dependsOn targets, converters needing a registry, DLQ rules. */
@@ -28,9 +45,10 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
       else if (!cfg.pipelines[target].bootstrap) problems.push({ path: ['pipelines', i, 'dependsOn', j], message: `pipeline "${d}" is not a bootstrap pipeline (set bootstrap: true on it)` });
       if (d === p.name) problems.push({ path: ['pipelines', i, 'dependsOn', j], message: 'a pipeline cannot depend on itself' });
     });
-    if ((p.keyConverter === 'avro' || p.valueConverter === 'avro') && !cfg.registry) {
-      problems.push({ path: ['pipelines', i, p.keyConverter === 'avro' ? 'keyConverter' : 'valueConverter'], message: 'avro converter needs a top-level "registry" section' });
+    for (const side of ['keyConverter', 'valueConverter'] as const) {
+      if (REGISTRY_CONVERTERS.has(p[side]) && !cfg.registry) problems.push({ path: ['pipelines', i, side], message: `${p[side]} converter needs a top-level "registry" section` });
     }
+    problems.push(...checkTopics(p, i));
     if (p.errors.tolerance === 'all' && !p.errors.deadLetterQueue) {
       problems.push({ path: ['pipelines', i, 'errors', 'tolerance'], message: 'tolerance "all" requires errors.deadLetterQueue.topic (bad records are never dropped silently)' });
     }

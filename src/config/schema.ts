@@ -100,8 +100,23 @@ export const WorkerConfig = z
   })
   .prefault({});
 
-/** Converter of record key or value bytes. */
-export const Converter = z.enum(['string', 'json', 'avro', 'bytes']);
+/** Converter of record key or value bytes; `avro`, `json-schema` and `protobuf` read the Confluent wire format through the registry. */
+export const Converter = z.enum(['string', 'json', 'avro', 'json-schema', 'protobuf', 'bytes']);
+
+/** Kafka topic name. */
+const TopicName = z.string().regex(/^[A-Za-z0-9._-]{1,249}$/, 'invalid Kafka topic name');
+
+/** A regular expression that must match a whole topic name (like Kafka Connect's `topics.regex`). */
+export const TopicPattern = z
+  .string()
+  .min(1)
+  .superRefine((v, ctx) => {
+    try {
+      new RegExp(v);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: `invalid regular expression: ${(e as Error).message}` });
+    }
+  });
 
 /** Where an extracted field comes from. */
 const Source = z.enum(['key', 'value']);
@@ -185,7 +200,9 @@ export const ErrorsConfig = z
 /** One pipeline: changelog topic(s) → converters → extractors → store. */
 export const PipelineConfig = z.strictObject({
   name: Name,
-  topics: z.array(z.string().regex(/^[A-Za-z0-9._-]{1,249}$/, 'invalid Kafka topic name')).min(1),
+  topics: z.array(TopicName).min(1).optional().describe('changelog topics to consume; exactly one of topics or topicPattern'),
+  topicPattern: TopicPattern.optional().describe('regex matched against whole topic names (Kafka Connect topics.regex); matching topics created later are picked up'),
+  topicRefreshInterval: Duration.default(30_000).describe('with topicPattern: how often the topic list is re-read to pick up new or deleted matching topics (default 30s)'),
   keyConverter: Converter.default('string'),
   valueConverter: Converter.default('json'),
   extract: ExtractConfig,

@@ -1,6 +1,6 @@
-import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { ConfigError, ErrorStage } from '../errors';
-import { AvroConverter } from './avro-converter';
+import { RegistryConverter } from './registry-converter';
 import { BytesConverter, JsonConverter, StringConverter } from './basic-converters';
 import { Converter } from './converter';
 
@@ -10,13 +10,16 @@ export interface RegistrySettings {
   auth?: { username: string; password: string };
 }
 
-/** Creates a SchemaRegistry client (schemas are cached by the client per id). */
+/** Creates a SchemaRegistry client (parsed schemas of every format are cached by the client per id). */
 export function createRegistry(settings: RegistrySettings): SchemaRegistry {
   return new SchemaRegistry({
     host: settings.url,
     auth: settings.auth,
     clientId: 'adjunct',
     retry: { retries: 2, initialRetryTimeInSecs: 0.2, maxRetryTimeInSecs: 2 },
+  }, {
+    // Payloads are validated against their JSON Schema; keywords and formats ajv does not know are ignored, not fatal.
+    [SchemaType.JSON]: { strict: false, validateFormats: false, validateSchema: false, logger: false },
   });
 }
 
@@ -30,8 +33,10 @@ export function createConverter(name: string, stage: ErrorStage, registry?: Sche
     case 'bytes':
       return new BytesConverter();
     case 'avro':
-      if (!registry) throw new ConfigError('avro converter needs a schema registry');
-      return new AvroConverter(registry, stage);
+    case 'json-schema':
+    case 'protobuf':
+      if (!registry) throw new ConfigError(`${name} converter needs a schema registry`);
+      return new RegistryConverter(name, registry, stage);
     default:
       throw new ConfigError(`unknown converter "${name}"`);
   }

@@ -1,5 +1,6 @@
-/** Converters from Kafka bytes to JS values, including Avro through a Confluent-compatible registry. */
+/** Converters from Kafka bytes to JS values, including Avro, JSON Schema and Protobuf through a Confluent-compatible registry. */
 export * from './converter';
 export * from './basic-converters';
-export * from './avro-converter';
+export * from './registry-converter';
+export * from './registry-errors';
 export * from './factory';

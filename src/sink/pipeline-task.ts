@@ -17,6 +17,8 @@ import type { PipelineState, PipelineStatus } from './pipeline-status';
 /** Everything a pipeline task needs, built by the worker. */
 export interface PipelineTaskDeps {
   spec: PipelineSpec;
+  /** The topics this task subscribes to (the pipeline's list, or the current matches of its topicPattern). */
+  topics: string[];
   kafka: Kafka;
   groupId: string;
   keyConverter: Converter;
@@ -112,7 +114,7 @@ export class PipelineTask {
     });
     await consumer.connect();
     // A group without committed offsets starts at the earliest one: a changelog is complete only from its beginning.
-    await consumer.subscribe({ topics: this.d.spec.topics, fromBeginning: true });
+    await consumer.subscribe({ topics: this.d.topics, fromBeginning: true });
     this.state = 'RUNNING';
     this.commitTimer = setInterval(() => void this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'commit failed; will retry')), this.d.commitIntervalMs);
     await consumer.run({
@@ -121,7 +123,7 @@ export class PipelineTask {
       partitionsConsumedConcurrently: this.d.partitionsConsumedConcurrently,
       eachBatch: (payload) => this.eachBatch(payload),
     });
-    this.log.info({ topics: this.d.spec.topics, groupId: this.d.groupId }, 'pipeline started');
+    this.log.info({ topics: this.d.topics, groupId: this.d.groupId }, 'pipeline started');
   }
 
   private onGroupJoin(assignment: Record<string, number[]>): void {
@@ -343,13 +345,13 @@ export class PipelineTask {
 
   /** Pauses fetching (admin route). */
   pause(): void {
-    this.consumer?.pause(this.d.spec.topics.map((topic) => ({ topic })));
+    this.consumer?.pause(this.d.topics.map((topic) => ({ topic })));
     if (this.state === 'RUNNING') this.state = 'PAUSED';
   }
 
   /** Resumes fetching. */
   resume(): void {
-    this.consumer?.resume(this.d.spec.topics.map((topic) => ({ topic })));
+    this.consumer?.resume(this.d.topics.map((topic) => ({ topic })));
     if (this.state === 'PAUSED') this.state = 'RUNNING';
   }
 
@@ -361,7 +363,7 @@ export class PipelineTask {
     this.state = failed ? 'FAILED' : 'STOPPING';
     if (this.commitTimer) clearInterval(this.commitTimer);
     const deadline = Date.now() + timeoutMs;
-    this.consumer?.pause(this.d.spec.topics.map((topic) => ({ topic })));
+    this.consumer?.pause(this.d.topics.map((topic) => ({ topic })));
     while (Date.now() < deadline && [...this.partitions.values()].some((p) => p.tracker.inFlight > p.stuck)) {
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -11,6 +11,7 @@ import { PartitionWriterFactory } from '../sink/partition-writer';
 import { PipelineState, PipelineStatus, PipelineTask } from '../sink/pipeline-task';
 import { Semaphore } from '../sink/semaphore';
 import { BootstrapProgress, BootstrapTracker, fetchPartitionOffsets, outOfRange } from '../bootstrap';
+import { TopicChange, TopicSubscription } from './topic-subscription';
 
 /** What a runner needs from the worker. */
 export interface PipelineRunnerDeps {
@@ -63,10 +64,14 @@ export class PipelineRunner {
   private stopped = false;
   private janitor?: NodeJS.Timeout;
   private readonly log: Logger;
+  private readonly subscription: TopicSubscription;
+  /** Task swaps (reload switch, rollback, re-subscription, stop) run one at a time. */
+  private swaps: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly d: PipelineRunnerDeps) {
     this.generation = d.entry.currentGeneration;
     this.log = d.logger.child({ pipeline: d.spec.name });
+    this.subscription = new TopicSubscription(d.spec, d.admin, this.log);
   }
 
   /** Pipeline name. */
@@ -85,7 +90,8 @@ export class PipelineRunner {
     this.generation = entry.currentGeneration;
     this.d.metrics.generation.set({ pipeline: this.name, store: entry.store }, this.generation);
     let reload = entry.buildingGeneration !== null || this.d.spec.resetOffset;
-    const oor = outOfRange(await fetchPartitionOffsets(this.d.admin, this.groupFor(this.generation), this.d.spec.topics));
+    const topics = await this.subscription.resolve();
+    const oor = outOfRange(await fetchPartitionOffsets(this.d.admin, this.groupFor(this.generation), topics));
     if (oor.length) {
       const where = oor.map((p) => `${p.topic}/${p.partition} committed ${p.committed} < log start ${p.low}`).join(', ');
       const policy = this.d.spec.onOffsetOutOfRange;
@@ -107,6 +113,7 @@ export class PipelineRunner {
     await this.main.start();
     if (this.mainTracker) await this.mainTracker.begin();
     if (reload) await this.reload();
+    this.subscription.watch((change) => this.resubscribe(change));
     this.janitor = setInterval(() => void this.dropExpiredGeneration().catch((e) => this.log.warn({ err: describeError(e) }, 'generation clean-up failed')), 5000);
   }
 
@@ -123,6 +130,7 @@ export class PipelineRunner {
   private newTask(generation: number): PipelineTask {
     return new PipelineTask({
       spec: this.d.spec,
+      topics: this.subscription.topics,
       kafka: this.d.kafka,
       groupId: this.groupFor(generation),
       keyConverter: this.d.keyConverter,
@@ -145,7 +153,7 @@ export class PipelineRunner {
     return new BootstrapTracker({
       admin: this.d.admin,
       groupId: this.groupFor(generation),
-      topics: this.d.spec.topics,
+      topics: this.subscription.topics, // READY is measured on the topics known when the bootstrap (re)starts
       pipeline: this.name,
       store: this.d.entry.store,
       generation,
@@ -158,7 +166,11 @@ export class PipelineRunner {
   }
 
   /** Starts (or resumes) building a new generation from the earliest offset; switches when it is READY. */
-  async reload(): Promise<number> {
+  reload(): Promise<number> {
+    return this.exclusive(() => this.beginReload());
+  }
+
+  private async beginReload(): Promise<number> {
     if (this.build) return this.build.generation;
     const generation = await this.d.catalog.beginBuild(this.d.entry.store);
     this.log.warn({ generation, current: this.generation }, 'reload: building a new generation from the earliest offset; readers stay on the current one');
@@ -171,7 +183,46 @@ export class PipelineRunner {
     return generation;
   }
 
-  private async finishReload(generation: number): Promise<void> {
+  /** Runs task swaps one at a time, so a re-subscription never races a reload switch, a rollback or a stop. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.swaps.catch(() => undefined).then(fn);
+    this.swaps = next;
+    return next;
+  }
+
+  /**
+   * The pattern's matched topics changed: restart each task on the new set. kafkajs can only change a subscription by
+   * stop → subscribe → run; a task's stop drains its in-flight writes and commits their offsets first, and a new topic
+   * has no committed offset in the group, so it is read from its earliest offset. Nothing is skipped or lost.
+   */
+  private resubscribe(change: TopicChange): Promise<void> {
+    return this.exclusive(async () => {
+      if (this.stopped) return;
+      try {
+        this.main = await this.restartTask(this.main, this.generation);
+        if (this.build) this.build.task = (await this.restartTask(this.build.task, this.build.generation))!;
+      } catch (e) {
+        this.d.onFatal(new AdjunctError(`pipeline ${this.name}: re-subscribing to ${change.topics.join(', ')} failed: ${describeError(e)}`, { code: 'RESUBSCRIBE_FAILED', stage: 'consume', cause: e }));
+      }
+    });
+  }
+
+  private async restartTask(old: PipelineTask | undefined, generation: number): Promise<PipelineTask | undefined> {
+    if (!old || old.state === 'FAILED' || old.state === 'STOPPED') return old;
+    const paused = old.state === 'PAUSED';
+    await old.stop(this.d.shutdownTimeoutMs);
+    const next = this.newTask(generation);
+    Object.assign(next.counts, old.counts);
+    await next.start();
+    if (paused) next.pause();
+    return next;
+  }
+
+  private finishReload(generation: number): Promise<void> {
+    return this.exclusive(() => this.switchToBuilt(generation));
+  }
+
+  private async switchToBuilt(generation: number): Promise<void> {
     if (this.stopped || !this.build || this.build.generation !== generation) return;
     const { previous } = await this.d.catalog.switchTo(this.d.entry.store, generation, this.d.spec.keepPreviousGeneration);
     this.log.warn({ generation, previous }, 'reload complete: store switched to the new generation');
@@ -187,7 +238,11 @@ export class PipelineRunner {
   }
 
   /** Switches readers back to the previous generation (kept for keepPreviousGeneration) and writes into it again. */
-  async rollback(): Promise<{ current: number; previous: number }> {
+  rollback(): Promise<{ current: number; previous: number }> {
+    return this.exclusive(() => this.rollbackNow());
+  }
+
+  private async rollbackNow(): Promise<{ current: number; previous: number }> {
     if (this.build) {
       this.build.tracker.stop();
       await this.build.task.stop(this.d.shutdownTimeoutMs);
@@ -239,9 +294,10 @@ export class PipelineRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.janitor) clearInterval(this.janitor);
+    this.subscription.stop();
     this.mainTracker?.stop();
     this.build?.tracker.stop();
-    await Promise.all([this.main?.stop(this.d.shutdownTimeoutMs), this.build?.task.stop(this.d.shutdownTimeoutMs)]);
+    await this.exclusive(() => Promise.all([this.main?.stop(this.d.shutdownTimeoutMs), this.build?.task.stop(this.d.shutdownTimeoutMs)]));
   }
 
   /** Status snapshot. */

@@ -96,7 +96,7 @@ export class StoreWiring {
 
   /** Creates the table of a generation (validated options; waits for schema agreement). */
   async ensureTable(generation: number): Promise<void> {
-    const w = await this.writerFactory(generation).open(this.spec.topics[0], 0);
+    const w = await this.writerFactory(generation).open(this.spec.topics?.[0] ?? this.spec.name, 0); // any writer identity creates the table
     await w.close();
   }
 

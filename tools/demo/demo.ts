@@ -34,7 +34,7 @@ export async function runDemo(): Promise<number> {
   const admin = kafka.admin();
   await admin.connect();
   const loaded = loadConfigFile(path.resolve(__dirname, '../../config/demo.yaml'));
-  const ratesTopic = loaded.config.pipelines[0].topics[0];
+  const ratesTopic = loaded.config.pipelines[0].topics![0]; // demo.yaml lists its topics
   let worker: Worker | undefined;
   let http: Awaited<ReturnType<typeof httpStarter>>;
   let lookup: Awaited<ReturnType<typeof openLookup>> | undefined;

@@ -1,11 +1,11 @@
 /**
- * AvroConverter against the real schema registry, behind a counting HTTP proxy: unknown schema ids are cached as
+ * RegistryConverter against the real schema registry, behind a counting HTTP proxy: unknown schema ids are cached as
  * misses (one registry call for a burst of bad records), known ids are cached, and a miss is asked again after its TTL.
  */
 import * as http from 'http';
 import { AddressInfo } from 'net';
 import { SchemaType } from '@kafkajs/confluent-schema-registry';
-import { AvroConverter } from '../../../src/converters/avro-converter';
+import { RegistryConverter } from '../../../src/converters/registry-converter';
 import { createRegistry } from '../../../src/converters';
 import { BadRecordError } from '../../../src/errors';
 import { stackEndpoints } from '../../../tools/devstack/endpoints';
@@ -30,7 +30,7 @@ async function countingProxy(target: string): Promise<{ url: string; calls: Map<
   return { url: `http://127.0.0.1:${port}`, calls, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-describe('AvroConverter against the real registry', () => {
+describe('RegistryConverter (avro) against the real registry', () => {
   let proxy: Awaited<ReturnType<typeof countingProxy>>;
   beforeAll(async () => {
     proxy = await countingProxy(stackEndpoints().registryUrl);
@@ -48,7 +48,7 @@ describe('AvroConverter against the real registry', () => {
     const bad = Buffer.from(good);
     bad.writeInt32BE(badId, 1);
 
-    const converter = new AvroConverter(createRegistry({ url: proxy.url }), 'value-convert');
+    const converter = new RegistryConverter('avro', createRegistry({ url: proxy.url }), 'value-convert');
     const errors: unknown[] = [];
     for (let i = 0; i < 200; i++) await converter.decode(bad).then(() => errors.push('decoded'), (e) => errors.push(e));
     expect(errors).toHaveLength(200);
@@ -61,7 +61,7 @@ describe('AvroConverter against the real registry', () => {
     expect(goodCalls).toBe(1);
 
     // A short TTL: after it passes, the id is asked again (it may have been registered meanwhile).
-    const shortTtl = new AvroConverter(createRegistry({ url: proxy.url }), 'value-convert', 20);
+    const shortTtl = new RegistryConverter('avro', createRegistry({ url: proxy.url }), 'value-convert', 20);
     await expect(shortTtl.decode(bad)).rejects.toMatchObject({ code: 'UNKNOWN_SCHEMA' });
     await expect(shortTtl.decode(bad)).rejects.toMatchObject({ code: 'UNKNOWN_SCHEMA' });
     await new Promise((r) => setTimeout(r, 60));

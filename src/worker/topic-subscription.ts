@@ -1,0 +1,90 @@
+import { Admin } from 'kafkajs';
+import type { PipelineSpec } from '../config/schema';
+import { topicMatcher } from '../config/topic-matcher';
+import { describeError } from '../errors';
+import { Logger } from '../observability/logger';
+
+/** A change of the matched topic set. */
+export interface TopicChange {
+  topics: string[];
+  added: string[];
+  removed: string[];
+}
+
+/**
+ * The topics a pipeline consumes: its literal `topics`, or the topics matching its `topicPattern`. kafkajs resolves a
+ * RegExp subscription only once, at subscribe time; Kafka Connect's `topics.regex` picks up new topics through
+ * metadata refreshes. This re-lists the topics every `topicRefreshInterval` and reports when the matched set changes.
+ */
+export class TopicSubscription {
+  private current: string[] = [];
+  private timer?: NodeJS.Timeout;
+  private refreshing = false;
+  private readonly matches?: (topic: string) => boolean;
+
+  constructor(
+    private readonly spec: Pick<PipelineSpec, 'topics' | 'topicPattern' | 'topicRefreshInterval'>,
+    private readonly admin: Admin,
+    private readonly log: Logger,
+  ) {
+    if (spec.topicPattern) this.matches = topicMatcher(spec.topicPattern);
+    else this.current = [...(spec.topics ?? [])];
+  }
+
+  /** The topics resolved last (sorted for patterns, config order for literal lists). */
+  get topics(): string[] {
+    return [...this.current];
+  }
+
+  /** True when the topics come from a pattern and can change while running. */
+  get dynamic(): boolean {
+    return this.matches !== undefined;
+  }
+
+  /** Lists the cluster's topics and returns the matched set (the literal list unchanged for `topics`). */
+  async resolve(): Promise<string[]> {
+    if (!this.matches) return this.topics;
+    this.current = await this.matching();
+    this.log.info({ topicPattern: this.spec.topicPattern, topics: this.current }, 'topic pattern matched');
+    return this.topics;
+  }
+
+  /** Re-lists topics every refresh interval and awaits `onChange` when the matched set changed (one refresh at a time). */
+  watch(onChange: (change: TopicChange) => Promise<void>): void {
+    if (!this.matches || this.timer) return;
+    this.timer = setInterval(() => void this.refresh(onChange).catch((e) => this.log.error({ err: describeError(e) }, 're-subscribing failed')), this.spec.topicRefreshInterval);
+  }
+
+  /** Stops watching. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** One refresh: lists topics and, when the matched set changed, awaits `onChange` (listing failures are logged and retried). */
+  async refresh(onChange: (change: TopicChange) => Promise<void>): Promise<void> {
+    if (this.refreshing || !this.matches) return;
+    this.refreshing = true;
+    try {
+      let next: string[];
+      try {
+        next = await this.matching();
+      } catch (e) {
+        this.log.warn({ topicPattern: this.spec.topicPattern, err: describeError(e) }, 'topic pattern refresh failed; retrying at the next interval');
+        return;
+      }
+      const added = next.filter((t) => !this.current.includes(t));
+      const removed = this.current.filter((t) => !next.includes(t));
+      if (!added.length && !removed.length) return;
+      this.log.info({ topicPattern: this.spec.topicPattern, added, removed }, 'topic pattern: matched topics changed, re-subscribing');
+      this.current = next;
+      await onChange({ topics: next, added, removed });
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
+  private async matching(): Promise<string[]> {
+    return (await this.admin.listTopics()).filter(this.matches!).sort();
+  }
+}
