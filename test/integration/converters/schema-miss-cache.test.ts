@@ -27,7 +27,10 @@ async function countingProxy(target: string): Promise<{ url: string; calls: Map<
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, calls, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { url: `http://127.0.0.1:${port}`, calls, close: () => new Promise<void>((r) => {
+    server.close(() => r());
+    server.closeAllConnections(); // the registry client keeps its sockets alive
+  }) };
 }
 
 describe('RegistryConverter (avro) against the real registry', () => {
