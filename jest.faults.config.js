@@ -13,6 +13,8 @@ module.exports = {
       // cookie 2.x (a fastify dependency) is ESM-only: let swc turn it into CommonJS for jest.
       transformIgnorePatterns: ['/node_modules/(?!cookie/)'],
       testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
+      // The multi-node tests need the 3+3 stack: they run with `npm run test:multinode` (jest.multinode.config.js).
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/faults/multinode/'],
       globalSetup: '<rootDir>/test/integration/global-setup.ts',
     },
   ],

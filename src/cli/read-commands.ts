@@ -62,6 +62,13 @@ function parseTime(v: string): number {
   return t;
 }
 
+/** Epoch milliseconds as ISO-8601 (empty for undefined/null, the number itself when out of Date's range). */
+function iso(t: number | null | undefined): string {
+  if (t === undefined || t === null || !Number.isFinite(t)) return '';
+  const d = new Date(t);
+  return Number.isNaN(d.getTime()) ? String(t) : d.toISOString();
+}
+
 /** Opens a Lookup from a config's cassandra section (UNAVAILABLE when Cassandra cannot be reached). */
 async function withLookup<T>(configFile: string, fn: (l: import('../lookup').Lookup, cfg: LoadedConfig) => Promise<T>): Promise<T> {
   const loaded = loadConfigFile(configFile);
@@ -118,7 +125,9 @@ async function statusCommand(o: StatusOpts): Promise<void> {
   if (o.config) {
     const out = await withLookup(o.config, async (l, loaded) => {
       const bootstrap = loaded.config.pipelines.filter((p) => p.bootstrap).map((p) => p.name);
-      return { stores: await l.stores(), readiness: await l.readiness(bootstrap) };
+      const stores = await l.stores();
+      const horizons = await Promise.all(stores.map(async (s) => ({ store: s.name, writers: await l.store(s.name).horizons() })));
+      return { stores, readiness: await l.readiness(bootstrap), horizons };
     });
     if (o.json) return printJson(out);
     const stores = out.stores.map((s) => ({ store: s.name, kind: s.kind, scope: s.scope, gen: s.generation, building: s.buildingGeneration, previous: s.previousGeneration, keys: s.keySerde, values: s.valueSerde, table: s.table }));
@@ -126,6 +135,8 @@ async function statusCommand(o: StatusOpts): Promise<void> {
     process.stdout.write(`BOOTSTRAP PIPELINES (${out.readiness.ready ? 'all READY' : `not ready: ${out.readiness.notReady.join(', ')}`})\n`);
     const pipes = out.readiness.pipelines.map((p) => ({ pipeline: p.pipeline, store: p.store, gen: p.generation, state: p.state, records: `${p.recordsDone}/${p.recordsTotal}` }));
     process.stdout.write(`${table(pipes, ['pipeline', 'store', 'gen', 'state', 'records'])}\n`);
+    const writers = out.horizons.flatMap((h) => h.writers.map((w) => ({ store: h.store, writer: w.writer, streamTime: iso(w.streamTime), horizon: iso(w.horizon) })));
+    if (writers.length) process.stdout.write(`\nSTREAM TIME AND RETENTION HORIZON PER PARTITION (as persisted at the last commit)\n${table(writers, ['store', 'writer', 'streamTime', 'horizon'])}\n`);
     return;
   }
   const st = (await callApi(o.url, 'GET', 'status')) as Record<string, unknown>;
@@ -139,6 +150,10 @@ async function statusCommand(o: StatusOpts): Promise<void> {
       return { ...p, consumed: c.consumed, written: c.written, deadLettered: c.deadLettered, bootstrap: b ? `${b.state} ${b.done}/${b.total}` : '-' };
     });
     process.stdout.write(`${table(rows, ['name', 'state', 'store', 'generation', 'consumed', 'written', 'deadLettered', 'bootstrap'])}\n`);
+    const parts = (st.pipelines as { name: string; partitions?: Record<string, unknown>[] }[]).flatMap((p) =>
+      (p.partitions ?? []).map((x) => ({ pipeline: p.name, partition: `${String(x.topic)}/${String(x.partition)}`, committed: x.committedOffset, lag: x.lag, streamTime: iso(x.streamTime as number | null), horizon: iso(x.horizon as number | null) })),
+    );
+    if (parts.length) process.stdout.write(`\nPARTITIONS\n${table(parts, ['pipeline', 'partition', 'committed', 'lag', 'streamTime', 'horizon'])}\n`);
   } else {
     printJson(st);
   }
@@ -165,20 +180,42 @@ async function lookupCommand(storeName: string, keyText: string, o: LookupOpts):
     const key = parseKeyText(info.keySerde, keyText);
     if (o.history) {
       const versions = await store.history(key, { fromTime: o.from === undefined ? undefined : parseTime(o.from), toTime: o.to === undefined ? undefined : parseTime(o.to), order: o.order }, { partition });
-      const rows = versions.map((v) => ({ timestamp: v.timestamp, validFrom: new Date(v.timestamp ?? 0).toISOString(), validTo: v.validTo, value: toJsonValue(v.value) }));
-      if (o.json) printJson({ store: info.name, key: toJsonValue(key), generation: info.generation, versions: rows.map(({ validFrom: _v, ...r }) => r) });
-      else process.stdout.write(`${table(rows, ['timestamp', 'validFrom', 'validTo', 'value'])}\n`);
+      const rows = versions.map((v) => ({ timestamp: v.timestamp, validTo: v.validTo, validFrom: iso(v.timestamp), validUntil: iso(v.validTo), value: toJsonValue(v.value) }));
+      if (o.json) printJson({ store: info.name, key: toJsonValue(key), generation: info.generation, versions: rows.map(({ validFrom: _f, validUntil: _u, ...r }) => r) });
+      else process.stdout.write(`${table(rows, ['validFrom', 'validUntil', 'timestamp', 'validTo', 'value'])}\n`);
       if (versions.length === 0) throw new CliFailure(`no versions of key ${JSON.stringify(keyText)} in store ${info.name} in that window`, ExitCode.NOT_FOUND);
       return;
     }
     const asOf = o.asOf === undefined ? undefined : parseTime(o.asOf);
     const rec = await store.get(key, asOf, { partition });
-    if (rec === null) throw new CliFailure(`key ${JSON.stringify(keyText)} not found in store ${info.name}${asOf === undefined ? '' : ` as of ${asOf}`}`, ExitCode.NOT_FOUND);
-    const out = { store: info.name, key: toJsonValue(key), value: toJsonValue(rec.value), timestamp: rec.timestamp, generation: info.generation };
+    if (rec === null) throw new CliFailure(await notFoundMessage(store, key, keyText, info.name, asOf, partition), ExitCode.NOT_FOUND);
+    const out = { store: info.name, key: toJsonValue(key), value: toJsonValue(rec.value), timestamp: rec.timestamp, validTo: rec.validTo, generation: info.generation };
     if (o.json) return printJson(out);
-    const when = rec.timestamp === undefined ? '' : `valid from ${rec.timestamp} (${new Date(rec.timestamp).toISOString()})\n`;
+    const until = rec.validTo === undefined ? ' (the latest version)' : ` until ${rec.validTo} (${iso(rec.validTo)})`;
+    const when = rec.timestamp === undefined ? '' : `valid from ${rec.timestamp} (${iso(rec.timestamp)})${until}\n`;
     process.stdout.write(`${info.name} [${info.kind}, generation ${info.generation}] ${keyText}\n${when}${JSON.stringify(out.value, null, 2)}\n`);
   });
+}
+
+/** Why a lookup found nothing; names the retention horizon when the as-of time lies below that of the key's partition. */
+async function notFoundMessage(
+  store: import('../lookup').StoreLookup<unknown, unknown>,
+  key: unknown,
+  keyText: string,
+  storeName: string,
+  asOf: number | undefined,
+  partition: number | undefined,
+): Promise<string> {
+  const base = `key ${JSON.stringify(keyText)} not found in store ${storeName}`;
+  if (asOf === undefined) return base;
+  const at = `${base} as of ${asOf} (${iso(asOf)})`;
+  if ((await store.info()).kind !== 'versioned') return at;
+  const h = await store.horizonOf(key, { partition });
+  if (h === null || asOf >= h.horizon) return at;
+  return (
+    `${at}: that is before the retention horizon ${h.horizon} (${iso(h.horizon)}) of partition ${h.writer} ` +
+    `(stream time ${iso(h.streamTime)} minus historyRetention), where only the key's latest version can answer, and it is newer than ${iso(asOf)} or a tombstone`
+  );
 }
 
 interface AdminOpts {

@@ -3,7 +3,7 @@ import type { ExtractSpec } from '../config/schema';
 import { ExtractResult, Extractor, SourceRecord, skip } from './extractor';
 import { FieldPath, getPath, parseFieldPath, setPath } from './field-path';
 import { compileFilters, RecordFilter } from './filter';
-import { TimestampFormat, toEpochMillis } from './timestamp';
+import { MissingTimestampPolicy, missingTimestamp, TimestampFormat, toEpochMillis } from './timestamp';
 
 /** Compiled key extraction: whole key/value, one path, or composite fields (returned as an array for the tuple serde). */
 interface KeyPlan {
@@ -26,6 +26,7 @@ interface TimestampPlan {
   pathText?: string;
   header?: string;
   format: TimestampFormat;
+  onMissing: MissingTimestampPolicy;
 }
 
 /** The configurable built-in extractor: field paths, projections, composite keys, timestamp sources and filters. */
@@ -44,8 +45,8 @@ export class BuiltinExtractor implements Extractor {
     };
     const v = spec.value ?? { from: 'value' as const };
     this.valuePlan = { from: v.from, path: v.path ? parseFieldPath(v.path) : undefined, project: v.project?.map(parseFieldPath) };
-    const t = spec.timestamp ?? { from: 'record' as const, format: 'millis' as const };
-    this.tsPlan = { from: t.from, path: t.path ? parseFieldPath(t.path) : undefined, pathText: t.path, header: t.header, format: t.format };
+    const t = spec.timestamp ?? { from: 'record' as const, format: 'millis' as const, onMissing: 'streamTime' as const };
+    this.tsPlan = { from: t.from, path: t.path ? parseFieldPath(t.path) : undefined, pathText: t.path, header: t.header, format: t.format, onMissing: t.onMissing ?? 'streamTime' };
     this.filters = compileFilters(spec.filter ?? []);
   }
 
@@ -93,21 +94,32 @@ export class BuiltinExtractor implements Extractor {
     return v;
   }
 
-  /** Extracts the version timestamp (record timestamp by default; tombstones fall back to the record timestamp). */
+  /**
+   * Extracts the version timestamp: the record timestamp by default, else the configured field or header. A tombstone
+   * without it gets the `onMissing` policy's timestamp; a value record without it is a bad record.
+   */
   extractTimestamp(record: SourceRecord, tombstone: boolean): number {
     const p = this.tsPlan;
-    if (p.from === 'field' && !(tombstone && (record.value === null || record.value === undefined))) {
+    if (p.from === 'field') {
+      if (tombstone && (record.value === null || record.value === undefined)) return missingTimestamp(record, p.onMissing, `timestamp field "${p.pathText}"`);
       const raw = getPath(record.value, p.path!);
-      if (raw === undefined || raw === null) throw missing(`timestamp field "${p.pathText}"`, 'value');
+      if (raw === undefined || raw === null) {
+        if (tombstone) return missingTimestamp(record, p.onMissing, `timestamp field "${p.pathText}"`);
+        throw missing(`timestamp field "${p.pathText}"`, 'value');
+      }
       return toEpochMillis(raw, p.format, `timestamp field "${p.pathText}"`);
     }
     if (p.from === 'header') {
       const raw = record.headers[p.header!];
-      if (raw === undefined) throw new BadRecordError(`timestamp header "${p.header}" is missing`, { stage: 'extract', code: 'MISSING_FIELD' });
+      if (raw === undefined) {
+        if (tombstone) return missingTimestamp(record, p.onMissing, `timestamp header "${p.header}"`);
+        throw new BadRecordError(`timestamp header "${p.header}" is missing`, { stage: 'extract', code: 'MISSING_FIELD' });
+      }
       return toEpochMillis(raw, p.format, `timestamp header "${p.header}"`);
     }
     return toEpochMillis(record.timestamp, 'millis', 'record timestamp');
   }
+
 }
 
 function missing(what: string, from: string): BadRecordError {

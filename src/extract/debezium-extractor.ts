@@ -2,7 +2,7 @@ import { BadRecordError } from '../errors';
 import type { ExtractSpec } from '../config/schema';
 import { BuiltinExtractor } from './builtin-extractor';
 import { ExtractResult, Extractor, SourceRecord, skip } from './extractor';
-import { toEpochMillis } from './timestamp';
+import { MissingTimestampPolicy, missingTimestamp, toEpochMillis } from './timestamp';
 
 /** An own property of a record object (never an inherited one), or undefined. */
 function own(v: unknown, name: string): any {
@@ -19,9 +19,11 @@ function unwrap(v: unknown): unknown {
 export class DebeziumExtractor implements Extractor {
   private readonly inner: BuiltinExtractor;
   private readonly customKey: boolean;
+  private readonly onMissing: MissingTimestampPolicy;
 
   constructor(spec: ExtractSpec) {
     this.customKey = spec.key !== undefined;
+    this.onMissing = spec.timestamp?.onMissing ?? 'streamTime';
     this.inner = new BuiltinExtractor({ ...spec, value: spec.value ? { ...spec.value, from: 'value' } : undefined, timestamp: spec.timestamp });
   }
 
@@ -30,7 +32,8 @@ export class DebeziumExtractor implements Extractor {
     const env = unwrap(record.value);
     const base: SourceRecord = { ...record, key };
     if (env === null || env === undefined) {
-      return { key: this.key(base), value: null, timestamp: record.timestamp };
+      // A Kafka tombstone has no source.ts_ms: extract.timestamp.onMissing decides (default: the partition's stream time).
+      return { key: this.key(base), value: null, timestamp: missingTimestamp(base, this.onMissing, 'Debezium source.ts_ms') };
     }
     if (typeof env !== 'object') throw new BadRecordError('Debezium value is not an object envelope', { stage: 'extract', code: 'BAD_ENVELOPE' });
     const op = own(env, 'op');

@@ -10,6 +10,8 @@ export interface SourceRecord {
   /** Decoded value (null for a Kafka tombstone). */
   value: unknown;
   headers: Record<string, Buffer | string | undefined>;
+  /** Stream time of the writer of this record's partition before this record (versioned stores), when it has one. */
+  streamTime?: number;
 }
 
 /** What an extractor produces for the store: value null means tombstone. */

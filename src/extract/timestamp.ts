@@ -1,4 +1,22 @@
 import { BadRecordError } from '../errors';
+import type { SourceRecord } from './extractor';
+
+/** What a tombstone without the configured timestamp field/header gets (`extract.timestamp.onMissing`). */
+export type MissingTimestampPolicy = 'streamTime' | 'record' | 'fail';
+
+/**
+ * The timestamp of a tombstone that carries none: the partition's current stream time (so it never moves stream time;
+ * the record timestamp before the partition's first version), the record timestamp, or an extraction error.
+ */
+export function missingTimestamp(record: SourceRecord, policy: MissingTimestampPolicy, what: string): number {
+  if (policy === 'fail') {
+    throw new BadRecordError(`${what} is missing in a tombstone and extract.timestamp.onMissing is fail`, { stage: 'extract', code: 'MISSING_FIELD' });
+  }
+  if (policy === 'streamTime' && record.streamTime !== undefined && Number.isSafeInteger(record.streamTime) && record.streamTime >= 0) {
+    return record.streamTime;
+  }
+  return toEpochMillis(record.timestamp, 'millis', 'record timestamp');
+}
 
 /** Supported timestamp formats for field/header timestamps. */
 export type TimestampFormat = 'millis' | 'seconds' | 'micros' | 'iso';

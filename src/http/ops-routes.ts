@@ -30,7 +30,9 @@ export function registerOpsRoutes(app: FastifyInstance, o: HttpServerOptions): v
   app.get('/status', async () => {
     if (o.worker) return o.worker.status();
     const [stores, readiness] = await Promise.all([o.lookup.stores(), o.lookup.readiness(o.expectedPipelines ?? [])]);
-    return { mode: 'serve', stores, readiness };
+    // Each versioned store's writers (source partitions) with their persisted stream time and retention horizon.
+    const horizons = Object.fromEntries(await Promise.all(stores.filter((s) => s.kind === 'versioned').map(async (s) => [s.name, await o.lookup.store(s.name).horizons()] as const)));
+    return { mode: 'serve', stores, readiness, horizons };
   });
 
   app.get('/metrics', async (_req, reply) => {

@@ -9,6 +9,7 @@ import { Serde } from '../store/types';
 import { unknownStore } from './lookup-error';
 import { ReadCache } from './read-cache';
 import { TtlMemo } from './ttl-memo';
+import { WriterStreamTimes } from './writer-stream-times';
 import { LookupOptions } from './types';
 
 /** A store resolved for one call: its catalog entry, the table of its current generation and its serdes. */
@@ -44,7 +45,7 @@ export class LookupContext {
   readonly fetchSize: number;
   readonly cacheMs: number;
   private readonly entries: TtlMemo<StoreEntry | null>;
-  private readonly streamTimes: TtlMemo<number>;
+  private readonly streamTimes_: TtlMemo<WriterStreamTimes>;
   private readonly partitionLists: TtlMemo<number[]>;
   private readonly streamTimeTable: StreamTimeTable;
   /** ResolvedStore per cached catalog entry object (a refreshed entry is a new object, so it resolves afresh). */
@@ -67,7 +68,7 @@ export class LookupContext {
     this.streamTimeTable = new StreamTimeTable(this.exec, keyspace);
     this.cache = options.cache ? new ReadCache(options.cache) : undefined;
     this.entries = new TtlMemo(this.cacheMs);
-    this.streamTimes = new TtlMemo(this.cacheMs);
+    this.streamTimes_ = new TtlMemo(this.cacheMs);
     this.partitionLists = new TtlMemo(this.cacheMs);
   }
 
@@ -92,14 +93,12 @@ export class LookupContext {
     return rs;
   }
 
-  /** Max stream time over the writers of a table (from adjunct_stream_time), -Infinity if none; cached ≤ generationCacheMs. */
-  streamTime(table: string): Promise<number> {
-    return this.streamTimes.get(table, async () => {
-      const writers = await orIfMissing(this.streamTimeTable.loadAll(table), new Map<string, number>());
-      let max = Number.NEGATIVE_INFINITY;
-      for (const t of writers.values()) max = Math.max(max, t);
-      return max;
-    });
+  /**
+   * Stream time of every writer of a table (from adjunct_stream_time; a writer is a source topic/partition), cached
+   * ≤ generationCacheMs. Fetched alongside the reads of a lookup, so a cache miss adds no round trip to a get.
+   */
+  streamTimes(table: string): Promise<WriterStreamTimes> {
+    return this.streamTimes_.get(table, async () => new WriterStreamTimes(await orIfMissing(this.streamTimeTable.loadAll(table), new Map<string, number>())));
   }
 
   /** Source partitions present in a partitioned table (SELECT DISTINCT), cached ≤ generationCacheMs. */
@@ -110,7 +109,7 @@ export class LookupContext {
   /** Forgets cached metadata (catalog entries, stream times, partitions). */
   invalidate(): void {
     this.entries.clear();
-    this.streamTimes.clear();
+    this.streamTimes_.clear();
     this.partitionLists.clear();
   }
 

@@ -7,7 +7,7 @@ import { KvReads } from './kv-reads';
 import { LookupContext, ResolvedStore } from './lookup-context';
 import { invalidLookupArgument, wrongKind } from './lookup-error';
 import { ReadCache } from './read-cache';
-import { LookupHistoryOptions, LookupRecord, PageRequest, PageResult, ReadOptions, ScanOptions, StoreInfo } from './types';
+import { LookupHistoryOptions, LookupRecord, PageRequest, PageResult, ReadOptions, ScanOptions, StoreInfo, WriterHorizon } from './types';
 import { VersionedReads } from './versioned-reads';
 
 /** Largest page a single page() call returns. */
@@ -65,7 +65,7 @@ export class StoreLookup<K = unknown, V = unknown> {
     return storeInfoOf((await this.resolve()).entry);
   }
 
-  /** Latest value (asOf undefined) or, for versioned stores, the version valid as of asOf: one Cassandra read. */
+  /** Latest value (one Cassandra read) or, for versioned stores, the version valid as of asOf with its validTo (two parallel reads). */
   async get(key: K, asOf?: number, options: ReadOptions = {}): Promise<LookupRecord<V> | null> {
     if (asOf !== undefined) requireTimestamp(asOf, 'asOf');
     const partition = checkPartition(options.partition);
@@ -92,6 +92,20 @@ export class StoreLookup<K = unknown, V = unknown> {
     const rs = await this.resolve();
     if (rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'history');
     return (await this.versioned.history(rs, this.encode(rs, key), options, partition)) as LookupRecord<V>[];
+  }
+
+  /** Versioned stores: each writer's (source partition's) persisted stream time and retention horizon; [] for kv stores. */
+  async horizons(): Promise<WriterHorizon[]> {
+    const rs = await this.resolve();
+    return rs.entry.kind === 'versioned' ? this.versioned.horizons(rs) : [];
+  }
+
+  /** Versioned stores: the retention horizon applying to a key (its partition's), or null if the key has no versions. */
+  async horizonOf(key: K, read: ReadOptions = {}): Promise<WriterHorizon | null> {
+    const partition = checkPartition(read.partition);
+    const rs = await this.resolve();
+    if (rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'horizonOf');
+    return this.versioned.keyHorizon(rs, this.encode(rs, key), partition);
   }
 
   /** kv stores: keys in [from, to] (either bound optional) in encoded-key order, paged lazily. */

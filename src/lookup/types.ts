@@ -47,6 +47,15 @@ export interface LookupRecord<V> {
   validTo?: number;
 }
 
+/** A writer (source topic/partition) of a versioned store with its persisted stream time and retention horizon. */
+export interface WriterHorizon {
+  /** Writer identity, `<topic>:<partition>` for the worker's writers. */
+  writer: string;
+  streamTime: number;
+  /** streamTime − historyRetention: as-of reads below it answer only with the key's latest version. */
+  horizon: number;
+}
+
 /** Per-call read options. */
 export interface ReadOptions {
   /** Partitioned versioned/kv stores: read only this source partition (default: all partitions in one IN query). */

@@ -1,59 +1,73 @@
-import { RawVersion, historyRecords, VersionedTableReader } from '../store/cassandra/versioned-table-reader';
+import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader } from '../store/cassandra/versioned-table-reader';
 import { deserializeWith, historyBounds } from '../store/validation';
 import { LookupContext, ResolvedStore } from './lookup-context';
-import { LookupHistoryOptions, LookupRecord } from './types';
-
-type Located = RawVersion & { partition?: number };
+import { LookupHistoryOptions, LookupRecord, WriterHorizon } from './types';
 
 /**
- * KIP-889 reads on the versioned table of one generation. A point or as-of get is one Cassandra read (catalog entry,
- * stream time and partition list come from caches); partitioned tables without a known partition are read with one
- * `partition IN ?` query, since a key lives in exactly one source partition.
+ * KIP-889/KIP-968 reads on the versioned table of one generation. A latest get is one Cassandra read; an as-of get is
+ * two reads issued in parallel (the version as of asOf and the next one, for validTo). The catalog entry, the writers'
+ * stream times and the partition list come from caches (a stream-time refresh runs alongside the reads). Partitioned
+ * tables without a known partition are read with `partition IN ?`, since a key lives in exactly one source partition.
+ * Retention applies per version with the stream time of the writer (source partition) that wrote it.
  */
 export class VersionedReads {
   private readonly readers = new Map<string, VersionedTableReader>();
 
   constructor(private readonly ctx: LookupContext) {}
 
-  /** Latest record (asOf undefined) or the record valid as of asOf, honouring the history-retention horizon. */
+  /** Latest record (asOf undefined) or the record valid as of asOf with its validTo, honouring the key's retention horizon. */
   async get(rs: ResolvedStore, key: Buffer, asOf: number | undefined, partition?: number): Promise<LookupRecord<unknown> | null> {
-    // KIP-889: below the horizon only the latest version may answer, and only if it was already valid at asOf.
-    const useLatest = asOf === undefined || asOf < (await this.horizon(rs));
-    const row = await this.locate(rs, key, useLatest ? undefined : asOf, partition);
-    if (row === null || row.value === null) return null;
-    if (asOf !== undefined && row.validFrom > asOf) return null;
-    return { value: deserializeWith(rs.valueSerde, row.value, 'value'), timestamp: row.validFrom };
+    const loc = await this.locator(rs, key, partition);
+    if (loc === null) return null;
+    const reader = this.reader(rs);
+    if (asOf === undefined) return this.toRecord(rs, await reader.latest(loc));
+    const [pair, writers] = await Promise.all([reader.asOfWithNext(loc, asOf), this.ctx.streamTimes(rs.table)]);
+    const answer = asOfAnswer(pair, asOf, writers.of(pair.floor) - rs.entry.historyRetentionMs);
+    return answer === null ? null : this.toRecord(rs, answer.version, answer.validTo);
   }
 
-  /** KIP-968 history of a key in [fromTime, toTime], excluding tombstones and versions expired at the horizon. */
+  /** KIP-968 history of a key in [fromTime, toTime] with the same horizon rule as get (see VersionedTableReader.history). */
   async history(rs: ResolvedStore, key: Buffer, options: LookupHistoryOptions, partition?: number): Promise<LookupRecord<unknown>[]> {
     const { fromTime, toTime, order } = historyBounds(options);
-    let p = partition;
-    if (rs.entry.scope === 'partitioned' && p === undefined) {
-      const latest = await this.locate(rs, key, undefined, undefined);
-      if (latest === null) return [];
-      p = latest.partition;
-    }
-    const entries = await this.reader(rs).history({ key, partition: p }, fromTime, toTime, await this.horizon(rs));
+    const loc = await this.locator(rs, key, partition);
+    if (loc === null) return [];
+    const writers = this.ctx.streamTimes(rs.table);
+    writers.catch(() => undefined); // awaited below; a failure surfaces there
+    const horizonOf = async (v: RawVersion | null): Promise<number> => (await writers).of(v) - rs.entry.historyRetentionMs;
+    const entries = await this.reader(rs).history(loc, fromTime, toTime, horizonOf);
     return historyRecords(entries, rs.valueSerde, order);
   }
 
-  /** The retention horizon of the table: its writers' max stream time minus the history retention. */
-  private async horizon(rs: ResolvedStore): Promise<number> {
-    return (await this.ctx.streamTime(rs.table)) - rs.entry.historyRetentionMs;
+  /** Every writer of the table with its persisted stream time and horizon (cached ≤ generationCacheMs), by writer name. */
+  async horizons(rs: ResolvedStore): Promise<WriterHorizon[]> {
+    const writers = await this.ctx.streamTimes(rs.table);
+    return [...writers.byWriter.entries()]
+      .map(([writer, streamTime]) => ({ writer, streamTime, horizon: streamTime - rs.entry.historyRetentionMs }))
+      .sort((a, b) => a.writer.localeCompare(b.writer));
   }
 
-  /** The newest version (t undefined) or the newest with valid_from <= t: always exactly one read (none if the table is empty). */
-  private async locate(rs: ResolvedStore, key: Buffer, t: number | undefined, partition: number | undefined): Promise<Located | null> {
-    const reader = this.reader(rs);
-    if (rs.entry.scope === 'global' || partition !== undefined) {
-      const loc = { key, partition };
-      const row = t === undefined ? await reader.latest(loc) : await reader.asOf(loc, t);
-      return row === null ? null : { ...row, partition };
-    }
-    const parts = await this.ctx.partitions(rs.table);
-    if (parts.length === 0) return null;
-    return reader.newestIn(parts, key, t);
+  /** The horizon that applies to a key (that of the writer of its newest version), or null when the key has no versions. */
+  async keyHorizon(rs: ResolvedStore, key: Buffer, partition?: number): Promise<WriterHorizon | null> {
+    const loc = await this.locator(rs, key, partition);
+    if (loc === null) return null;
+    const [latest, writers] = await Promise.all([this.reader(rs).latest(loc), this.ctx.streamTimes(rs.table)]);
+    if (latest === null) return null;
+    const streamTime = writers.of(latest);
+    return { writer: latest.writer ?? '(any)', streamTime, horizon: streamTime - rs.entry.historyRetentionMs };
+  }
+
+  /** Where a key's rows are: its partition when given (or global scope), else every partition of the table (null if none). */
+  private async locator(rs: ResolvedStore, key: Buffer, partition: number | undefined): Promise<RowLocator | null> {
+    if (rs.entry.scope === 'global' || partition !== undefined) return { key, partition };
+    const partitions = await this.ctx.partitions(rs.table);
+    return partitions.length === 0 ? null : { key, partitions };
+  }
+
+  private toRecord(rs: ResolvedStore, v: RawVersion | null, validTo?: number): LookupRecord<unknown> | null {
+    if (v === null || v.value === null) return null;
+    const rec: LookupRecord<unknown> = { value: deserializeWith(rs.valueSerde, v.value, 'value'), timestamp: v.validFrom };
+    if (validTo !== undefined) rec.validTo = validTo;
+    return rec;
   }
 
   private reader(rs: ResolvedStore): VersionedTableReader {

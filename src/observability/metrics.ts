@@ -7,6 +7,7 @@ export class AdjunctMetrics {
   readonly written = new Counter({ name: 'adjunct_records_written_total', help: 'Records written to the store', labelNames: ['pipeline'], registers: [this.registry] });
   readonly skipped = new Counter({ name: 'adjunct_records_skipped_total', help: 'Records skipped by filters or extractors', labelNames: ['pipeline'], registers: [this.registry] });
   readonly notPut = new Counter({ name: 'adjunct_records_expired_total', help: 'Versioned writes older than the grace period (NOT_PUT)', labelNames: ['pipeline'], registers: [this.registry] });
+  readonly streamTimeJumps = new Counter({ name: 'adjunct_stream_time_jumps_total', help: 'Records that moved a partition\'s stream time forward by more than the history retention at once', labelNames: ['pipeline'], registers: [this.registry] });
   readonly deadLettered = new Counter({ name: 'adjunct_records_dead_lettered_total', help: 'Records sent to the DLQ', labelNames: ['pipeline', 'stage'], registers: [this.registry] });
   readonly errors = new Counter({ name: 'adjunct_errors_total', help: 'Errors by stage and class', labelNames: ['pipeline', 'stage', 'class'], registers: [this.registry] });
   readonly retries = new Counter({ name: 'adjunct_retries_total', help: 'Retried operations', labelNames: ['pipeline', 'stage'], registers: [this.registry] });

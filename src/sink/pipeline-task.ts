@@ -169,7 +169,7 @@ export class PipelineTask {
       const offset = BigInt(message.offset);
       let extracted: Extracted | null = null;
       try {
-        extracted = await this.decodeAndExtract(batch.topic, batch.partition, message);
+        extracted = await this.decodeAndExtract(batch.topic, batch.partition, message, st.writer.streamTime());
       } catch (e) {
         const err = asAdjunct(e, 'extract');
         const rec = st.tracker.begin(offset, st.writer.streamTime());
@@ -239,14 +239,15 @@ export class PipelineTask {
   }
 
   /** Decodes and extracts one record, retrying transient failures (registry down); returns null for a skip. */
-  private async decodeAndExtract(topic: string, partition: number, m: KafkaMessage): Promise<Extracted | null> {
+  private async decodeAndExtract(topic: string, partition: number, m: KafkaMessage, streamTime: number): Promise<Extracted | null> {
     const errors = this.d.spec.errors;
     const attempt = async (): Promise<Extracted | null> => {
       const key = await this.d.keyConverter.decode(m.key ?? null);
       const value = await this.d.valueConverter.decode(m.value ?? null);
       let r;
       try {
-        r = await this.d.extractor.extract({ topic, partition, offset: m.offset, timestamp: Number(m.timestamp), key, value, headers: (m.headers ?? {}) as Record<string, Buffer | string | undefined> });
+        const headers = (m.headers ?? {}) as Record<string, Buffer | string | undefined>;
+        r = await this.d.extractor.extract({ topic, partition, offset: m.offset, timestamp: Number(m.timestamp), key, value, headers, streamTime: Number.isFinite(streamTime) ? streamTime : undefined });
       } catch (e) {
         throw asAdjunct(e, 'extract');
       }

@@ -30,11 +30,14 @@ export type StoreKind = 'versioned' | 'kv';
 export interface VersionedKeyValueStore<K, V> {
   /** Adds a version (null value = tombstone); returns its validTo, -1 if latest, PUT_RETURN_CODE_NOT_PUT if expired. */
   put(key: K, value: V | null, timestamp: number): Promise<number>;
-  /** Deletes at the given time; returns the record valid at that time (inclusive) or null. */
+  /** Deletes at the given time; returns the record valid at that time (inclusive, with validTo if not the newest) or null. */
   delete(key: K, timestamp: number): Promise<VersionedRecord<V> | null>;
-  /** Latest record, or the record valid as of asOfTimestamp (inclusive). */
+  /**
+   * Latest record, or the record valid as of asOfTimestamp (inclusive) with validTo = the next version's timestamp
+   * (value or tombstone) when it is not the newest. Below streamTime − historyRetention only the newest version answers.
+   */
   get(key: K, asOfTimestamp?: number): Promise<VersionedRecord<V> | null>;
-  /** Every version valid at some point in [fromTime, toTime], with validTo. */
+  /** Every version valid at some point in [fromTime, toTime], with validTo; below the horizon only the newest (as get). */
   history(key: K, options?: HistoryOptions): Promise<VersionedRecord<V>[]>;
   /** The observed stream time of this writer (largest timestamp passed to put/delete), or -Infinity. */
   observedStreamTime(): number;

@@ -8,7 +8,7 @@ import { Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
 import { DeadLetterQueueReporter } from '../sink/dlq-reporter';
 import { PartitionWriterFactory } from '../sink/partition-writer';
-import { PipelineState, PipelineStatus, PipelineTask } from '../sink/pipeline-task';
+import { PartitionStatus, PipelineState, PipelineStatus, PipelineTask } from '../sink/pipeline-task';
 import { Semaphore } from '../sink/semaphore';
 import { BootstrapProgress, BootstrapTracker, fetchPartitionOffsets, outOfRange } from '../bootstrap';
 import { TopicChange, TopicSubscription } from './topic-subscription';
@@ -43,8 +43,12 @@ export interface PipelineRunnerDeps {
   onFatal: (e: AdjunctError) => void;
 }
 
-/** Status of a pipeline including its generations and bootstrap. */
-export interface RunnerStatus extends PipelineStatus {
+/** A partition's status plus its retention horizon (streamTime − historyRetention; null without stream time or for kv stores). */
+export type RunnerPartitionStatus = PartitionStatus & { horizon: number | null };
+
+/** Status of a pipeline including its generations, bootstrap and each partition's retention horizon. */
+export interface RunnerStatus extends Omit<PipelineStatus, 'partitions'> {
+  partitions: RunnerPartitionStatus[];
   store: string;
   generation: number;
   building?: { generation: number; progress: BootstrapProgress | null; task: PipelineStatus };
@@ -303,8 +307,10 @@ export class PipelineRunner {
   /** Status snapshot. */
   status(): RunnerStatus {
     const main = this.main?.status() ?? { name: this.name, state: 'CREATED' as PipelineState, partitions: [], counts: { consumed: 0, written: 0, skipped: 0, deadLettered: 0, expired: 0 } };
+    const retention = this.d.spec.store.kind === 'versioned' ? this.d.spec.store.historyRetention : null;
     return {
       ...main,
+      partitions: main.partitions.map((p) => ({ ...p, horizon: p.streamTime === null || retention === null ? null : p.streamTime - retention })),
       store: this.d.entry.store,
       generation: this.generation,
       bootstrap: this.mainTracker?.snapshot(),

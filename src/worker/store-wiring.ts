@@ -12,6 +12,14 @@ import { openCassandraKeyValueStore } from '../store/cassandra/open-kv-store';
 import { DEFAULT_KV_BUCKETS } from '../store/cassandra/kv-table-reader';
 import { IssuedWrite, PartitionWriterFactory } from '../sink/partition-writer';
 import { TableOptions } from '../store/cassandra/table-options';
+import { createWriteBatcher } from '../store/cassandra/batch-sender';
+import { WriteBatcher } from '../store/cassandra/write-batcher';
+
+/** Rows in flight the record semaphore must allow so that maxInFlight batches can be full. */
+export function recordsInFlight(cfg: AdjunctConfig): number {
+  const b = cfg.cassandra.writeBatch;
+  return b.linger > 0 ? cfg.worker.maxInFlight * b.maxRows : cfg.worker.maxInFlight;
+}
 
 /** Replication options of the config in the store layer's shape. */
 export function replicationOf(cfg: AdjunctConfig['cassandra']): ReplicationOptions {
@@ -32,23 +40,42 @@ export function keySerdeName(spec: PipelineSpec): string {
   return spec.store.keySerde ?? (spec.extract.key?.fields ? 'tuple' : 'string');
 }
 
+/** A single record moved a writer's stream time forward by more than the history retention (every older version expires). */
+export interface StreamTimeJump {
+  topic: string;
+  partition: number;
+  from: number;
+  to: number;
+  historyRetentionMs: number;
+}
+
 /** Connects a pipeline's store config to Cassandra tables: catalog entry, per-generation tables and partition writers. */
 export class StoreWiring {
   private base: string;
   private readonly keySerde: Serde<unknown>;
   private readonly valueSerde: Serde<unknown>;
   private readonly keySerdeName: string;
+  /** Coalesces the row writes of every partition and generation of this pipeline (undefined: batching off). */
+  private readonly batcher: WriteBatcher | undefined;
 
   constructor(
     private readonly client: Client,
     private readonly cfg: AdjunctConfig['cassandra'],
     private readonly spec: PipelineSpec,
     private readonly retry?: StoreRetryPolicy,
+    private readonly onStreamTimeJump?: (jump: StreamTimeJump) => void,
+    maxInFlight = 64,
   ) {
     this.base = baseTableForStore(spec.store.name);
     this.keySerdeName = keySerdeName(spec);
     this.keySerde = serdeByName(this.keySerdeName);
     this.valueSerde = serdeByName(spec.store.valueSerde);
+    const b = cfg.writeBatch;
+    if (b && b.linger > 0) {
+      const ks = validateKeyspaceName(cfg.keyspace);
+      const exec = new CqlExecutor(client, { writeConsistency: cfg.writeConsistency, retry }, { keyspace: ks, store: spec.store.name });
+      this.batcher = createWriteBatcher(exec, ks, { maxBytes: b.maxBytes, maxRows: b.maxRows, lingerMs: b.linger, maxConcurrent: maxInFlight });
+    }
   }
 
   /** Base table of the store's generation tables (`<base>_g<N>`). */
@@ -91,6 +118,7 @@ export class StoreWiring {
       readConsistency: this.cfg.readConsistency,
       writeConsistency: this.cfg.writeConsistency,
       retry: this.retry,
+      batcher: this.batcher,
     };
   }
 
@@ -120,12 +148,16 @@ export class StoreWiring {
         const kSerde = this.keySerdeName;
         const vSerde = this.spec.store.valueSerde;
         if (this.spec.store.kind === 'versioned') {
-          const store = await openCassandraVersionedStore<unknown, unknown>({ ...common, historyRetentionMs: this.spec.store.historyRetention, cleanupEvery: this.spec.store.cleanupEvery });
+          const retention = this.spec.store.historyRetention;
+          const store = await openCassandraVersionedStore<unknown, unknown>({ ...common, historyRetentionMs: retention, cleanupEvery: this.spec.store.cleanupEvery });
           return {
             streamTime: () => store.observedStreamTime(),
             write: (key, value, ts): IssuedWrite => {
+              const before = store.observedStreamTime();
               const done = store.write(coerceKey(kSerde, key), coerceValue(vSerde, value), ts);
-              return { streamTimeAfter: store.observedStreamTime(), done };
+              const after = store.observedStreamTime();
+              if (Number.isFinite(before) && after - before > retention) this.onStreamTimeJump?.({ topic, partition, from: before, to: after, historyRetentionMs: retention });
+              return { streamTimeAfter: after, done };
             },
             checkpoint: (st) => store.flush(st),
             // No flush on close: it would persist the live stream time, ahead of the last committed offset.

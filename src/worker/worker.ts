@@ -17,7 +17,7 @@ import { DeadLetterQueueReporter } from '../sink/dlq-reporter';
 import { Semaphore } from '../sink/semaphore';
 import { createCassandra, createKafka } from './clients';
 import { PipelineRunner, RunnerStatus } from './pipeline-runner';
-import { ensureKeyspaceFor, StoreWiring } from './store-wiring';
+import { ensureKeyspaceFor, recordsInFlight, StoreWiring } from './store-wiring';
 
 /** Worker lifecycle states. */
 export type WorkerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'FAILED';
@@ -102,7 +102,8 @@ export class Worker {
         this.producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 });
         await this.producer.connect();
       }
-      const semaphore = new Semaphore(cfg.worker.maxInFlight);
+      // With batching, maxInFlight bounds Cassandra requests (batches); the record semaphore allows them to be full.
+      const semaphore = new Semaphore(recordsInFlight(cfg));
       for (const spec of cfg.pipelines) {
         const wiring = new StoreWiring(this.cassandra, cfg.cassandra, spec, {
           timeoutMs: spec.errors.retryTimeout,
@@ -112,7 +113,13 @@ export class Worker {
             this.metrics.retries.inc({ pipeline: spec.name, stage: 'write' });
             if (attempt === 1 || attempt % 10 === 0) this.logger.warn({ pipeline: spec.name, attempt, delayMs, err: describeError(e) }, 'retriable Cassandra failure: retrying with backoff; offsets are not committed past it');
           },
-        });
+        }, (j) => {
+          this.metrics.streamTimeJumps.inc({ pipeline: spec.name });
+          this.logger.warn(
+            { pipeline: spec.name, topic: j.topic, partition: j.partition, from: j.from, to: j.to, historyRetentionMs: j.historyRetentionMs },
+            `one record moved the stream time of ${j.topic}/${j.partition} from ${new Date(j.from).toISOString()} to ${new Date(j.to).toISOString()}, more than the history retention (${j.historyRetentionMs} ms): every older version of that partition expired at once; check for a stray event timestamp`,
+          );
+        }, cfg.worker.maxInFlight);
         // One owner per base table: claimed (LWT) before the catalog entry is written, so a colliding store never gets one.
         const owner = { store: spec.store.name, pipeline: spec.name, groupId: cfg.worker.groupId };
         const existing = await catalog.get(spec.store.name);

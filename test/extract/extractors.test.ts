@@ -102,9 +102,20 @@ describe('BuiltinExtractor', () => {
     expect((ex.extract(rec({}, 'k', { headers: { 'event-time': Buffer.from('4242') } })) as { timestamp: number }).timestamp).toBe(4242);
     expect(() => ex.extract(rec({}))).toThrow(BadRecordError);
   });
-  it('maps Kafka tombstones to store tombstones at the record timestamp', () => {
-    const ex = new BuiltinExtractor(spec({ timestamp: { from: 'field', path: 'ts', format: 'millis' } }));
-    expect(ex.extract(rec(null))).toEqual({ key: 'k1', value: null, timestamp: 1000 });
+  it('a tombstone without the timestamp field or header gets the onMissing policy (default: the partition stream time)', () => {
+    const field = (onMissing?: 'streamTime' | 'record' | 'fail') => new BuiltinExtractor(spec({ timestamp: { from: 'field', path: 'ts', format: 'millis', onMissing } }));
+    // streamTime: the writer's current stream time, so the tombstone never moves it; the record timestamp before any.
+    expect(field().extract(rec(null, 'k1', { streamTime: 700 }))).toEqual({ key: 'k1', value: null, timestamp: 700 });
+    expect(field('streamTime').extract(rec(null))).toEqual({ key: 'k1', value: null, timestamp: 1000 });
+    expect(field('record').extract(rec(null, 'k1', { streamTime: 700 }))).toEqual({ key: 'k1', value: null, timestamp: 1000 });
+    expect(() => field('fail').extract(rec(null, 'k1', { streamTime: 700 }))).toThrow(/onMissing is fail/);
+    // A value record without the field is always a bad record, whatever the policy.
+    expect(() => field('streamTime').extract(rec({ other: 1 }, 'k1', { streamTime: 700 }))).toThrow(/timestamp field "ts" is missing/);
+    // A tombstone that carries the field or the header uses it.
+    const header = new BuiltinExtractor(spec({ timestamp: { from: 'header', header: 'at', format: 'millis', onMissing: 'streamTime' } }));
+    expect(header.extract(rec(null, 'k1', { headers: { at: '55' }, streamTime: 700 }))).toEqual({ key: 'k1', value: null, timestamp: 55 });
+    expect(header.extract(rec(null, 'k1', { streamTime: 700 }))).toEqual({ key: 'k1', value: null, timestamp: 700 });
+    expect(() => header.extract(rec({ v: 1 }, 'k1', { streamTime: 700 }))).toThrow(/header "at" is missing/);
   });
   it('filters, but never filters out tombstones', () => {
     const ex = new BuiltinExtractor(spec({ filter: [{ path: 'status', from: 'value', notEquals: 'draft' }] }));
@@ -133,6 +144,10 @@ describe('DebeziumExtractor', () => {
   it('maps d to a tombstone and Kafka tombstones to tombstones', () => {
     expect(ex.extract(rec(env('d', { id: 1 }, null), { id: 1 }))).toEqual({ key: 1, value: null, timestamp: 777 });
     expect(ex.extract(rec(null, { id: 1 }))).toEqual({ key: 1, value: null, timestamp: 1000 });
+    // A Kafka tombstone has no source.ts_ms: it takes the partition's stream time (onMissing default).
+    expect(ex.extract(rec(null, { id: 1 }, { streamTime: 800 }))).toEqual({ key: 1, value: null, timestamp: 800 });
+    const strict = new DebeziumExtractor(spec({ preset: 'debezium', timestamp: { from: 'record', format: 'millis', onMissing: 'fail' } }));
+    expect(() => strict.extract(rec(null, { id: 1 }, { streamTime: 800 }))).toThrow(BadRecordError);
   });
   it('skips truncate events and rejects unknown ops', () => {
     expect(isSkip(ex.extract(rec(env('t', null, null), { id: 1 })))).toBe(true);

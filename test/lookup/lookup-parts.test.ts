@@ -1,6 +1,18 @@
 import { coerceKey, decodeCursor, encodeCursor, parseKeyText, ReadCache, toJsonValue } from '../../src/lookup';
 import { TtlMemo } from '../../src/lookup/ttl-memo';
+import { WriterStreamTimes } from '../../src/lookup/writer-stream-times';
 import { serdeByName } from '../../src/store/serde';
+
+describe('WriterStreamTimes', () => {
+  it("gives each version its writer's stream time; rows without a writer get the maximum", () => {
+    const w = new WriterStreamTimes(new Map([['t:0', 10_000], ['t:1', 100]]));
+    expect(w.of({ writer: 't:1' })).toBe(100);
+    expect(w.of({ writer: 't:0' })).toBe(10_000);
+    expect(w.of({ writer: 't:9' })).toBe(Number.NEGATIVE_INFINITY); // no stream time persisted yet: nothing expired
+    expect(w.of({ writer: null })).toBe(10_000);
+    expect(new WriterStreamTimes(new Map()).of({ writer: null })).toBe(Number.NEGATIVE_INFINITY);
+  });
+});
 
 describe('parseKeyText', () => {
   it('decodes text per key serde', () => {

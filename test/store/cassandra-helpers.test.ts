@@ -6,7 +6,7 @@ import { mergeSorted } from '../../src/store/cassandra/paging';
 import { RetentionCleaner } from '../../src/store/cassandra/retention-cleaner';
 import { renderReplication } from '../../src/store/cassandra/schema';
 import { renderTableOptions } from '../../src/store/cassandra/table-options';
-import { collectHistory, RawVersion } from '../../src/store/cassandra/versioned-table-reader';
+import { asOfAnswer, collectHistory, RawVersion } from '../../src/store/cassandra/versioned-table-reader';
 
 async function* from<T>(xs: T[]): AsyncGenerator<T> {
   for (const x of xs) yield x;
@@ -53,10 +53,10 @@ describe('cassandra helpers (no database)', () => {
 
   it('builds reversed-order reads for both layouts', () => {
     expect(versionedStatements({ keyspace: 'k', table: 't', scope: 'partitioned' }).after).toBe(
-      'SELECT valid_from, value FROM k.t WHERE partition = ? AND key = ? AND valid_from > ? ORDER BY key DESC, valid_from ASC LIMIT 1',
+      'SELECT partition, writer, valid_from, value FROM k.t WHERE partition = ? AND key = ? AND valid_from > ? ORDER BY key DESC, valid_from ASC LIMIT 1',
     );
     expect(versionedStatements({ keyspace: 'k', table: 't', scope: 'global' }).floor).toBe(
-      'SELECT valid_from, value FROM k.t WHERE key = ? AND valid_from <= ? LIMIT ?',
+      'SELECT writer, valid_from, value FROM k.t WHERE key = ? AND valid_from <= ? LIMIT ?',
     );
   });
 
@@ -96,6 +96,18 @@ describe('cassandra helpers (no database)', () => {
     ]);
     const expired = await collectHistory(from(rows), 50, 0, 20);
     expect(expired.map((e) => e.validFrom)).toEqual([40, 20]);
+  });
+
+  it('asOfAnswer: validTo from the next version; below the horizon only a newest value answers, without validTo', () => {
+    const v = (validFrom: number, value: string | null): RawVersion => ({ validFrom, value: value === null ? null : Buffer.from(value) });
+    const inside = Number.NEGATIVE_INFINITY;
+    expect(asOfAnswer({ floor: v(10, 'a'), next: v(20, null) }, 15, inside)).toEqual({ version: v(10, 'a'), validTo: 20 });
+    expect(asOfAnswer({ floor: v(10, 'a'), next: null }, 15, inside)).toEqual({ version: v(10, 'a') });
+    expect(asOfAnswer({ floor: v(10, null), next: v(20, 'b') }, 15, inside)).toBeNull();
+    expect(asOfAnswer({ floor: null, next: v(20, 'b') }, 15, inside)).toBeNull();
+    expect(asOfAnswer({ floor: v(10, 'a'), next: v(20, 'b') }, 15, 16)).toBeNull();
+    expect(asOfAnswer({ floor: v(10, 'a'), next: null }, 15, 16)).toEqual({ version: v(10, 'a') });
+    expect(asOfAnswer({ floor: v(10, 'a'), next: v(20, 'b') }, 16, 16)).toEqual({ version: v(10, 'a'), validTo: 20 });
   });
 
   it('RetentionCleaner cleans every N puts, on drain, and bounds dirty keys', async () => {

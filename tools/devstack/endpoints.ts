@@ -5,8 +5,28 @@
 import * as os from 'os';
 import * as path from 'path';
 
-/** Host every stack service binds to (loopback only). */
+/** Host every stack service binds to (loopback only); node 1 of a multi-node stack. */
 export const STACK_HOST = '127.0.0.1';
+
+/** Most Cassandra nodes or Kafka brokers the local stack runs (one per loopback address 127.0.0.1…127.0.0.N). */
+export const MAX_NODES = 5;
+
+/**
+ * Environment variable that moves the Kafka and Cassandra nodes to other loopback addresses (default 127.0.0.1, so a
+ * ring runs on 127.0.0.1…N). A second stack on e.g. 127.0.0.11…13 can then keep the default ports beside the usual one.
+ */
+export const FIRST_NODE_ADDRESS_ENV_VAR = 'ADJUNCT_FIRST_NODE_ADDRESS';
+
+/** Loopback address of node `index` (1-based): 127.0.0.<index> by default, counted on from ADJUNCT_FIRST_NODE_ADDRESS. */
+export function nodeHost(index: number): string {
+  const first = process.env[FIRST_NODE_ADDRESS_ENV_VAR]?.trim() || STACK_HOST;
+  const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(first);
+  const octets = m ? [m[1], m[2], m[3]].map(Number) : [];
+  if (!m || octets.some((o) => o > 255) || octets[2] < 1) throw new Error(`${FIRST_NODE_ADDRESS_ENV_VAR}=${first} must be a loopback address 127.x.y.z`);
+  const last = octets[2] + index - 1;
+  if (last > 254) throw new Error(`${FIRST_NODE_ADDRESS_ENV_VAR}=${first} leaves no loopback address for node ${index}`);
+  return `127.${octets[0]}.${octets[1]}.${last}`;
+}
 
 /** Datacenter name Cassandra reports with SimpleSnitch. */
 export const LOCAL_DATA_CENTER = 'datacenter1';
@@ -16,6 +36,10 @@ export const VERSIONS = { kafka: '4.1.1', cassandra: '5.0.6', registry: '3.3.3' 
 
 /** Ports and folders the stack uses, resolved from the environment. */
 export interface StackSettings {
+  /** Number of Cassandra nodes (1 = the default single-node stack). */
+  cassandraNodes: number;
+  /** Number of KRaft brokers, each also a controller (1 = the default single-node stack). */
+  kafkaBrokers: number;
   kafkaPort: number;
   kafkaControllerPort: number;
   cassandraPort: number;
@@ -47,6 +71,20 @@ export const PORT_ENV_VARS = {
   registryManagementPort: 'ADJUNCT_REGISTRY_MANAGEMENT_PORT',
 } as const;
 
+/** Environment variable that sets each node count (`stack:up --cassandra-nodes/--kafka-brokers` set them too). */
+export const TOPOLOGY_ENV_VARS = {
+  cassandraNodes: 'ADJUNCT_CASSANDRA_NODES',
+  kafkaBrokers: 'ADJUNCT_KAFKA_BROKERS',
+} as const;
+
+function countFromEnv(name: string): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return 1;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_NODES) throw new Error(`${name}=${raw} must be a whole number from 1 to ${MAX_NODES}`);
+  return n;
+}
+
 function portFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
@@ -70,6 +108,8 @@ export function stackSettings(): StackSettings {
   const cache = process.env.ADJUNCT_CACHE_DIR || path.join(os.homedir(), '.cache', 'adjunct');
   const stack = process.env.ADJUNCT_STACK_DIR || path.join(root, '.adjunct', 'stack');
   return {
+    cassandraNodes: countFromEnv(TOPOLOGY_ENV_VARS.cassandraNodes),
+    kafkaBrokers: countFromEnv(TOPOLOGY_ENV_VARS.kafkaBrokers),
     kafkaPort: portFromEnv(PORT_ENV_VARS.kafkaPort, 9092),
     kafkaControllerPort: portFromEnv(PORT_ENV_VARS.kafkaControllerPort, 9093),
     cassandraPort: portFromEnv(PORT_ENV_VARS.cassandraPort, 9042),
@@ -82,12 +122,17 @@ export function stackSettings(): StackSettings {
   };
 }
 
-/** Client endpoints of the local stack (Kafka brokers, Cassandra contact points, registry URL). */
+/** Loopback addresses of nodes 1…count. */
+export function nodeHosts(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => nodeHost(i + 1));
+}
+
+/** Client endpoints of the local stack (every Kafka broker, every Cassandra node as contact point, registry URL). */
 export function stackEndpoints(): StackEndpoints {
   const s = stackSettings();
   return {
-    kafkaBrokers: [`${STACK_HOST}:${s.kafkaPort}`],
-    cassandraContactPoints: [STACK_HOST],
+    kafkaBrokers: nodeHosts(s.kafkaBrokers).map((h) => `${h}:${s.kafkaPort}`),
+    cassandraContactPoints: nodeHosts(s.cassandraNodes),
     cassandraPort: s.cassandraPort,
     localDataCenter: LOCAL_DATA_CENTER,
     registryUrl: `http://${STACK_HOST}:${s.registryPort}/apis/ccompat/v7`,

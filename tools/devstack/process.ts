@@ -227,12 +227,12 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
   return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
 
-/** True when nothing listens on the loopback port (we can bind it ourselves). */
-export function isPortFree(port: number): Promise<boolean> {
+/** True when nothing listens on the loopback port of this address (we can bind it ourselves). */
+export function isPortFree(port: number, host = STACK_HOST): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = net.createServer();
     srv.once('error', () => resolve(false));
-    srv.listen({ port, host: STACK_HOST, exclusive: true }, () => srv.close(() => resolve(true)));
+    srv.listen({ port, host, exclusive: true }, () => srv.close(() => resolve(true)));
   });
 }
 

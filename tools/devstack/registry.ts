@@ -23,6 +23,8 @@ function dirs(s: StackSettings) {
 /** The Apicurio Registry service definition. */
 export const registryService: ServiceDef = {
   name: 'registry',
+  kind: 'registry',
+  host: STACK_HOST,
   startTimeoutMs: 60_000,
   ports: (s) => [s.registryPort, s.registryManagementPort],
   logFile: (s) => path.join(dirs(s).logs, 'registry.out'),

@@ -3,8 +3,14 @@
  */
 import type { StackSettings } from './endpoints';
 
-/** Names of the stack's services, in display order. */
-export type ServiceName = 'kafka' | 'cassandra' | 'registry';
+/** Kinds of the stack's services, in display order. */
+export type ServiceKind = 'kafka' | 'cassandra' | 'registry';
+
+/**
+ * Name of one running service instance: its kind for the single-node stack (`kafka`, `cassandra`, `registry`),
+ * kind and node number on a multi-node stack (`kafka-2`, `cassandra-3`).
+ */
+export type ServiceName = string;
 
 /** How to launch a prepared service. */
 export interface LaunchSpec {
@@ -16,11 +22,15 @@ export interface LaunchSpec {
 
 /** One service of the dev stack. */
 export interface ServiceDef {
-  /** Service name; also the pid-file and marker name. */
+  /** Instance name; also the pid-file, marker and data-folder name. */
   name: ServiceName;
+  /** Which service this is. */
+  kind: ServiceKind;
+  /** Loopback address it binds. */
+  host: string;
   /** How long a fresh start may take before it counts as failed. */
   startTimeoutMs: number;
-  /** Loopback ports the service binds (checked before starting). */
+  /** Ports the service binds on its host (checked before starting). */
   ports(s: StackSettings): number[];
   /** The file its stdout/stderr (and usually its own log) go to. */
   logFile(s: StackSettings): string;

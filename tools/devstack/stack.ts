@@ -1,20 +1,20 @@
 /**
- * Orchestrates the dev stack: start (idempotent), stop and status of Kafka, Cassandra and the schema registry.
+ * Orchestrates the dev stack: start (idempotent), stop and status of Kafka, Cassandra and the schema registry,
+ * one node each by default or several Kafka brokers and Cassandra nodes on 127.0.0.1…N (see topology.ts).
  */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { PORT_ENV_VARS, stackSettings, type StackSettings } from './endpoints';
-import { cassandraService } from './cassandra';
-import { kafkaService } from './kafka';
+import { PORT_ENV_VARS, stackSettings, TOPOLOGY_ENV_VARS, type StackSettings } from './endpoints';
+import { verifyCassandraRing } from './cassandra';
 import { registryService } from './registry';
+import {
+  cassandraNodes, describeTopology, forgetTopology, kafkaNodes, recordedTopology, recordTopology, sameTopology, stackServices, type Topology,
+} from './topology';
 import {
   isAlive, isPortFree, markerArg, ourPid, pidFile, readPid, rssMiB, sleep, spawnDetached, stopPid, tailFile, waitUntil, withTimeout,
 } from './process';
 import type { ServiceDef, ServiceName } from './service';
-
-/** All services of the stack, in display order. */
-export const SERVICES: readonly ServiceDef[] = [kafkaService, cassandraService, registryService];
 
 /** Options accepted by the stack operations. */
 export interface StackOptions {
@@ -40,7 +40,7 @@ const LOG_TAIL_LINES = 40;
 
 function logTail(svc: ServiceDef, s: StackSettings): string {
   const file = svc.logFile(s);
-  const extra = svc.name === 'kafka' ? path.join(path.dirname(file), 'server.log') : svc.name === 'cassandra' ? path.join(path.dirname(file), 'system.log') : undefined;
+  const extra = svc.kind === 'kafka' ? path.join(path.dirname(file), 'server.log') : svc.kind === 'cassandra' ? path.join(path.dirname(file), 'system.log') : undefined;
   let text = `--- last ${LOG_TAIL_LINES} lines of ${file} ---\n${tailFile(file, LOG_TAIL_LINES)}`;
   if (extra && fs.existsSync(extra)) text += `\n--- last ${LOG_TAIL_LINES} lines of ${extra} ---\n${tailFile(extra, LOG_TAIL_LINES)}`;
   return text;
@@ -88,10 +88,10 @@ async function upService(svc: ServiceDef, s: StackSettings, log: (m: string) => 
   } else {
     fs.rmSync(pidFile(s.stackDir, svc.name), { force: true });
     for (const port of svc.ports(s)) {
-      if (!(await isPortFree(port))) {
+      if (!(await isPortFree(port, svc.host))) {
         const key = (Object.keys(PORT_ENV_VARS) as (keyof typeof PORT_ENV_VARS)[]).find((k) => s[k] === port);
         const hint = key ? `set ${PORT_ENV_VARS[key]} to another port` : 'override the port';
-        throw new StackError(`${svc.name}: port 127.0.0.1:${port} is already in use by a process this stack did not start; stop it or ${hint}`);
+        throw new StackError(`${svc.name}: port ${svc.host}:${port} is already in use by a process this stack did not start; stop it or ${hint}`);
       }
     }
     await svc.prepare(s);
@@ -114,17 +114,50 @@ async function upService(svc: ServiceDef, s: StackSettings, log: (m: string) => 
   log(`${svc.name}: ${fresh ? 'ready' : 'reused running'} pid ${pid} in ${secs(Date.now() - started)}`);
 }
 
-/** Starts any missing stack services (concurrently) and waits until all really answer; reuses healthy running ones. */
+/** The topology a stack folder's running services were started with, when any of them still runs. */
+function runningTopology(s: StackSettings): Topology | undefined {
+  const t = recordedTopology(s);
+  return t && stackServices(t).some((svc) => ourPid(s.stackDir, svc.name) !== undefined) ? t : undefined;
+}
+
+/** Starts the services in `group` one after another, each once the previous one answers (a Cassandra ring joins node by node). */
+async function upInOrder(group: ServiceDef[], s: StackSettings, log: (m: string) => void): Promise<void> {
+  for (const svc of group) await upService(svc, s, log);
+}
+
+/**
+ * Starts any missing stack services and waits until all really answer; reuses healthy running ones. Kafka brokers and
+ * the registry start concurrently (a KRaft quorum needs its voters together), Cassandra nodes one after another.
+ * The topology comes from the settings (ADJUNCT_CASSANDRA_NODES / ADJUNCT_KAFKA_BROKERS, default one of each); a
+ * folder whose services run with another topology is refused.
+ */
 export async function ensureStack(opts: StackOptions = {}): Promise<void> {
   const log = opts.log ?? ((m: string) => console.log(`[devstack] ${m}`));
   const s = stackSettings();
+  const want: Topology = { cassandraNodes: s.cassandraNodes, kafkaBrokers: s.kafkaBrokers };
   const started = Date.now();
   await withStackLock(s, async () => {
-    const results = await Promise.allSettled(SERVICES.map((svc) => upService(svc, s, log)));
+    const running = runningTopology(s);
+    if (running && !sameTopology(running, want)) {
+      throw new StackError(
+        `the stack in ${s.stackDir} runs ${describeTopology(running)}, not ${describeTopology(want)}: ` +
+          `run \`npm run stack:down\` first, or set ${TOPOLOGY_ENV_VARS.cassandraNodes}=${running.cassandraNodes} ${TOPOLOGY_ENV_VARS.kafkaBrokers}=${running.kafkaBrokers}`,
+      );
+    }
+    recordTopology(s, want);
+    const groups = [...kafkaNodes(want).map((k) => [k]), cassandraNodes(want), [registryService]];
+    const results = await Promise.allSettled(groups.map((g) => upInOrder(g, s, log)));
     const failures = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
     if (failures.length) throw new StackError(`dev stack failed to start:\n${failures.join('\n\n')}`);
+    if (want.cassandraNodes > 1) {
+      const ringAt = Date.now();
+      await waitUntil(() => verifyCassandraRing(s), 120_000, { intervalMs: 2000 }).catch((e: Error) => {
+        throw new StackError(`the Cassandra ring did not come together: ${e.message}`);
+      });
+      log(`cassandra: ring of ${want.cassandraNodes} verified (RF=${want.cassandraNodes} write+read at ALL) in ${secs(Date.now() - ringAt)}`);
+    }
   });
-  log(`stack ready in ${secs(Date.now() - started)} (folder ${s.stackDir})`);
+  log(`stack ready (${describeTopology(want)}) in ${secs(Date.now() - started)} (folder ${s.stackDir})`);
 }
 
 /** Stops the services this stack started (only pids carrying our marker); `purge` also deletes the stack folder. */
@@ -132,19 +165,10 @@ export async function stopStack(opts: StackOptions & { purge?: boolean } = {}): 
   const log = opts.log ?? ((m: string) => console.log(`[devstack] ${m}`));
   const s = stackSettings();
   await withStackLock(s, async () => {
-    await Promise.all(
-      SERVICES.map(async (svc) => {
-        const pid = readPid(s.stackDir, svc.name);
-        if (pid === undefined) return log(`${svc.name}: not running`);
-        if (ourPid(s.stackDir, svc.name) === undefined) {
-          log(`${svc.name}: pid ${pid} is not ours or gone; removing stale pid file`);
-        } else {
-          const how = await stopPid(pid, svc.name === 'cassandra' ? 30_000 : 20_000);
-          log(`${svc.name}: stopped pid ${pid} (${how === 'kill' ? 'SIGKILL after grace period' : 'SIGTERM'})`);
-        }
-        fs.rmSync(pidFile(s.stackDir, svc.name), { force: true });
-      }),
-    );
+    const recorded = recordedTopology(s) ?? { cassandraNodes: s.cassandraNodes, kafkaBrokers: s.kafkaBrokers };
+    const services = new Map([...stackServices(recorded), ...stackServices(s)].map((svc) => [svc.name, svc]));
+    await Promise.all([...services.values()].map((svc) => stopService(svc, s, log)));
+    forgetTopology(s);
   });
   if (opts.purge) {
     const dir = path.resolve(s.stackDir);
@@ -154,11 +178,25 @@ export async function stopStack(opts: StackOptions & { purge?: boolean } = {}): 
   }
 }
 
-/** Reports pid, liveness, health (quick probe) and RSS of each service. */
+/** Stops one service instance if it is ours and alive, and removes its pid file. */
+async function stopService(svc: ServiceDef, s: StackSettings, log: (m: string) => void): Promise<void> {
+  const pid = readPid(s.stackDir, svc.name);
+  if (pid === undefined) return log(`${svc.name}: not running`);
+  if (ourPid(s.stackDir, svc.name) === undefined) {
+    log(`${svc.name}: pid ${pid} is not ours or gone; removing stale pid file`);
+  } else {
+    const how = await stopPid(pid, svc.kind === 'cassandra' ? 30_000 : 20_000);
+    log(`${svc.name}: stopped pid ${pid} (${how === 'kill' ? 'SIGKILL after grace period' : 'SIGTERM'})`);
+  }
+  fs.rmSync(pidFile(s.stackDir, svc.name), { force: true });
+}
+
+/** Reports pid, liveness, health (quick probe) and RSS of each service of the recorded (else configured) topology. */
 export async function stackStatus(): Promise<ServiceStatus[]> {
   const s = stackSettings();
+  const topology = recordedTopology(s) ?? { cassandraNodes: s.cassandraNodes, kafkaBrokers: s.kafkaBrokers };
   return Promise.all(
-    SERVICES.map(async (svc): Promise<ServiceStatus> => {
+    stackServices(topology).map(async (svc): Promise<ServiceStatus> => {
       const pid = ourPid(s.stackDir, svc.name);
       if (pid === undefined) return { name: svc.name, pid: readPid(s.stackDir, svc.name), alive: false, healthy: false };
       try {

@@ -10,7 +10,18 @@ import {
 import { deserializeWith, encodeKeyWith, historyBounds, requireTimestamp, serializeWith } from '../validation';
 import { RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
 import { StreamTimeTable } from './stream-time-table';
-import { historyRecords, RawVersion, RowLocator, VersionedTableReader } from './versioned-table-reader';
+import { versionRowId } from './write-batcher';
+import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader } from './versioned-table-reader';
+
+/** Bytes a version row adds to a batch beyond its key and value (valid_from, cell and row headers). */
+const ROW_OVERHEAD_BYTES = 24;
+
+/** The big-endian int32 serialisation of a partition number (a routing key). */
+function int32Bytes(n: number): Buffer {
+  const b = Buffer.allocUnsafe(4);
+  b.writeInt32BE(n, 0);
+  return b;
+}
 
 /** Everything a CassandraVersionedStore needs once its schema exists (built by openCassandraVersionedStore). */
 export interface CassandraVersionedStoreParts<K, V> {
@@ -29,7 +40,8 @@ export interface CassandraVersionedStoreParts<K, V> {
 
 /**
  * KIP-889 versioned store on a Cassandra table. In-order puts cost one write; out-of-order puts one read + one write;
- * gets one read. Stream time is persisted by flush(); expired versions are range-deleted in the background.
+ * latest gets one read; as-of gets two reads in parallel (the version and the next one, for validTo). Stream time is
+ * persisted by flush(); expired versions are range-deleted in the background. Every row records this writer's id.
  * Operations of one instance are meant to be issued by a single writer (one source partition, or the global consumer).
  */
 export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, V> {
@@ -41,10 +53,13 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   private streamTime: number;
   private persistedStreamTime: number;
   private closed = false;
+  /** Routing key of every row of a partitioned table (its int partition key); undefined for global tables (the key). */
+  private readonly routingKey: Buffer | undefined;
 
   constructor(private readonly parts: CassandraVersionedStoreParts<K, V>) {
     this.reader = parts.reader;
     this.partition = parts.reader.partitionFor(parts.partition);
+    this.routingKey = this.partition === undefined ? undefined : int32Bytes(this.partition);
     this.retention = parts.historyRetentionMs;
     this.streamTime = parts.initialStreamTime;
     this.persistedStreamTime = parts.initialStreamTime;
@@ -104,39 +119,43 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     return { key: k, bytes, inOrder };
   }
 
-  /** KIP-889 delete: reads the record valid at timestamp, then writes a tombstone (≤ 1 read + 1 write). */
+  /** KIP-889 delete: reads the record valid at timestamp (with its validTo: two reads in parallel), then writes a tombstone. */
   async delete(key: K, timestamp: number): Promise<VersionedRecord<V> | null> {
     const k = encodeKeyWith(this.parts.keySerde, key);
     requireTimestamp(timestamp);
     this.ensureOpen();
     if (timestamp < this.horizon()) return null;
-    const existing = await this.reader.asOf(this.locator(k), timestamp);
+    const existing = asOfAnswer(await this.reader.asOfWithNext(this.locator(k), timestamp), timestamp, this.horizon());
     this.streamTime = Math.max(this.streamTime, timestamp);
     await this.insert(k, timestamp, null);
     this.cleaner.touched(k);
-    return this.toRecord(existing);
+    return existing === null ? null : this.toRecord(existing.version, existing.validTo);
   }
 
-  /** Latest record, or the record valid as of asOfTimestamp: always exactly one read. */
+  /**
+   * Latest record (one read), or the record valid as of asOfTimestamp with its validTo when a newer version exists
+   * (two reads issued in parallel). Below this writer's retention horizon only the latest version answers.
+   */
   async get(key: K, asOfTimestamp?: number): Promise<VersionedRecord<V> | null> {
     const loc = this.locator(encodeKeyWith(this.parts.keySerde, key));
     if (asOfTimestamp !== undefined) requireTimestamp(asOfTimestamp, 'asOfTimestamp');
     this.ensureOpen();
     if (asOfTimestamp === undefined) return this.toRecord(await this.reader.latest(loc));
     if (asOfTimestamp < this.horizon()) {
-      // Below the horizon only the latest version may answer, and only if it is eligible.
+      // This writer's horizon is known before reading: only the latest version may answer (one read, no validTo).
       const latest = await this.reader.latest(loc);
       return latest !== null && latest.validFrom <= asOfTimestamp ? this.toRecord(latest) : null;
     }
-    return this.toRecord(await this.reader.asOf(loc, asOfTimestamp));
+    const answer = asOfAnswer(await this.reader.asOfWithNext(loc, asOfTimestamp), asOfTimestamp, this.horizon());
+    return answer === null ? null : this.toRecord(answer.version, answer.validTo);
   }
 
-  /** KIP-968 history: one paged descending query (plus one read for the validTo of the newest when toTime is set). */
+  /** KIP-968 history: one paged descending query plus, when toTime is set, one read (in parallel) for the newest's validTo. */
   async history(key: K, options?: HistoryOptions): Promise<VersionedRecord<V>[]> {
     const loc = this.locator(encodeKeyWith(this.parts.keySerde, key));
     const { fromTime, toTime, order } = historyBounds(options);
     this.ensureOpen();
-    const entries = await this.reader.history(loc, fromTime, toTime, this.horizon());
+    const entries = await this.reader.history(loc, fromTime, toTime, () => this.horizon());
     return historyRecords(entries, this.parts.valueSerde, order);
   }
 
@@ -176,11 +195,17 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     return { key, partition: this.partition };
   }
 
-  /** One write of a version; the bind values are built directly (the partition was validated once). */
+  /**
+   * One write of a version (coalesced into a batch when the executor has a batcher); the bind values are built
+   * directly (the partition was validated once). Its routing key is the Cassandra partition key.
+   */
   private async insert(key: Buffer, timestamp: number, value: Buffer | null): Promise<void> {
     const ts = this.reader.exec.long(timestamp);
-    const params = this.partition === undefined ? [key, ts, value] : [this.partition, key, ts, value];
-    await this.reader.exec.write(this.reader.cql.insert, params, 'write version');
+    const writer = this.parts.writerId;
+    const p = this.partition;
+    const params = p === undefined ? [key, ts, value, writer] : [p, key, ts, value, writer];
+    const bytes = key.length + (value === null ? 0 : value.length) + writer.length + ROW_OVERHEAD_BYTES;
+    await this.reader.exec.writeRow({ query: this.reader.cql.insert, params, routingKey: this.routingKey ?? key, rowId: versionRowId(key, timestamp), bytes }, 'write version');
   }
 
   /** Bind values of a key's rows plus one valid_from bound. */
@@ -188,9 +213,11 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     return this.partition === undefined ? [key, bound] : [this.partition, key, bound];
   }
 
-  private toRecord(v: RawVersion | null): VersionedRecord<V> | null {
+  private toRecord(v: RawVersion | null, validTo?: number): VersionedRecord<V> | null {
     if (v === null || v.value === null) return null;
-    return { value: deserializeWith(this.parts.valueSerde, v.value, 'value'), timestamp: v.validFrom };
+    const rec: VersionedRecord<V> = { value: deserializeWith(this.parts.valueSerde, v.value, 'value'), timestamp: v.validFrom };
+    if (validTo !== undefined) rec.validTo = validTo;
+    return rec;
   }
 
   /**

@@ -15,19 +15,25 @@ export function qualified(ref: { keyspace: string; table: string }): string {
   return `${ref.keyspace}.${ref.table}`;
 }
 
-/** Column definitions + primary key + clustering order of a versioned table. */
+/**
+ * Column definitions + primary key + clustering order of a versioned table. `writer` is the writer identity (as in
+ * adjunct_stream_time) that wrote the version, so readers apply the stream time of the version's own source partition.
+ */
 export function versionedTableDdl(ref: TableRef): { columns: string; clustering: string } {
   if (ref.scope === 'partitioned') {
     return {
-      columns: 'partition int, key blob, valid_from bigint, value blob, PRIMARY KEY ((partition), key, valid_from)',
+      columns: 'partition int, key blob, valid_from bigint, value blob, writer text, PRIMARY KEY ((partition), key, valid_from)',
       clustering: 'CLUSTERING ORDER BY (key ASC, valid_from DESC)',
     };
   }
   return {
-    columns: 'key blob, valid_from bigint, value blob, PRIMARY KEY ((key), valid_from)',
+    columns: 'key blob, valid_from bigint, value blob, writer text, PRIMARY KEY ((key), valid_from)',
     clustering: 'CLUSTERING ORDER BY (valid_from DESC)',
   };
 }
+
+/** Columns a versioned table created before the `writer` column existed lacks (added by ALTER TABLE on open). */
+export const VERSIONED_ADDED_COLUMNS: { name: string; type: string }[] = [{ name: 'writer', type: 'text' }];
 
 /** Name of the int partition column of a KV table: `partition` (partitioned) or `bucket` (global). */
 export function kvPartitionColumn(scope: StoreScope): string {
@@ -46,20 +52,37 @@ export const STREAM_TIME_DDL = {
   clustering: '',
 };
 
-/** CQL text of every statement used on a versioned table. */
-export interface VersionedStatements {
-  insert: string;
+/** CQL text of the reads of a key's versions, for one way of locating them (one partition, or `partition IN ?`). */
+export interface VersionedReadStatements {
+  /** The newest version. */
   latest: string;
+  /** The newest `LIMIT ?` versions with valid_from <= ?. */
   floor: string;
+  /** The oldest version with valid_from > ?. */
   after: string;
+  /** Every version, newest first. */
   allDesc: string;
+  /** Every version with valid_from <= ?, newest first. */
   upToDesc: string;
+}
+
+/** CQL text of every statement used on a versioned table. */
+export interface VersionedStatements extends VersionedReadStatements {
+  insert: string;
   deleteBefore: string;
   deleteUpTo: string;
-  /** Partitioned tables: the newest version of a key in any of `partition IN ?` (selects the partition too). */
-  latestIn: string;
-  /** Partitioned tables: the newest version with valid_from <= ? in any of `partition IN ?`. */
-  floorIn: string;
+  /** Partitioned tables: the same reads over `partition IN ? AND key = ?` (a key lives in one source partition). */
+  in: VersionedReadStatements;
+}
+
+function readStatements(t: string, sel: string, loc: string, asc: string): VersionedReadStatements {
+  return {
+    latest: `SELECT ${sel} FROM ${t} WHERE ${loc} LIMIT 1`,
+    floor: `SELECT ${sel} FROM ${t} WHERE ${loc} AND valid_from <= ? LIMIT ?`,
+    after: `SELECT ${sel} FROM ${t} WHERE ${loc} AND valid_from > ? ${asc} LIMIT 1`,
+    allDesc: `SELECT ${sel} FROM ${t} WHERE ${loc}`,
+    upToDesc: `SELECT ${sel} FROM ${t} WHERE ${loc} AND valid_from <= ?`,
+  };
 }
 
 /** Builds the versioned-table statements; the row locator is `partition = ? AND key = ?` or `key = ?`. */
@@ -68,17 +91,14 @@ export function versionedStatements(ref: TableRef): VersionedStatements {
   const partitioned = ref.scope === 'partitioned';
   const loc = partitioned ? 'partition = ? AND key = ?' : 'key = ?';
   const asc = partitioned ? 'ORDER BY key DESC, valid_from ASC' : 'ORDER BY valid_from ASC';
-  const cols = partitioned ? '(partition, key, valid_from, value) VALUES (?, ?, ?, ?)' : '(key, valid_from, value) VALUES (?, ?, ?)';
+  const sel = partitioned ? 'partition, writer, valid_from, value' : 'writer, valid_from, value';
+  const cols = partitioned ? '(partition, key, valid_from, value, writer) VALUES (?, ?, ?, ?, ?)' : '(key, valid_from, value, writer) VALUES (?, ?, ?, ?)';
+  const single = readStatements(t, sel, loc, asc);
   return {
     insert: `INSERT INTO ${t} ${cols}`,
-    latest: `SELECT valid_from, value FROM ${t} WHERE ${loc} LIMIT 1`,
-    floor: `SELECT valid_from, value FROM ${t} WHERE ${loc} AND valid_from <= ? LIMIT ?`,
-    after: `SELECT valid_from, value FROM ${t} WHERE ${loc} AND valid_from > ? ${asc} LIMIT 1`,
-    allDesc: `SELECT valid_from, value FROM ${t} WHERE ${loc}`,
-    upToDesc: `SELECT valid_from, value FROM ${t} WHERE ${loc} AND valid_from <= ?`,
+    ...single,
     deleteBefore: `DELETE FROM ${t} WHERE ${loc} AND valid_from < ?`,
     deleteUpTo: `DELETE FROM ${t} WHERE ${loc} AND valid_from <= ?`,
-    latestIn: `SELECT partition, valid_from, value FROM ${t} WHERE partition IN ? AND key = ? LIMIT 1`,
-    floorIn: `SELECT partition, valid_from, value FROM ${t} WHERE partition IN ? AND key = ? AND valid_from <= ? LIMIT 1`,
+    in: partitioned ? readStatements(t, sel, 'partition IN ? AND key = ?', asc) : single,
   };
 }

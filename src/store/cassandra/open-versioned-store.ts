@@ -3,9 +3,9 @@ import { stringSerde } from '../serde/basic-serdes';
 import { Serde } from '../types';
 import { CassandraVersionedStore } from './cassandra-versioned-store';
 import { CqlExecutor } from './cql-executor';
-import { STREAM_TIME_DDL, STREAM_TIME_TABLE, versionedTableDdl } from './layout';
+import { STREAM_TIME_DDL, STREAM_TIME_TABLE, VERSIONED_ADDED_COLUMNS, versionedTableDdl } from './layout';
 import { positiveInt, resolveStoreTable, StoreOpenOptions, validatePartition } from './open-common';
-import { ensureKeyspace, ensureTable, renderReplication } from './schema';
+import { ensureColumns, ensureKeyspace, ensureTable, renderReplication } from './schema';
 import { StreamTimeTable } from './stream-time-table';
 import { renderTableOptions } from './table-options';
 import { VersionedTableReader } from './versioned-table-reader';
@@ -49,6 +49,7 @@ export async function openCassandraVersionedStore<K = string, V = string>(
   await ensureKeyspace(exec, keyspace, replication, options);
   await ensureTable(exec, { keyspace, table: STREAM_TIME_TABLE }, STREAM_TIME_DDL, [], options);
   await ensureTable(exec, ref, versionedTableDdl(ref), withOptions, options);
+  await ensureColumns(exec, ref, VERSIONED_ADDED_COLUMNS, options);
 
   const streamTimes = new StreamTimeTable(exec, keyspace);
   const initialStreamTime = await streamTimes.load(table, writerId);

@@ -135,3 +135,37 @@ export async function ensureTable(
     await agree(exec, options, `creating table ${qualified(ref)}`);
   });
 }
+
+/**
+ * Adds columns a table created by an older adjunct lacks (ALTER TABLE … ADD, then schema agreement). Names and types
+ * come from the layout, never from configuration. With createTables false a missing column is a SCHEMA_OUTDATED error.
+ */
+export async function ensureColumns(
+  exec: CqlExecutor,
+  ref: { keyspace: string; table: string },
+  columns: { name: string; type: string }[],
+  options: SchemaOptions,
+): Promise<void> {
+  const rs = await exec.read('SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?', [ref.keyspace, ref.table], 'check columns');
+  const present = new Set(rs.rows.map((r) => String(r.column_name)));
+  for (const c of columns) {
+    if (present.has(c.name)) continue;
+    if (options.createTables === false) {
+      throw new StoreError(`table ${qualified(ref)} lacks column ${c.name} and createTables is false`, {
+        code: 'SCHEMA_OUTDATED',
+        retriable: false,
+        stage: 'schema',
+        context: { ...ref },
+      });
+    }
+    await once(exec.client, `c:${qualified(ref)}.${c.name}`, async () => {
+      try {
+        await exec.ddl(`ALTER TABLE ${qualified(ref)} ADD ${c.name} ${c.type}`, `add column ${c.name} to ${qualified(ref)}`);
+      } catch (e) {
+        // Another worker added it first.
+        if (!/already exist|conflicts with an existing column/i.test(e instanceof Error ? `${e.message} ${String((e as { cause?: Error }).cause?.message)}` : String(e))) throw e;
+      }
+      await agree(exec, options, `adding column ${c.name} to ${qualified(ref)}`);
+    });
+  }
+}

@@ -3,24 +3,29 @@ import { InvalidArgumentError } from '../../errors';
 import { Serde, VersionedRecord } from '../types';
 import { deserializeWith } from '../validation';
 import { CqlExecutor, toNumber } from './cql-executor';
-import { TableRef, VersionedStatements, versionedStatements } from './layout';
+import { TableRef, VersionedReadStatements, VersionedStatements, versionedStatements } from './layout';
 import { readerTable, TableReaderOptions } from './open-common';
 import { pagedRows } from './paging';
 
-/** Where a key's versions live: its serialised key, plus the source partition for partitioned tables. */
+/**
+ * Where a key's versions live: its serialised key, plus for partitioned tables either the source partition or the
+ * candidate partitions (`partition IN ?`, for readers that do not know it; a key lives in one source partition).
+ */
 export interface RowLocator {
   key: Buffer;
   partition?: number;
+  partitions?: number[];
 }
 
-/** One stored version as bytes: valid_from and the value (null = tombstone). */
+/** One stored version as bytes: valid_from, the value (null = tombstone), its writer and (partitioned) partition. */
 export interface RawVersion {
   validFrom: number;
   value: Buffer | null;
+  /** Writer identity that wrote it (null for rows written before the writer column existed). */
+  writer?: string | null;
+  /** Source partition (partitioned tables). */
+  partition?: number;
 }
-
-/** A stored version found by a `partition IN ?` read, with the source partition it lives in. */
-export type PartitionedVersion = RawVersion & { partition: number };
 
 /** A non-tombstone version with its validTo (undefined for the latest). */
 export interface RawHistoryEntry {
@@ -29,12 +34,31 @@ export interface RawHistoryEntry {
   value: Buffer;
 }
 
+/** The version valid as of a time and the key's next version after it (both possibly tombstones or null). */
+export interface AsOfPair {
+  floor: RawVersion | null;
+  next: RawVersion | null;
+}
+
 const HISTORY_FETCH_SIZE = 100;
 
 function toVersion(row: types.Row | undefined | null): RawVersion | null {
   if (!row) return null;
   const value = row.value as Buffer | null | undefined;
-  return { validFrom: toNumber(row.valid_from), value: value ?? null };
+  const v: RawVersion = { validFrom: toNumber(row.valid_from), value: value ?? null, writer: (row.writer as string | null | undefined) ?? null };
+  if (row.partition !== undefined && row.partition !== null) v.partition = Number(row.partition);
+  return v;
+}
+
+/**
+ * KIP-889 get(key, asOf) from the version stored as of asOf and the next one, given the retention horizon of the key's
+ * writer: below the horizon only the newest version answers (no validTo); otherwise validTo is the next version's time.
+ */
+export function asOfAnswer(pair: AsOfPair, asOf: number, horizon: number): { version: RawVersion; validTo?: number } | null {
+  const { floor, next } = pair;
+  if (floor === null || floor.value === null) return null;
+  if (asOf < horizon) return next === null ? { version: floor } : null;
+  return next === null ? { version: floor } : { version: floor, validTo: next.validFrom };
 }
 
 /**
@@ -93,21 +117,26 @@ export class VersionedTableReader {
     return partition;
   }
 
-  /** Bind values locating a key's rows. */
-  locate(loc: RowLocator): unknown[] {
+  /** The read statements and bind values locating a key's rows. */
+  private locate(loc: RowLocator): { q: VersionedReadStatements; params: unknown[] } {
+    if (this.ref.scope === 'partitioned' && loc.partition === undefined && loc.partitions !== undefined) {
+      return { q: this.cql.in, params: [loc.partitions, loc.key] };
+    }
     const partition = this.partitionFor(loc.partition);
-    return partition === undefined ? [loc.key] : [partition, loc.key];
+    return { q: this.cql, params: partition === undefined ? [loc.key] : [partition, loc.key] };
   }
 
   /** The newest stored version (possibly a tombstone): one read. */
   async latest(loc: RowLocator): Promise<RawVersion | null> {
-    const rs = await this.exec.read(this.cql.latest, this.locate(loc), 'read latest version');
+    const { q, params } = this.locate(loc);
+    const rs = await this.exec.read(q.latest, params, 'read latest version');
     return toVersion(rs.first());
   }
 
   /** The newest `limit` versions with valid_from <= t, newest first: one read. */
   async floor(loc: RowLocator, t: number, limit = 1): Promise<RawVersion[]> {
-    const rs = await this.exec.read(this.cql.floor, [...this.locate(loc), this.exec.long(t), limit], 'read version as of');
+    const { q, params } = this.locate(loc);
+    const rs = await this.exec.read(q.floor, [...params, this.exec.long(t), limit], 'read version as of');
     return rs.rows.map((r) => toVersion(r) as RawVersion);
   }
 
@@ -118,39 +147,53 @@ export class VersionedTableReader {
 
   /** The oldest version with valid_from > t: one read. */
   async after(loc: RowLocator, t: number): Promise<RawVersion | null> {
-    const rs = await this.exec.read(this.cql.after, [...this.locate(loc), this.exec.long(t)], 'read next version');
+    const { q, params } = this.locate(loc);
+    // Cassandra refuses ORDER BY with `partition IN ?` on a paged query; LIMIT 1 needs no paging.
+    const extra = q === this.cql.in ? { fetchSize: 0 } : {};
+    const rs = await this.exec.read(q.after, [...params, this.exec.long(t)], 'read next version', extra);
     return toVersion(rs.first());
   }
 
-  /** Partitioned tables: the newest version (t undefined) or the newest with valid_from <= t of a key in any of parts: one read. */
-  async newestIn(parts: number[], key: Buffer, t?: number): Promise<PartitionedVersion | null> {
-    const rs =
-      t === undefined
-        ? await this.exec.read(this.cql.latestIn, [parts, key], 'read latest version')
-        : await this.exec.read(this.cql.floorIn, [parts, key, this.exec.long(t)], 'read version as of');
-    const r = rs.first();
-    if (!r) return null;
-    return { partition: Number(r.partition), validFrom: toNumber(r.valid_from), value: (r.value as Buffer | null) ?? null };
+  /** The version stored as of t and the next version after t: two single-partition reads issued in parallel. */
+  async asOfWithNext(loc: RowLocator, t: number): Promise<AsOfPair> {
+    const [floor, next] = await Promise.all([this.asOf(loc, t), this.after(loc, t)]);
+    return { floor, next };
   }
 
   /** Versions with valid_from <= toTime (all if undefined), newest first, paged lazily. */
   async *versionsDesc(loc: RowLocator, toTime?: number): AsyncGenerator<RawVersion> {
-    const [q, params] =
-      toTime === undefined ? [this.cql.allDesc, this.locate(loc)] : [this.cql.upToDesc, [...this.locate(loc), this.exec.long(toTime)]];
-    for await (const row of pagedRows(this.exec, q, params, 'read history', HISTORY_FETCH_SIZE)) {
+    const { q, params } = this.locate(loc);
+    const [cql, bound] = toTime === undefined ? [q.allDesc, params] : [q.upToDesc, [...params, this.exec.long(toTime)]];
+    for await (const row of pagedRows(this.exec, cql, bound, 'read history', HISTORY_FETCH_SIZE)) {
       yield toVersion(row) as RawVersion;
     }
   }
 
-  /** KIP-968 history newest first: versions valid in [fromTime, toTime], excluding tombstones and versions expired at horizon. */
-  async history(loc: RowLocator, fromTime: number, toTime: number, horizon = Number.NEGATIVE_INFINITY): Promise<RawHistoryEntry[]> {
+  /**
+   * KIP-968 history newest first. `horizonOf` gives the retention horizon of the key's writer, known from any of its
+   * rows. When toTime is below it, only the newest version may answer (if a value with timestamp ≤ toTime, no validTo);
+   * otherwise every version valid in [fromTime, toTime] whose validTo is after the horizon. Reads: the versions up to
+   * toTime (paged) and the next version after toTime, in parallel.
+   */
+  async history(
+    loc: RowLocator,
+    fromTime: number,
+    toTime: number,
+    horizonOf: (version: RawVersion | null) => number | Promise<number>,
+  ): Promise<RawHistoryEntry[]> {
     if (fromTime > toTime) return [];
-    if (!Number.isFinite(toTime)) return collectHistory(this.versionsDesc(loc), undefined, fromTime, horizon);
-    const rows = this.versionsDesc(loc, toTime);
-    const [next, first] = await Promise.all([this.after(loc, toTime), rows.next()]);
+    const bounded = Number.isFinite(toTime);
+    const rows = this.versionsDesc(loc, bounded ? toTime : undefined);
+    const [next, first] = await Promise.all([bounded ? this.after(loc, toTime) : Promise.resolve(null), rows.next()]);
+    const top = first.done ? null : first.value;
+    const horizon = await horizonOf(top ?? next);
+    if (toTime < horizon) {
+      await rows.return(undefined);
+      return next === null && top !== null && top.value !== null ? [{ validFrom: top.validFrom, value: top.value }] : [];
+    }
     async function* replay(): AsyncGenerator<RawVersion> {
-      if (first.done) return;
-      yield first.value;
+      if (top === null) return;
+      yield top;
       yield* rows;
     }
     return collectHistory(replay(), next?.validFrom, fromTime, horizon);

@@ -84,13 +84,22 @@ export class MemoryVersionedStore<K, V> implements VersionedKeyValueStore<K, V> 
     return this.lookupAsOf(id, asOfTimestamp);
   }
 
-  /** KIP-968 history: non-tombstone, non-expired versions valid at some point in [fromTime, toTime]. */
+  /**
+   * KIP-968 history. When toTime is below the retention horizon only the newest version may answer (if it is a value
+   * with timestamp ≤ toTime, without validTo), as get(key, asOf) does; otherwise every non-tombstone version valid at
+   * some point in [fromTime, toTime] whose validTo is after the horizon.
+   */
   async history(key: K, options?: HistoryOptions): Promise<VersionedRecord<V>[]> {
     const id = this.keyId(key);
     const { fromTime, toTime, order } = historyBounds(options);
     if (fromTime > toTime) return [];
     const versions = this.entries.get(id)?.versions ?? [];
     const horizon = this.horizon();
+    if (toTime < horizon) {
+      const latest = versions[versions.length - 1];
+      const rec = latest !== undefined && latest.ts <= toTime ? this.toRecord(latest) : null;
+      return rec === null ? [] : [rec];
+    }
     const out: VersionedRecord<V>[] = [];
     for (let i = 0; i < versions.length; i++) {
       const v = versions[i];
@@ -118,6 +127,7 @@ export class MemoryVersionedStore<K, V> implements VersionedKeyValueStore<K, V> 
     return encodeKeyWith(this.keySerde, key).toString('hex');
   }
 
+  /** KIP-889 get(key, asOf): below the horizon only the latest version answers; else the floor version with its validTo. */
   private lookupAsOf(id: string, asOf: number): VersionedRecord<V> | null {
     const versions = this.entries.get(id)?.versions ?? [];
     if (asOf < this.horizon()) {
@@ -125,12 +135,15 @@ export class MemoryVersionedStore<K, V> implements VersionedKeyValueStore<K, V> 
       return latest !== undefined && latest.ts <= asOf ? this.toRecord(latest) : null;
     }
     const idx = floorIndex(versions, asOf);
-    return idx < 0 ? null : this.toRecord(versions[idx]);
+    if (idx < 0) return null;
+    return this.toRecord(versions[idx], idx + 1 < versions.length ? versions[idx + 1].ts : undefined);
   }
 
-  private toRecord(v: Version | undefined): VersionedRecord<V> | null {
+  private toRecord(v: Version | undefined, validTo?: number): VersionedRecord<V> | null {
     if (v === undefined || v.value === null) return null;
-    return { value: deserializeWith(this.valueSerde, v.value, 'value'), timestamp: v.ts };
+    const rec: VersionedRecord<V> = { value: deserializeWith(this.valueSerde, v.value, 'value'), timestamp: v.ts };
+    if (validTo !== undefined) rec.validTo = validTo;
+    return rec;
   }
 
   private insert(id: string, value: Buffer | null, ts: number): number {

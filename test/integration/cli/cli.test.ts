@@ -67,6 +67,10 @@ beforeAll(async () => {
     { key: 'c1', value: { name: 'Ada' }, ts: 100 },
     { key: 'c1', value: { name: 'Ada L.' }, ts: 200 },
   ]);
+  await seed(client, keyspace, { store: 'short', kind: 'versioned', scope: 'global', historyRetentionMs: 1000 }, [
+    { key: 'k', value: 'a', ts: 100 },
+    { key: 'k', value: 'b', ts: 5000 },
+  ]);
   await seed(client, keyspace, { store: 'counters', kind: 'kv', scope: 'global', keySerde: 'int64' }, [{ key: BigInt(7), value: { n: 7 } }]);
   const ep = stackEndpoints();
   configFile = path.join(dir, 'adjunct.yaml');
@@ -110,7 +114,9 @@ describe('lookup', () => {
     expect(latest.code).toBe(0);
     expect(JSON.parse(latest.stdout)).toEqual({ store: 'customers', key: 'c1', value: { name: 'Ada L.' }, timestamp: 200, generation: 1 });
     const asOf = await cli(['lookup', 'customers', 'c1', '--as-of', '150', '--config', configFile, '--json']);
-    expect(JSON.parse(asOf.stdout)).toMatchObject({ value: { name: 'Ada' }, timestamp: 100 });
+    expect(JSON.parse(asOf.stdout)).toMatchObject({ value: { name: 'Ada' }, timestamp: 100, validTo: 200 });
+    const asOfText = await cli(['lookup', 'customers', 'c1', '--as-of', '1970-01-01T00:00:00.150Z', '--config', configFile]);
+    expect(asOfText.stdout).toContain('valid from 100 (1970-01-01T00:00:00.100Z) until 200 (1970-01-01T00:00:00.200Z)');
     const hist = await cli(['lookup', 'customers', 'c1', '--history', '--from', '0', '--to', '1970-01-01T00:00:00.150Z', '--config', configFile, '--json']);
     expect(hist.code).toBe(0);
     expect(JSON.parse(hist.stdout).versions).toEqual([{ timestamp: 100, validTo: 200, value: { name: 'Ada' } }]);
@@ -119,7 +125,8 @@ describe('lookup', () => {
     expect(human.stdout).toContain('"name": "Ada L."');
     expect(human.stdout).toContain('valid from 200');
     const table = await cli(['lookup', 'customers', 'c1', '--history', '--config', configFile]);
-    expect(table.stdout.split('\n')[0]).toMatch(/^TIMESTAMP\s+VALIDFROM\s+VALIDTO\s+VALUE/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^VALIDFROM\s+VALIDUNTIL\s+TIMESTAMP\s+VALIDTO\s+VALUE/);
+    expect(table.stdout).toMatch(/1970-01-01T00:00:00.100Z\s+1970-01-01T00:00:00.200Z\s+100\s+200/);
     const kv = await cli(['lookup', 'counters', '7', '--config', configFile, '--json']);
     expect(JSON.parse(kv.stdout)).toMatchObject({ key: '7', value: { n: 7 } });
   });
@@ -129,6 +136,11 @@ describe('lookup', () => {
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('not found');
     expect((await cli(['lookup', 'customers', 'c1', '--as-of', '50', '--config', configFile])).code).toBe(3);
+    // Below the retention horizon of the key's partition (stream time 5000 - retention 1000), the message says so.
+    const expired = await cli(['lookup', 'short', 'k', '--as-of', '200', '--config', configFile]);
+    expect(expired.code).toBe(3);
+    expect(expired.stderr).toContain('before the retention horizon 4000 (1970-01-01T00:00:04.000Z) of partition t:0');
+    expect((await cli(['lookup', 'short', 'k', '--as-of', '4500', '--config', configFile, '--json'])).stdout).toContain('"validTo": 5000');
     const unknown = await cli(['lookup', 'ghosts', 'c1', '--config', configFile]);
     expect(unknown.code).toBe(3);
     expect(unknown.stderr).toContain('unknown store');
@@ -148,12 +160,14 @@ describe('status', () => {
     const r = await cli(['status', '--config', configFile, '--json']);
     expect(r.code).toBe(0);
     const body = JSON.parse(r.stdout);
-    expect(body.stores.map((s: { name: string }) => s.name)).toEqual(['counters', 'customers']);
+    expect(body.stores.map((s: { name: string }) => s.name)).toEqual(['counters', 'customers', 'short']);
+    expect(body.horizons).toContainEqual({ store: 'short', writers: [{ writer: 't:0', streamTime: 5000, horizon: 4000 }] });
     expect(body.readiness).toMatchObject({ ready: false, notReady: ['customers-pipe'], pipelines: [{ pipeline: 'customers-pipe', state: 'MISSING' }] });
     const human = await cli(['status', '--config', configFile]);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/STORE\s+KIND\s+SCOPE/);
     expect(human.stdout).toMatch(/customers\s+versioned\s+global\s+1/);
+    expect(human.stdout).toMatch(/short\s+t:0\s+1970-01-01T00:00:05.000Z\s+1970-01-01T00:00:04.000Z/);
   });
 
   it('--url: exit 4 when no worker answers', async () => {
@@ -171,7 +185,7 @@ describe('against a running HTTP API', () => {
   const worker: HttpWorker = {
     metrics: new AdjunctMetrics({ defaultMetrics: false }),
     isReady: () => true,
-    status: () => ({ workerId: 'w1', state: 'RUNNING', startedAt: null, pipelines: [{ name: 'customers-pipe', state: 'RUNNING', store: 'customers', generation: 1, counts: { consumed: 5, written: 4, deadLettered: 0 }, bootstrap: { state: 'READY', done: 5, total: 5 } }] }) as never,
+    status: () => ({ workerId: 'w1', state: 'RUNNING', startedAt: null, pipelines: [{ name: 'customers-pipe', state: 'RUNNING', store: 'customers', generation: 1, counts: { consumed: 5, written: 4, deadLettered: 0 }, bootstrap: { state: 'READY', done: 5, total: 5 }, partitions: [{ topic: 'customers-changelog', partition: 0, committedOffset: '5', lag: 0, streamTime: 5000, horizon: 4000 }] }] }) as never,
     runner: (name: string) => {
       if (name !== 'customers-pipe') throw new AdjunctError(`unknown pipeline ${name}`, { code: 'UNKNOWN_PIPELINE' });
       return { pause: () => undefined, resume: () => undefined, reload: async () => (calls.push('reload'), 2), rollback: async () => (calls.push('rollback'), { current: 1, previous: 2 }) };
@@ -192,6 +206,7 @@ describe('against a running HTTP API', () => {
     const r = await cli(['status', '--url', url]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/customers-pipe\s+RUNNING\s+customers\s+1\s+5\s+4/);
+    expect(r.stdout).toMatch(/customers-pipe\s+customers-changelog\/0\s+5\s+0\s+1970-01-01T00:00:05.000Z\s+1970-01-01T00:00:04.000Z/);
     expect(JSON.parse((await cli(['status', '--url', url, '--json'])).stdout)).toMatchObject({ workerId: 'w1' });
   });
 

@@ -2,7 +2,7 @@ import { Writable } from 'stream';
 import { Client } from 'cassandra-driver';
 import type { FastifyInstance } from 'fastify';
 import { PipelineStatusTable } from '../../../src/catalog';
-import { AdjunctError, ConfigError } from '../../../src/errors';
+import { AdjunctError } from '../../../src/errors';
 import { buildHttpServer, httpStarter, HttpWorker } from '../../../src/http/server';
 import { Lookup, openLookup } from '../../../src/lookup';
 import { createLogger, silentLogger } from '../../../src/observability/logger';
@@ -97,7 +97,8 @@ describe('store reads', () => {
 
   it('GET a key: latest, as of, decoded per key serde, 404s', async () => {
     expect((await get('/stores/customers/keys/c1')).json()).toEqual({ store: 'customers', key: 'c1', value: { name: 'Ada L.' }, timestamp: 200, generation: 1 });
-    expect((await get('/stores/customers/keys/c1?asOf=150')).json()).toMatchObject({ value: { name: 'Ada' }, timestamp: 100 });
+    expect((await get('/stores/customers/keys/c1?asOf=150')).json()).toEqual({ store: 'customers', key: 'c1', value: { name: 'Ada' }, timestamp: 100, validTo: 200, generation: 1 });
+    expect((await get('/stores/customers/keys/c1?asOf=200')).json()).toEqual({ store: 'customers', key: 'c1', value: { name: 'Ada L.' }, timestamp: 200, generation: 1 });
     expect((await get(`/stores/customers/keys/${encodeURIComponent('a/b c')}`)).json()).toMatchObject({ key: 'a/b c', value: { name: 'slashy' } });
     expect((await get('/stores/by-id/keys/42')).json()).toMatchObject({ key: '42', value: { n: 42 } });
     expect((await get('/stores/by-id/keys/-7?asOf=5')).json()).toMatchObject({ value: { n: -7 }, timestamp: 5 });
@@ -192,6 +193,8 @@ describe('ops routes', () => {
     const st = (await get('/status', serveApp)).json();
     expect(st).toMatchObject({ mode: 'serve', readiness: { ready: true } });
     expect(st.stores).toHaveLength(5);
+    // versioned stores list each writer's persisted stream time and horizon (seeded with the default 1-day retention)
+    expect(st.horizons.customers).toEqual([{ writer: 't:0', streamTime: 200, horizon: 200 - 86_400_000 }]);
     expect((await get('/metrics', serveApp)).statusCode).toBe(200);
     expect((await get('/stores/fruits/keys/apple', serveApp)).json()).toMatchObject({ value: { k: 'apple' } });
   });
@@ -230,8 +233,14 @@ describe('admin routes', () => {
     expect(lines.join('')).not.toContain(TOKEN);
   });
 
-  it('refuses a non-loopback bind without a token; requires the token when bound to 0.0.0.0', async () => {
-    await expect(buildHttpServer({ worker, lookup, config: { host: '0.0.0.0', port: 0 }, logger: silentLogger })).rejects.toBeInstanceOf(ConfigError);
+  it('bound to 0.0.0.0 without a token: admin routes off (403, logged at startup), reads served; with a token it is required', async () => {
+    const lines: string[] = [];
+    const off = await buildHttpServer({ worker, lookup, config: { host: '0.0.0.0', port: 0 }, logger: createLogger('info', { write: (l: string) => lines.push(l) }) });
+    expect(lines.map((l) => JSON.parse(l).msg)).toContainEqual(expect.stringContaining('admin routes are off'));
+    expect((await post('/pipelines/boot/pause', off)).statusCode).toBe(403);
+    expect((await post('/pipelines/boot/pause', off, { authorization: `Bearer ${TOKEN}` })).statusCode).toBe(403);
+    expect((await get('/stores/fruits/keys/apple', off)).statusCode).toBe(200);
+    await off.close();
     await expect(buildHttpServer({ worker, lookup, config: { host: '0.0.0.0', port: 0, adminToken: 'short' }, logger: silentLogger })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
     const open = await buildHttpServer({ worker, lookup, config: { host: '0.0.0.0', port: 0, adminToken: TOKEN }, logger: silentLogger });
     expect((await post('/pipelines/boot/pause', open)).statusCode).toBe(401);

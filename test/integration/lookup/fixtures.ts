@@ -56,7 +56,7 @@ export async function writeTable(client: Client, keyspace: string, s: StoreShape
   const valueSerde = serdeByName(s.valueSerde ?? 'json');
   const byPartition = new Map<number, Write[]>();
   for (const w of writes) {
-    const p = s.scope === 'partitioned' ? (w.partition ?? 0) : 0;
+    const p = w.partition ?? 0; // global tables too: each source partition is its own writer (stream time)
     byPartition.set(p, [...(byPartition.get(p) ?? []), w]);
   }
   if (byPartition.size === 0) byPartition.set(0, []);

@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { ensureCatalog, generationTable, StoreCatalog } from '../../../src/catalog';
+import { Lookup, openLookup } from '../../../src/lookup';
 import { CassandraVersionedStore } from '../../../src/store/cassandra/cassandra-versioned-store';
 import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
 import { MemoryVersionedStore } from '../../../src/store/memory/memory-versioned-store';
@@ -13,7 +15,10 @@ type Op =
   | { op: 'get'; key: string }
   | { op: 'asOf'; key: string; t: number }
   | { op: 'history'; key: string; from?: number; to?: number; order: 'asc' | 'desc' }
-  | { op: 'restart' };
+  | { op: 'restart' }
+  // A tombstone without an event time (extract.timestamp.onMissing: streamTime): it is written at the writer's stream
+  // time (time 0 before any), so it never moves stream time.
+  | { op: 'tombstoneAtStreamTime'; key: string };
 
 const key = fc.constantFrom('a', 'b', 'c');
 const time = fc.integer({ min: 0, max: 40 });
@@ -30,6 +35,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     ),
   },
   { weight: 1, arbitrary: fc.constant({ op: 'restart' as const }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('tombstoneAtStreamTime' as const), key }) },
 );
 
 const ks = useStoreKeyspace('it_store_prop');
@@ -37,6 +43,12 @@ let counter = 0;
 
 async function apply(s: VersionedKeyValueStore<string, string>, o: Exclude<Op, { op: 'restart' }>): Promise<unknown> {
   switch (o.op) {
+    case 'tombstoneAtStreamTime': {
+      const before = s.observedStreamTime();
+      const result = await s.put(o.key, null, Number.isFinite(before) ? before : 0);
+      if (Number.isFinite(before) && s.observedStreamTime() !== before) throw new Error('a tombstone at stream time moved stream time');
+      return result;
+    }
     case 'put':
       return s.put(o.key, o.value, o.t);
     case 'delete':
@@ -95,3 +107,120 @@ for (const scope of ['partitioned', 'global'] as StoreScope[]) {
     );
   });
 }
+
+// Multi-partition dimension: two source partitions write one table (each its own writer and stream time), and the
+// lookup library reads it back. Each key belongs to one partition, as in a Kafka changelog; the reference is one
+// memory store per partition, so every lookup answer must use the stream time of the key's own partition.
+type MultiOp = Exclude<Op, { op: 'restart' }> | { op: 'restart' } | { op: 'lookupAsOf'; key: string; t: number } | { op: 'lookupHistory'; key: string; from?: number; to?: number; order: 'asc' | 'desc' };
+
+const multiKey = fc.constantFrom('a', 'b', 'c', 'd');
+const partitionOf = (k: string): number => (k === 'a' || k === 'c' ? 0 : 1);
+const multiOpArb: fc.Arbitrary<MultiOp> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ op: fc.constant('put' as const), key: multiKey, value: fc.option(fc.constantFrom('x', 'y', 'z'), { freq: 4 }), t: time }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('delete' as const), key: multiKey, t: time }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('asOf' as const), key: multiKey, t: time }) },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { op: fc.constant('history' as const), key: multiKey, from: time, to: time, order: fc.constantFrom('asc' as const, 'desc' as const) },
+      { requiredKeys: ['op', 'key', 'order'] },
+    ),
+  },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('lookupAsOf' as const), key: multiKey, t: time }) },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { op: fc.constant('lookupHistory' as const), key: multiKey, from: time, to: time, order: fc.constantFrom('asc' as const, 'desc' as const) },
+      { requiredKeys: ['op', 'key', 'order'] },
+    ),
+  },
+  { weight: 1, arbitrary: fc.constant({ op: 'restart' as const }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('tombstoneAtStreamTime' as const), key: multiKey }) },
+);
+
+describe('several source partitions, read through the lookup library', () => {
+  let lookup: Lookup;
+  beforeAll(async () => {
+    await ensureCatalog(ks.client, ks.keyspace);
+    lookup = await openLookup({ client: ks.client, keyspace: ks.keyspace, generationCacheMs: 0 });
+  });
+  afterAll(async () => {
+    await lookup?.close();
+  });
+
+  for (const scope of ['partitioned', 'global'] as StoreScope[]) {
+    it(`${scope}: store and lookup answers equal one memory store per partition`, async () => {
+      const retention = 8;
+      const storeName = `multi-${scope}`;
+      await new StoreCatalog(ks.client, ks.keyspace).register({
+        store: storeName,
+        kind: 'versioned',
+        scope,
+        keySerde: 'string',
+        valueSerde: 'string',
+        baseTable: `multi_${scope}`,
+        historyRetentionMs: retention,
+        buckets: null,
+      });
+      const reader = lookup.store<string, string>(storeName);
+      await fc.assert(
+        fc.asyncProperty(fc.array(multiOpArb, { minLength: 10, maxLength: 30 }), async (ops) => {
+          const n = ++counter;
+          const k = (key: string): string => `${n}-${key}`; // each run has its own keys and writers in the shared table
+          const open = (p: number): Promise<CassandraVersionedStore<string, string>> =>
+            openCassandraVersionedStore({
+              client: ks.client,
+              keyspace: ks.keyspace,
+              storeName,
+              tableName: generationTable(`multi_${scope}`, 1),
+              scope,
+              partition: scope === 'partitioned' ? p : undefined,
+              writerId: `run${n}:${p}`,
+              historyRetentionMs: retention,
+              cleanupEvery: 2,
+            });
+          const memory = [0, 1].map(() => new MemoryVersionedStore<string, string>({ historyRetentionMs: retention }));
+          const cass = [await open(0), await open(1)];
+          const flushAll = () => Promise.all(cass.map((c) => c.flush()));
+          const check = async (i: number, o: MultiOp, actual: unknown, expected: unknown) => {
+            if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+              throw new Error(`op #${i} ${JSON.stringify(o)}: cassandra ${JSON.stringify(actual)} != memory ${JSON.stringify(expected)}`);
+            }
+          };
+          try {
+            for (const [i, o] of ops.entries()) {
+              if (o.op === 'restart') {
+                for (const p of [0, 1]) {
+                  await cass[p].close();
+                  cass[p] = await open(p);
+                }
+              } else if (o.op === 'lookupAsOf') {
+                await flushAll(); // readers see the stream time writers persist at their checkpoints
+                await check(i, o, await reader.get(k(o.key), o.t), await memory[partitionOf(o.key)].get(o.key, o.t));
+              } else if (o.op === 'lookupHistory') {
+                await flushAll();
+                const range = { fromTime: o.from, toTime: o.to, order: o.order };
+                await check(i, o, await reader.history(k(o.key), range), await memory[partitionOf(o.key)].history(o.key, range));
+              } else {
+                const p = partitionOf(o.key);
+                await check(i, o, await apply(cass[p], { ...o, key: k(o.key) }), await apply(memory[p], o));
+              }
+            }
+            await flushAll();
+            for (const key of ['a', 'b', 'c', 'd']) {
+              const m = memory[partitionOf(key)];
+              expect(await reader.history(k(key))).toEqual(await m.history(key));
+              for (let t = 0; t <= 40; t += 3) {
+                expect(await reader.get(k(key), t)).toEqual(await m.get(key, t));
+                expect(await reader.history(k(key), { fromTime: Math.max(0, t - 5), toTime: t })).toEqual(await m.history(key, { fromTime: Math.max(0, t - 5), toTime: t }));
+              }
+            }
+          } finally {
+            await Promise.all(cass.map((c) => c.close()));
+          }
+        }),
+        { numRuns: 20 },
+      );
+    });
+  }
+});

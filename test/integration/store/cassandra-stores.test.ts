@@ -3,7 +3,8 @@ import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-v
 import { stringSerde } from '../../../src/store/serde';
 import { StoreScope } from '../../../src/store/types';
 import { kvStoreContract } from '../../store/contract/kv-contract';
-import { versionedStoreContract } from '../../store/contract/versioned-contract';
+import { versionedStoreContract, VersionedStoreFactory } from '../../store/contract/versioned-contract';
+import { versionedKafkaCases } from '../../store/contract/versioned-kafka-cases';
 import { isolatedStore, useStoreKeyspace } from './support';
 
 jest.setTimeout(120_000);
@@ -13,7 +14,7 @@ let counter = 0;
 
 for (const scope of ['partitioned', 'global'] as StoreScope[]) {
   const storeName = `versioned-${scope}`;
-  versionedStoreContract(`CassandraVersionedStore (${scope})`, async ({ historyRetentionMs }) => {
+  const factory: VersionedStoreFactory = async ({ historyRetentionMs }) => {
     const n = ++counter;
     const open = () =>
       openCassandraVersionedStore<string, string>({
@@ -33,7 +34,9 @@ for (const scope of ['partitioned', 'global'] as StoreScope[]) {
         return store;
       },
     };
-  });
+  };
+  versionedStoreContract(`CassandraVersionedStore (${scope})`, factory);
+  versionedKafkaCases(`CassandraVersionedStore (${scope})`, factory);
 
   kvStoreContract(`CassandraKeyValueStore (${scope})`, async (keySerde) => {
     const n = ++counter;

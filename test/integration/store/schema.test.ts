@@ -36,6 +36,23 @@ describe('schema and identifiers', () => {
     expect(ks.tracker.counts().total).toBe(0);
   });
 
+  it('migrates a versioned table created before the writer column (ALTER TABLE ADD once), and old rows stay readable', async () => {
+    await openCassandraVersionedStore({ ...base(), tableName: 'probe' }); // creates the keyspace
+    await ks.client.execute(`CREATE TABLE ${ks.keyspace}.legacy (key blob, valid_from bigint, value blob, PRIMARY KEY ((key), valid_from)) WITH CLUSTERING ORDER BY (valid_from DESC)`);
+    await ks.client.execute(`INSERT INTO ${ks.keyspace}.legacy (key, valid_from, value) VALUES (?, ?, ?)`, [Buffer.from('k'), 10, Buffer.from('old')], { prepare: true });
+    await expect(openCassandraVersionedStore({ ...base(), tableName: 'legacy', createTables: false })).rejects.toMatchObject({ code: 'SCHEMA_OUTDATED' });
+    const s = await openCassandraVersionedStore({ ...base(), tableName: 'legacy', writerId: 'topic:0' });
+    expect(await s.put('k', 'new', 20)).toBe(-1);
+    expect(await s.get('k', 15)).toEqual({ value: 'old', timestamp: 10, validTo: 20 });
+    const rows = (await ks.client.execute(`SELECT valid_from, writer FROM ${ks.keyspace}.legacy WHERE key = ?`, [Buffer.from('k')], { prepare: true })).rows;
+    expect(rows.map((r) => [Number(r.valid_from), r.writer])).toEqual([[20, 'topic:0'], [10, null]]);
+    await s.close();
+    // Reopening finds the column: no second ALTER.
+    ks.tracker.reset();
+    await (await openCassandraVersionedStore({ ...base(), tableName: 'legacy', writerId: 'topic:0' })).close();
+    expect(ks.tracker.queries.filter((q) => /ALTER/i.test(q))).toEqual([]);
+  });
+
   it('applies validated table options', async () => {
     const s = await openCassandraVersionedStore({
       ...base(),

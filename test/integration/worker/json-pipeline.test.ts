@@ -45,6 +45,29 @@ describe('worker: JSON changelog → versioned global store (real Kafka + Cassan
     expect(status.pipelines[0].partitions.every((p) => p.lag === 0)).toBe(true);
   });
 
+  it('event time from a field: a tombstone takes the partition stream time; a stray jump is counted; status shows the horizon', async () => {
+    const n = names('eventtime');
+    await createTopic(stack.kafka, n.topic, 1);
+    const producer = await stack.producer();
+    // Record timestamps are far in the future on purpose: the store must only use the `ts` field (or stream time).
+    await producer.send({ topic: n.topic, messages: [
+      { key: 'k1', value: JSON.stringify({ ts: 1000, v: 1 }), timestamp: '9000000' },
+      { key: 'k1', value: JSON.stringify({ ts: 2000, v: 2 }), timestamp: '9000000' },
+      { key: 'k2', value: JSON.stringify({ ts: 2500, v: 0 }), timestamp: '9000000' },
+      { key: 'k1', value: null, timestamp: '9000000' }, // no ts field: stream time 2500 (onMissing default)
+      { key: 'k3', value: JSON.stringify({ ts: 100_000, v: 3 }), timestamp: '9000000' }, // jumps 97.5 s > retention 10 s
+    ] });
+    const pipeline = { name: 'p', topics: [n.topic], extract: { timestamp: { from: 'field', path: 'ts' } }, store: { name: 's', historyRetention: '10s' } };
+    stack.worker = await startWorker(configDoc(n.keyspace, n.group, [pipeline]));
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p'), n.topic);
+    const rows = (await stack.client.execute(`SELECT key, valid_from, value, writer FROM ${n.keyspace}.s_g1`)).rows
+      .map((r) => `${r.get('key').toString()}@${r.get('valid_from')}:${r.get('value') === null ? 'tombstone' : 'value'}:${r.get('writer')}`)
+      .sort();
+    expect(rows).toEqual([`k1@1000:value:${n.topic}:0`, `k1@2000:value:${n.topic}:0`, `k1@2500:tombstone:${n.topic}:0`, `k2@2500:value:${n.topic}:0`, `k3@100000:value:${n.topic}:0`]);
+    expect(await stack.worker.metrics.registry.metrics()).toMatch(/adjunct_stream_time_jumps_total\{pipeline="p"\} 1/);
+    expect(stack.worker.status().pipelines[0].partitions).toMatchObject([{ partition: 0, streamTime: 100_000, horizon: 90_000 }]);
+  });
+
   it('replaying the topic from scratch into a second group leaves the same rows (idempotent writes)', async () => {
     const n = names('replay');
     await createTopic(stack.kafka, n.topic, 2);

@@ -31,8 +31,9 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
       expect(await s.put('a', 'v1', 10)).toBe(-1);
       expect(await s.put('a', 'v2', 20)).toBe(-1);
       expect(await s.get('a')).toEqual({ value: 'v2', timestamp: 20 });
-      expect(await s.get('a', 15)).toEqual({ value: 'v1', timestamp: 10 });
-      expect(await s.get('a', 10)).toEqual({ value: 'v1', timestamp: 10 });
+      expect(await s.get('a', 15)).toEqual({ value: 'v1', timestamp: 10, validTo: 20 });
+      expect(await s.get('a', 10)).toEqual({ value: 'v1', timestamp: 10, validTo: 20 });
+      expect(await s.get('a', 19)).toEqual({ value: 'v1', timestamp: 10, validTo: 20 });
       expect(await s.get('a', 20)).toEqual({ value: 'v2', timestamp: 20 });
       expect(await s.get('a', 9)).toBeNull();
       expect(await s.get('missing')).toBeNull();
@@ -46,9 +47,10 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
       expect(await s.put('a', 'v2', 20)).toBe(30);
       expect(await s.put('a', 'v0', 5)).toBe(10);
       expect(await s.get('a')).toEqual({ value: 'v3', timestamp: 30 });
-      expect(await s.get('a', 15)).toEqual({ value: 'v1', timestamp: 10 });
-      expect(await s.get('a', 25)).toEqual({ value: 'v2', timestamp: 20 });
-      expect(await s.get('a', 7)).toEqual({ value: 'v0', timestamp: 5 });
+      expect(await s.get('a', 15)).toEqual({ value: 'v1', timestamp: 10, validTo: 20 });
+      expect(await s.get('a', 25)).toEqual({ value: 'v2', timestamp: 20, validTo: 30 });
+      expect(await s.get('a', 7)).toEqual({ value: 'v0', timestamp: 5, validTo: 10 });
+      expect(await s.get('a', 30)).toEqual({ value: 'v3', timestamp: 30 });
       // Late for the stream, but latest for this key.
       expect(await s.put('b', 'x', 12)).toBe(-1);
       expect(s.observedStreamTime()).toBe(30);
@@ -61,7 +63,7 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
       expect(await s.get('a')).toEqual({ value: 'y', timestamp: 10 });
       expect(await s.put('a', 'z', 20)).toBe(-1);
       expect(await s.put('a', 'w', 10)).toBe(20);
-      expect(await s.get('a', 10)).toEqual({ value: 'w', timestamp: 10 });
+      expect(await s.get('a', 10)).toEqual({ value: 'w', timestamp: 10, validTo: 20 });
       expect(await s.history('a')).toEqual([
         { value: 'w', timestamp: 10, validTo: 20 },
         { value: 'z', timestamp: 20 },
@@ -78,7 +80,7 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
       await s.put('a', 'v', 10);
       expect(await s.put('a', null, 20)).toBe(-1);
       expect(await s.get('a')).toBeNull();
-      expect(await s.get('a', 15)).toEqual({ value: 'v', timestamp: 10 });
+      expect(await s.get('a', 15)).toEqual({ value: 'v', timestamp: 10, validTo: 20 });
       expect(await s.get('a', 20)).toBeNull();
       expect(await s.get('a', 25)).toBeNull();
       expect(await s.put('a', 'v3', 30)).toBe(-1);
@@ -92,12 +94,12 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
       await s.put('a', 'v3', 30);
       expect(await s.put('a', null, 20)).toBe(30);
       expect(await s.get('a', 25)).toBeNull();
-      expect(await s.get('a', 15)).toEqual({ value: 'v1', timestamp: 10 });
+      expect(await s.get('a', 15)).toEqual({ value: 'v1', timestamp: 10, validTo: 20 });
       expect(await s.get('a')).toEqual({ value: 'v3', timestamp: 30 });
       expect(await s.put('b', null, 50)).toBe(-1);
       expect(await s.put('b', 'x', 40)).toBe(50);
       expect(await s.get('b')).toBeNull();
-      expect(await s.get('b', 45)).toEqual({ value: 'x', timestamp: 40 });
+      expect(await s.get('b', 45)).toEqual({ value: 'x', timestamp: 40, validTo: 50 });
       expect(await s.get('b', 50)).toBeNull();
     });
 
@@ -106,13 +108,13 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
       await s.put('a', 'v1', 10);
       expect(await s.delete('a', 15)).toEqual({ value: 'v1', timestamp: 10 });
       expect(await s.get('a')).toBeNull();
-      expect(await s.get('a', 12)).toEqual({ value: 'v1', timestamp: 10 });
+      expect(await s.get('a', 12)).toEqual({ value: 'v1', timestamp: 10, validTo: 15 });
       expect(await s.delete('a', 20)).toBeNull();
       expect(await s.delete('unknown', 5)).toBeNull();
       expect(s.observedStreamTime()).toBe(20);
       await s.put('c', 'c1', 10);
       await s.put('c', 'c2', 30);
-      expect(await s.delete('c', 20)).toEqual({ value: 'c1', timestamp: 10 });
+      expect(await s.delete('c', 20)).toEqual({ value: 'c1', timestamp: 10, validTo: 30 });
       expect(await s.get('c', 25)).toBeNull();
       expect(await s.get('c')).toEqual({ value: 'c2', timestamp: 30 });
       expect(await s.delete('c', 30)).toEqual({ value: 'c2', timestamp: 30 });
@@ -138,10 +140,10 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
       expect(await s.put('y', 'c', 899)).toBe(NOT_PUT);
       expect(s.observedStreamTime()).toBe(1000);
       expect(await s.get('y')).toBeNull();
-      expect(await s.get('x', 900)).toEqual({ value: 'b', timestamp: 900 });
+      expect(await s.get('x', 900)).toEqual({ value: 'b', timestamp: 900, validTo: 1000 });
       expect(await s.get('x', 899)).toBeNull();
       expect(await s.delete('x', 899)).toBeNull();
-      expect(await s.delete('x', 900)).toEqual({ value: 'b', timestamp: 900 });
+      expect(await s.delete('x', 900)).toEqual({ value: 'b', timestamp: 900, validTo: 1000 });
       expect(await s.get('x', 950)).toBeNull();
       expect(await s.get('x')).toEqual({ value: 'a', timestamp: 1000 });
     });
@@ -218,8 +220,8 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
       }
       for (const [i, k] of keys.entries()) {
         expect(await s.get(k)).toEqual({ value: `${k}@2`, timestamp: 200 + i });
-        expect(await s.get(k, 150)).toEqual({ value: `${k}@1`, timestamp: 100 + i });
-        expect(await s.get(k, 99)).toEqual({ value: `${k}@0`, timestamp: i });
+        expect(await s.get(k, 150)).toEqual({ value: `${k}@1`, timestamp: 100 + i, validTo: 200 + i });
+        expect(await s.get(k, 99)).toEqual({ value: `${k}@0`, timestamp: i, validTo: 100 + i });
       }
       expect((await s.history('key-7')).map((r) => r.timestamp)).toEqual([7, 107, 207]);
     });

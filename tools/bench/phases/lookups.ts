@@ -6,6 +6,8 @@ import { runPool } from '../pool';
 import { LatencyRecorder, msSince, ratePerSec } from '../stats';
 import { PhaseResult } from './types';
 
+const warm0 = (count: number): number => Math.min(count, 2000);
+
 /** Random (key, asOf) pairs over the data set's keys and time range, deterministic per seed. */
 export function lookupQueries(d: Dataset, count: number, seed: number): { keys: Uint32Array; asOf: Float64Array } {
   const rnd = mulberry32(seed ^ 0x5eed);
@@ -19,13 +21,17 @@ export function lookupQueries(d: Dataset, count: number, seed: number): { keys: 
   return { keys, asOf };
 }
 
-/** Runs M as-of lookups through openLookup(...).store(name).get(key, asOf) and through a bare SELECT; returns both. */
-export async function lookupPhases(client: Client, keyspace: string, storeName: string, d: Dataset, count: number, concurrency: number, seed: number): Promise<{ library: PhaseResult; raw: PhaseResult; found: { library: number; raw: number } }> {
+/**
+ * Runs M as-of lookups through openLookup(...).store(name).get(key, asOf), through a bare SELECT, and through the bare
+ * pair of SELECTs the library issues for validTo (version as of, and the next one, in parallel); returns all three.
+ */
+export async function lookupPhases(client: Client, keyspace: string, storeName: string, d: Dataset, count: number, concurrency: number, seed: number): Promise<{ library: PhaseResult; raw: PhaseResult; rawPair: PhaseResult; found: { library: number; raw: number } }> {
   const q = lookupQueries(d, count, seed);
   const lookup = await openLookup({ client, keyspace });
   const store = lookup.store<string, unknown>(storeName);
   const table = (await store.info()).table;
   const cql = `SELECT valid_from, value FROM ${keyspace}.${table} WHERE key = ? AND valid_from <= ? LIMIT 1`;
+  const nextCql = `SELECT valid_from, value FROM ${keyspace}.${table} WHERE key = ? AND valid_from > ? ORDER BY valid_from ASC LIMIT 1`;
   const opts = { prepare: true, consistency: types.consistencies.localQuorum, isIdempotent: true };
   const found = { library: 0, raw: 0 };
   const viaLibrary = async (i: number) => {
@@ -34,7 +40,12 @@ export async function lookupPhases(client: Client, keyspace: string, storeName: 
   const viaRaw = async (i: number) => {
     if ((await client.execute(cql, [d.keyBytes[q.keys[i]], types.Long.fromNumber(q.asOf[i])], opts)).first()) found.raw++;
   };
+  const viaRawPair = async (i: number) => {
+    const params = [d.keyBytes[q.keys[i]], types.Long.fromNumber(q.asOf[i])];
+    await Promise.all([client.execute(cql, params, opts), client.execute(nextCql, params, opts)]);
+  };
   // Warm-up (prepares, catalog and stream-time caches), untimed.
+  await runPool(warm0(count), concurrency, viaRawPair);
   const warm = Math.min(count, 2000);
   await runPool(warm, concurrency, viaLibrary);
   await runPool(warm, concurrency, viaRaw);
@@ -48,7 +59,8 @@ export async function lookupPhases(client: Client, keyspace: string, storeName: 
     return { phase: name, count, unit: 'lookups', seconds: ms / 1000, ratePerSec: ratePerSec(count, ms), latency: lat.summary() };
   };
   const raw = await timed('lookups: bare SELECT', viaRaw);
+  const rawPair = await timed('lookups: bare SELECT pair', viaRawPair);
   const library = await timed('lookups: library', viaLibrary);
   await lookup.close();
-  return { library, raw, found };
+  return { library, raw, rawPair, found };
 }
