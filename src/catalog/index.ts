@@ -2,5 +2,5 @@
 export * from './catalog-schema';
 export * from './catalog-cql';
 export * from './store-catalog';
-export * from './pipeline-status';
+export * from './pipeline-status-table';
 export * from './table-owners';
