@@ -1,7 +1,8 @@
 import { AdjunctConfig, PipelineSpec } from './schema';
 import { topicMatcher } from './topic-matcher';
 import { renderTableOptions, TableOptions } from '../store/cassandra/table-options';
-import { tableNameForStore } from '../store/cassandra/identifiers';
+import { baseTableForStore, tableNameForStore } from '../store/cassandra/identifiers';
+import { parseFieldPath } from '../extract/field-path';
 
 /** A semantic problem found after schema validation. */
 export interface CrossProblem {
@@ -36,6 +37,7 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
     if (stores.has(p.store.name)) problems.push({ path: ['pipelines', i, 'store', 'name'], message: `store "${p.store.name}" is already written by pipelines[${stores.get(p.store.name)}]; one pipeline per store` });
     stores.set(p.store.name, i);
   });
+  problems.push(...storeTableCollisions(cfg.pipelines));
   cfg.pipelines.forEach((p, i) => {
     p.dependsOn.forEach((d, j) => {
       const target = names.get(d);
@@ -62,6 +64,13 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
     } catch (e) {
       problems.push({ path: ['pipelines', i, 'store', 'name'], message: (e as Error).message });
     }
+    for (const fp of fieldPathsOf(p)) {
+      try {
+        parseFieldPath(fp.text);
+      } catch (e) {
+        problems.push({ path: ['pipelines', i, 'extract', ...fp.at], message: (e as Error).message });
+      }
+    }
     const ts = p.extract.timestamp;
     if (ts?.from === 'field' && !ts.path) problems.push({ path: ['pipelines', i, 'extract', 'timestamp', 'path'], message: 'timestamp.from=field needs a path' });
     if (ts?.from === 'header' && !ts.header) problems.push({ path: ['pipelines', i, 'extract', 'timestamp', 'header'], message: 'timestamp.from=header needs a header name' });
@@ -87,5 +96,48 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
     done.add(n);
   };
   for (const p of cfg.pipelines) visit(p.name, []);
+  return problems;
+}
+
+/** Every field path of a pipeline's extract section, with its YAML path below `extract`. */
+function fieldPathsOf(p: AdjunctConfig['pipelines'][number]): { at: (string | number)[]; text: string }[] {
+  const e = p.extract ?? {};
+  const out: { at: (string | number)[]; text: string }[] = [];
+  const add = (at: (string | number)[], text: unknown) => {
+    if (typeof text === 'string') out.push({ at, text });
+  };
+  add(['key', 'path'], e.key?.path);
+  (e.key?.fields ?? []).forEach((f, j) => add(['key', 'fields', j], f));
+  add(['value', 'path'], e.value?.path);
+  (e.value?.project ?? []).forEach((f, j) => add(['value', 'project', j], f));
+  add(['timestamp', 'path'], e.timestamp?.path);
+  (Array.isArray(e.filter) ? e.filter : []).forEach((f, j) => add(['filter', j, 'path'], f?.path));
+  return out;
+}
+
+/**
+ * Different store names that map to the same Cassandra base table (normalisation lower-cases and turns `.`/`-` into
+ * `_`): they would write into one table, so each such pair is a problem at the later store's YAML path.
+ */
+export function storeTableCollisions(pipelines: ReadonlyArray<{ store: { name: string } }>): CrossProblem[] {
+  const problems: CrossProblem[] = [];
+  const owners = new Map<string, { name: string; index: number }>();
+  pipelines.forEach((p, i) => {
+    const name = p?.store?.name;
+    let table: string;
+    try {
+      table = baseTableForStore(name);
+    } catch {
+      return; // an invalid name is reported on its own
+    }
+    const first = owners.get(table);
+    if (first === undefined) owners.set(table, { name, index: i });
+    else if (first.name !== name) {
+      problems.push({
+        path: ['pipelines', i, 'store', 'name'],
+        message: `store "${name}" and store "${first.name}" (pipelines[${first.index}].store.name) both map to Cassandra table "${table}"; rename one of them`,
+      });
+    }
+  });
   return problems;
 }

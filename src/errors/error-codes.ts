@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   PIPELINE_NOT_FAILED: code(409, 1, false, 'restart applies only to a FAILED pipeline'),
   SWITCH_CONFLICT: code(409, 1, true, 'a generation switch lost a race; state changed underneath'),
   STORE_SHAPE_MISMATCH: code(409, 2, false, 'the store exists with another kind, scope or serde'),
+  TABLE_OWNED: code(409, 2, false, "the store's base table belongs to another store or deployment (adjunct_table_owners)"),
+  DROP_REFUSED: code(409, 1, false, 'a table was not dropped: not owned, or its generation is current or being built'),
   // Bad records (tolerance applies)
   BAD_RECORD: code(500, 1, false, 'a record that cannot be processed'),
   DECODE_FAILED: code(500, 1, false, 'record bytes could not be decoded'),
@@ -36,6 +38,7 @@ export const ERROR_CODES = {
   SCHEMA_FORMAT_MISMATCH: code(500, 1, false, "the record's schema is of another format than the converter"),
   BAD_ENVELOPE: code(500, 1, false, 'the record is not a valid Debezium envelope'),
   MISSING_FIELD: code(500, 1, false, 'a field the extractor needs is missing'),
+  VALUE_TOO_DEEP: code(500, 1, false, 'an extracted key or value nests deeper than MAX_VALUE_DEPTH objects/arrays'),
   BAD_TIMESTAMP: code(500, 1, false, 'the record timestamp is invalid'),
   RECORD_REJECTED: code(500, 1, false, 'the store rejected this one record (too large, invalid for the column)'),
   // Infrastructure (retriable: the pipeline stalls and resumes by itself)

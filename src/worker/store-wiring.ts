@@ -4,7 +4,7 @@ import { generationTable, requireSchemaAgreement, StoreEntry } from '../catalog'
 import { InvalidArgumentError, wrapCassandraError } from '../errors';
 import { coerceKey, coerceValue, serdeByName } from '../store/serde';
 import { Serde } from '../store/types';
-import { tableNameForStore, validateKeyspaceName } from '../store/cassandra/identifiers';
+import { baseTableForStore, validateKeyspaceName, validateTableName } from '../store/cassandra/identifiers';
 import { ensureKeyspace, renderReplication, ReplicationOptions } from '../store/cassandra/schema';
 import { CqlExecutor, StoreRetryPolicy } from '../store/cassandra/cql-executor';
 import { openCassandraVersionedStore } from '../store/cassandra/open-versioned-store';
@@ -52,7 +52,7 @@ export interface StreamTimeJump {
 
 /** Connects a pipeline's store config to Cassandra tables: catalog entry, per-generation tables and partition writers. */
 export class StoreWiring {
-  readonly baseTable: string;
+  private base: string;
   private readonly keySerde: Serde<unknown>;
   private readonly valueSerde: Serde<unknown>;
   private readonly keySerdeName: string;
@@ -67,7 +67,7 @@ export class StoreWiring {
     private readonly onStreamTimeJump?: (jump: StreamTimeJump) => void,
     maxInFlight = 64,
   ) {
-    this.baseTable = tableNameForStore(spec.store.name).slice(0, 40);
+    this.base = baseTableForStore(spec.store.name);
     this.keySerdeName = keySerdeName(spec);
     this.keySerde = serdeByName(this.keySerdeName);
     this.valueSerde = serdeByName(spec.store.valueSerde);
@@ -77,6 +77,16 @@ export class StoreWiring {
       const exec = new CqlExecutor(client, { writeConsistency: cfg.writeConsistency, retry }, { keyspace: ks, store: spec.store.name });
       this.batcher = createWriteBatcher(exec, ks, { maxBytes: b.maxBytes, maxRows: b.maxRows, lingerMs: b.linger, maxConcurrent: maxInFlight });
     }
+  }
+
+  /** Base table of the store's generation tables (`<base>_g<N>`). */
+  get baseTable(): string {
+    return this.base;
+  }
+
+  /** Uses the base table the catalog already records for this store (stores created before long names were hashed). */
+  adoptBaseTable(baseTable: string): void {
+    this.base = validateTableName(baseTable);
   }
 
   /** The catalog entry describing this store. */

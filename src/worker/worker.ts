@@ -6,10 +6,11 @@ import type { AdjunctConfig, PipelineSpec } from '../config/schema';
 import { LoadedConfig } from '../config/load';
 import { renderTableOptions, TableOptions } from '../store/cassandra/table-options';
 import { tableNameForStore } from '../store/cassandra/identifiers';
-import { ensureCatalog, PipelineStatusTable, StoreCatalog } from '../catalog';
+import { storeTableCollisions } from '../config/cross-check';
+import { ensureCatalog, PipelineStatusTable, StoreCatalog, TableOwners } from '../catalog';
 import { createConverter, createRegistry } from '../converters';
 import { Clock, systemClock } from '../clock';
-import { AdjunctError, asAdjunctError, describeError, isRecordFailure, publicErrorText } from '../errors';
+import { AdjunctError, asAdjunctError, ConfigError, describeError, isRecordFailure, publicErrorText } from '../errors';
 import { createExtractor } from '../extract';
 import { createLogger, Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
@@ -52,6 +53,7 @@ export interface WorkerOptions {
 /** What every pipeline of the worker shares once connected. */
 interface SharedClients {
   catalog: StoreCatalog;
+  owners: TableOwners;
   budget: WriteBudget;
 }
 
@@ -61,6 +63,8 @@ function validateBeforeAnyCql(cfg: AdjunctConfig): void {
     renderTableOptions(spec.store.tableOptions as TableOptions | undefined, spec.store.ttlSeconds);
     tableNameForStore(spec.store.name);
   }
+  const collisions = storeTableCollisions(cfg.pipelines);
+  if (collisions.length) throw new ConfigError(collisions.map((c) => `pipelines[${c.path[1]}].store.name: ${c.message}`).join('\n'), { context: { problems: collisions } });
 }
 
 /** The adjunct worker: runs every configured pipeline from changelog topics into versioned/kv stores. */
@@ -135,7 +139,7 @@ export class Worker {
     }
     // With write batching, maxInFlight bounds Cassandra requests (batches); the record budget lets them be full.
     const budget = new WriteBudget(recordsInFlight(cfg), cfg.worker.maxInFlightBytes);
-    return { catalog: new StoreCatalog(this.cassandra, cfg.cassandra.keyspace), budget };
+    return { catalog: new StoreCatalog(this.cassandra, cfg.cassandra.keyspace), owners: new TableOwners(this.cassandra, cfg.cassandra.keyspace), budget };
   }
 
   /** The runner of one pipeline: its table, its shared task parts (settings compiled once) and its generations. */
@@ -144,6 +148,11 @@ export class Worker {
     const stall = new StallMonitor({ pipeline: spec.name, retryTimeoutMs: options.retryTimeoutMs, stallTimeoutMs: options.stallTimeoutMs }, this.clock);
     stall.onChange((stalled) => this.onStallChange(spec.name, stalled, stall.cause));
     const wiring = new StoreWiring(this.cassandra!, this.config.cassandra, spec, this.storeRetry(spec.name, stall), (j) => this.onStreamTimeJump(spec.name, j), this.config.worker.maxInFlight);
+    // One owner per base table: claimed (LWT) before the catalog entry is written, so a colliding store never gets one.
+    const owner = { store: spec.store.name, pipeline: spec.name, groupId: this.config.worker.groupId };
+    const existing = await shared.catalog.get(spec.store.name);
+    if (existing) wiring.adoptBaseTable(existing.baseTable);
+    await shared.owners.claim(wiring.baseTable, owner, this.workerId);
     const entry = await shared.catalog.register(wiring.catalogEntry());
     await wiring.ensureTable(entry.currentGeneration);
     const processor = new RecordProcessor(createConverter(spec.keyConverter, 'key-convert', this.registry), createConverter(spec.valueConverter, 'value-convert', this.registry), await createExtractor(spec.extract, this.loaded.baseDir));
@@ -152,7 +161,13 @@ export class Worker {
     const parts: PipelineParts = { options, kafka: this.kafka!, admin: this.admin!, processor, dlq, budget: shared.budget, stall, clock: this.clock, metrics: this.metrics, logger: this.logger };
     return new PipelineRunner(parts, {
       spec, admin: this.admin!, baseGroupId: this.config.worker.groupId, catalog: shared.catalog, status: this.statusTable!, entry,
-      writersFor: (g) => wiring.writerFactory(g), dropGeneration: (g) => wiring.dropTable(g),
+      writersFor: (g) => wiring.writerFactory(g), dropGeneration: async (g) => {
+        // Never drop a table a live pipeline writes: re-read the entry and the owner right before the drop.
+        const now = await shared.catalog.get(spec.store.name);
+        if (now === null) return;
+        await shared.owners.requireDroppable(now, g, owner);
+        await wiring.dropTable(g);
+      },
       workerId: this.workerId, progressBar: this.options.progressBar ?? false, onFatal: (e) => this.pipelineFailed(spec.name, e),
     });
   }
