@@ -91,6 +91,11 @@ worker:
     );
   });
 
+  it('store names that map to one Cassandra table are reported at the later store (with its line)', () => {
+    const ps = problems(`${head}pipelines:\n  - name: a\n    topics: [t1]\n    store: { name: fx-rates }\n  - name: b\n    topics: [t2]\n    store: { name: fx_rates }\n`);
+    expect(ps).toEqual([expect.objectContaining({ path: 'pipelines[1].store.name', line: 13, message: expect.stringMatching(/both map to Cassandra table/) })]);
+  });
+
   it('a public bind without an admin token is a warning, not an error', () => {
     const c = parseConfig(`${head}worker:\n  http: { host: 0.0.0.0 }\npipelines:\n  - name: p\n    topics: [t]\n    store: { name: s }\n`, { env: {} });
     expect(configWarnings(c)).toEqual([{ path: ['worker', 'http', 'adminToken'], message: expect.stringMatching(/admin routes will be off/) }]);
