@@ -10,6 +10,7 @@ import {
 import { deserializeWith, encodeKeyWith, historyBounds, requireTimestamp, serializeWith } from '../validation';
 import { RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
 import { StreamTimeTable } from './stream-time-table';
+import { TypedColumns } from './typed-columns';
 import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader } from './versioned-table-reader';
 
 /** Everything a CassandraVersionedStore needs once its schema exists (built by openCassandraVersionedStore). */
@@ -25,6 +26,8 @@ export interface CassandraVersionedStoreParts<K, V> {
   valueSerde: Serde<V>;
   initialStreamTime: number;
   cleaner: Omit<RetentionCleanerOptions, 'onError'> & { onError?: (e: unknown) => void };
+  /** Typed columns written alongside the layout's columns in the same INSERT (opt-in). */
+  typed?: TypedColumns;
 }
 
 /**
@@ -68,10 +71,10 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     if (v === null) return PUT_RETURN_CODE_NOT_PUT;
     let validTo = PUT_RETURN_CODE_VALID_TO_UNDEFINED;
     if (v.inOrder) {
-      await this.insert(v.key, timestamp, v.bytes);
+      await this.insert(v.key, timestamp, v.bytes, value);
     } else {
       // The read only sees versions strictly newer than timestamp, so it can run alongside the write.
-      const [next] = await Promise.all([this.reader.after(this.locator(v.key), timestamp), this.insert(v.key, timestamp, v.bytes)]);
+      const [next] = await Promise.all([this.reader.after(this.locator(v.key), timestamp), this.insert(v.key, timestamp, v.bytes, value)]);
       if (next !== null) validTo = next.validFrom;
     }
     this.cleaner.touched(v.key);
@@ -85,7 +88,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   async write(key: K, value: V | null, timestamp: number): Promise<'written' | 'expired'> {
     const v = this.accept(key, value, timestamp);
     if (v === null) return 'expired';
-    await this.insert(v.key, timestamp, v.bytes);
+    await this.insert(v.key, timestamp, v.bytes, value);
     this.cleaner.touched(v.key);
     return 'written';
   }
@@ -181,11 +184,19 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     return { key, partition: this.partition };
   }
 
-  /** One write of a version; the bind values are built directly (the partition was validated once). */
-  private async insert(key: Buffer, timestamp: number, value: Buffer | null): Promise<void> {
+  /**
+   * One write of a version; the bind values are built directly (the partition was validated once). With typed columns
+   * the same INSERT also sets them from the unserialised value (`typedValue`; null for tombstones).
+   */
+  private async insert(key: Buffer, timestamp: number, value: Buffer | null, typedValue: V | null = null): Promise<void> {
     const ts = this.reader.exec.long(timestamp);
     const writer = this.parts.writerId;
     const params = this.partition === undefined ? [key, ts, value, writer] : [this.partition, key, ts, value, writer];
+    if (this.parts.typed !== undefined) {
+      const row = await this.parts.typed.row(value === null ? null : typedValue);
+      await this.reader.exec.write(row.cql, [...params, ...row.cells], 'write version');
+      return;
+    }
     await this.reader.exec.write(this.reader.cql.insert, params, 'write version');
   }
 
