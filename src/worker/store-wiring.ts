@@ -12,6 +12,9 @@ import { openCassandraKeyValueStore } from '../store/cassandra/open-kv-store';
 import { DEFAULT_KV_BUCKETS } from '../store/cassandra/kv-table-reader';
 import { IssuedWrite, PartitionWriterFactory } from '../sink/partition-writer';
 import { TableOptions } from '../store/cassandra/table-options';
+import { explicitTypedColumns } from '../store/cassandra/typed-column-spec';
+import { TypedColumnsOptions } from '../store/cassandra/typed-columns';
+import { RegistryColumnSource, RegistrySettings } from '../converters';
 
 /** Replication options of the config in the store layer's shape. */
 export function replicationOf(cfg: AdjunctConfig['cassandra']): ReplicationOptions {
@@ -54,6 +57,7 @@ export class StoreWiring {
     private readonly spec: PipelineSpec,
     private readonly retry?: StoreRetryPolicy,
     private readonly onStreamTimeJump?: (jump: StreamTimeJump) => void,
+    private readonly registry?: RegistrySettings,
   ) {
     this.baseTable = tableNameForStore(spec.store.name).slice(0, 40);
     this.keySerdeName = keySerdeName(spec);
@@ -94,9 +98,23 @@ export class StoreWiring {
     };
   }
 
+  /**
+   * Typed columns of the writer of one topic: the explicit mapping, or the latest value schema of the topic's subject
+   * (`<topic>-value`), restricted to the projected fields. Undefined when the store is not typed.
+   */
+  private typedColumns(topic: string): TypedColumnsOptions | undefined {
+    const s = this.spec.store;
+    if (s.columns !== undefined) return { columns: explicitTypedColumns(s.columns) };
+    if (!s.typed) return undefined;
+    if (!this.registry) throw new InvalidArgumentError('typed: true needs a schema registry');
+    const project = this.spec.extract.value?.project?.map((f) => f.split(/[.[]/)[0]);
+    return { source: new RegistryColumnSource(this.registry, `${topic}-value`, project) };
+  }
+
   /** Creates the table of a generation (validated options; waits for schema agreement). */
   async ensureTable(generation: number): Promise<void> {
-    const w = await this.writerFactory(generation).open(this.spec.topics?.[0] ?? this.spec.name, 0); // any writer identity creates the table
+    // Any writer identity creates the table; typed columns are added by each topic's writers (a pattern has no topic yet).
+    const w = await this.writerFactory(generation, false).open(this.spec.topics?.[0] ?? this.spec.name, 0);
     await w.close();
   }
 
@@ -111,8 +129,8 @@ export class StoreWiring {
     await requireSchemaAgreement(this.client, `dropping table ${t}`);
   }
 
-  /** Writers into the table of one generation. */
-  writerFactory(generation: number): PartitionWriterFactory {
+  /** Writers into the table of one generation (with the store's typed columns unless withTyped is false). */
+  writerFactory(generation: number, withTyped = true): PartitionWriterFactory {
     return {
       open: async (topic: string, partition: number) => {
         const writerId = `${topic}:${partition}`;
@@ -121,7 +139,7 @@ export class StoreWiring {
         const vSerde = this.spec.store.valueSerde;
         if (this.spec.store.kind === 'versioned') {
           const retention = this.spec.store.historyRetention;
-          const store = await openCassandraVersionedStore<unknown, unknown>({ ...common, historyRetentionMs: retention, cleanupEvery: this.spec.store.cleanupEvery });
+          const store = await openCassandraVersionedStore<unknown, unknown>({ ...common, historyRetentionMs: retention, cleanupEvery: this.spec.store.cleanupEvery, typed: withTyped ? this.typedColumns(topic) : undefined });
           return {
             streamTime: () => store.observedStreamTime(),
             write: (key, value, ts): IssuedWrite => {

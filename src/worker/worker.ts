@@ -114,7 +114,7 @@ export class Worker {
             { pipeline: spec.name, topic: j.topic, partition: j.partition, from: j.from, to: j.to, historyRetentionMs: j.historyRetentionMs },
             `one record moved the stream time of ${j.topic}/${j.partition} from ${new Date(j.from).toISOString()} to ${new Date(j.to).toISOString()}, more than the history retention (${j.historyRetentionMs} ms): every older version of that partition expired at once; check for a stray event timestamp`,
           );
-        });
+        }, cfg.registry);
         const entry = await catalog.register(wiring.catalogEntry());
         await wiring.ensureTable(entry.currentGeneration);
         const runner = new PipelineRunner({
