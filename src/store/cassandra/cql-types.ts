@@ -109,7 +109,7 @@ export function toCell(type: CqlColumnType, v: unknown, scale?: number): unknown
     case 'text':
     case 'varchar':
     case 'ascii':
-      if (typeof v !== 'string' || (type === 'ascii' && !/^[\x00-\x7f]*$/.test(v))) fail(type, v);
+      if (typeof v !== 'string' || (type === 'ascii' && !/^\p{ASCII}*$/u.test(v))) fail(type, v);
       return v;
     case 'boolean':
       if (typeof v !== 'boolean') fail(type, v);
