@@ -1,5 +1,7 @@
 # Worker image: compiles the TypeScript in a build stage, ships only dist/, bin/ and production dependencies.
-FROM node:20-slim AS build
+# BASE_IMAGE: any Node 20 image with npm and a `node` user (the container test passes a locally built stand-in).
+ARG BASE_IMAGE=node:20-slim
+FROM ${BASE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -8,7 +10,7 @@ COPY bin ./bin
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-slim
+FROM ${BASE_IMAGE}
 ENV NODE_ENV=production
 # Bounded heap: with the consumer's 4 MB fetch bound the worker stays under 256 MB RSS (measured: 196 MB at 1M records with 96/8).
 ENV NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=8"
@@ -19,7 +21,8 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
 USER node
 EXPOSE 8080
+# Liveness on the HTTP port the mounted config uses (ADJUNCT_HTTP_PORT, default 8080).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:8080/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.ADJUNCT_HTTP_PORT || 8080}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "bin/adjunct.js"]
 CMD ["run", "--config", "/etc/adjunct/pipelines.yaml"]

@@ -11,7 +11,7 @@ module.exports = {
       transform,
       transformIgnorePatterns,
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['<rootDir>/test/integration/', '<rootDir>/test/faults/'],
+      testPathIgnorePatterns: ['<rootDir>/test/integration/', '<rootDir>/test/faults/', '<rootDir>/test/container/'],
     },
     {
       displayName: 'integration',

@@ -69,6 +69,20 @@ export const CassandraConfig = z.strictObject({
   readConsistency: Consistency.default('localQuorum'),
   writeConsistency: Consistency.default('localQuorum'),
   requestTimeout: Duration.default(12_000),
+  writeBatch: z
+    .strictObject({
+      maxBytes: z
+        .number()
+        .int()
+        .min(256)
+        .max(1 << 20)
+        .default(4096)
+        .describe("most estimated bytes per UNLOGGED batch (keep below Cassandra's batch_size_warn_threshold, 5 KiB by default)"),
+      maxRows: z.number().int().min(1).max(1024).default(64).describe('most rows per batch'),
+      linger: Duration.default(2).describe('how long an open batch waits for more rows; 0 turns batching off (one request per row)'),
+    })
+    .prefault({})
+    .describe('coalescing of concurrent row writes into UNLOGGED batches grouped by replica set'),
 });
 
 /** Schema registry (Confluent REST API) settings. */
@@ -81,7 +95,7 @@ export const RegistryConfig = z.strictObject({
 export const WorkerConfig = z
   .strictObject({
     groupId: z.string().min(1).default('adjunct'),
-    maxInFlight: z.number().int().min(1).max(4096).default(64).describe('bounded number of in-flight Cassandra writes per worker'),
+    maxInFlight: z.number().int().min(1).max(4096).default(64).describe('most Cassandra write requests (batches) in flight per pipeline; records in flight per worker are bounded at maxInFlight × cassandra.writeBatch.maxRows'),
     partitionsConsumedConcurrently: z.number().int().min(1).max(256).default(8),
     commitInterval: Duration.default(1_000),
     shutdownTimeout: Duration.default(30_000),

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { bearerMatches } from './auth';
+import { adminRoutesEnabled, bearerMatches } from './auth';
 import { HttpServerOptions } from './types';
 
 /** Admin actions on a pipeline. */
@@ -7,11 +7,15 @@ const ADMIN_ACTIONS = ['pause', 'resume', 'reload', 'rollback'] as const;
 
 /**
  * Registers POST /pipelines/:name/{pause,resume,reload,rollback}. When an admin token is configured every admin call
- * needs `Authorization: Bearer <token>` (buildHttpServer refuses a non-loopback bind without one).
+ * needs `Authorization: Bearer <token>`; bound beyond loopback without a token, every admin call gets 403 (routes off).
  */
 export function registerAdminRoutes(app: FastifyInstance, o: HttpServerOptions): void {
   const token = o.config.adminToken;
+  const enabled = adminRoutesEnabled(o.config);
   const guard = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (!enabled) {
+      return reply.code(403).send({ error: 'ADMIN_DISABLED', message: 'admin routes are off: the API is bound beyond loopback without worker.http.adminToken' });
+    }
     if (token !== undefined && !bearerMatches(req.headers.authorization, token)) {
       req.log.warn({ route: req.routeOptions.url, remote: req.ip }, 'admin call refused: missing or wrong bearer token');
       return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'UNAUTHORIZED', message: 'admin routes need Authorization: Bearer <adminToken>' });

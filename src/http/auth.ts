@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'crypto';
 import { isIP } from 'net';
+import type { HttpSettings } from './types';
 
 /** True when host binds only the loopback interface (127.0.0.0/8, ::1, localhost). */
 export function isLoopbackHost(host: string): boolean {
@@ -17,4 +18,9 @@ export function bearerMatches(header: string | undefined, token: string): boolea
   const a = createHash('sha256').update(m[1]).digest();
   const b = createHash('sha256').update(token).digest();
   return timingSafeEqual(a, b);
+}
+
+/** True when the admin routes are served: a token protects them, or the bind is loopback-only. */
+export function adminRoutesEnabled(settings: Pick<HttpSettings, 'host' | 'adminToken'>): boolean {
+  return Boolean(settings.adminToken) || isLoopbackHost(settings.host);
 }

@@ -1,18 +1,15 @@
 import Fastify, { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { ConfigError } from '../errors';
 import { registerAdminRoutes } from './admin-routes';
-import { isLoopbackHost } from './auth';
+import { adminRoutesEnabled } from './auth';
 import { errorBody, statusOf } from './error-reply';
 import { registerOpsRoutes } from './ops-routes';
 import { registerStoreRoutes } from './store-routes';
 import { HttpServerOptions } from './types';
 
-/** Validates the bind settings: a non-loopback host needs an admin token (>= 16 chars). */
+/** Validates the bind settings: an admin token, when set, has at least 16 characters. */
 export function checkHttpSettings(config: HttpServerOptions['config']): void {
   if (config.adminToken !== undefined && config.adminToken.length < 16) throw new ConfigError('worker.http.adminToken must be at least 16 characters', { context: { path: 'worker.http.adminToken' } });
-  if (!isLoopbackHost(config.host) && !config.adminToken) {
-    throw new ConfigError(`worker.http.host ${JSON.stringify(config.host)} is not loopback: set worker.http.adminToken to protect the admin routes`, { context: { path: 'worker.http.adminToken' } });
-  }
 }
 
 /** Builds (does not listen) the HTTP API: store reads, health/readiness/status/metrics and the admin routes. Works without a worker (serve mode). */
@@ -34,6 +31,9 @@ export async function buildHttpServer(o: HttpServerOptions): Promise<FastifyInst
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` }));
   registerOpsRoutes(app, o);
   registerStoreRoutes(app, o.lookup);
+  if (!adminRoutesEnabled(o.config)) {
+    app.log.warn({ host: o.config.host }, 'admin routes are off: worker.http.host is not loopback and worker.http.adminToken is not set (reads, health and metrics are served)');
+  }
   registerAdminRoutes(app, o);
   await app.ready();
   return app;

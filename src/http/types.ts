@@ -29,7 +29,7 @@ export interface HttpWorker {
 export interface HttpSettings {
   host: string;
   port: number;
-  /** Bearer token of the admin routes (required when bound to a non-loopback host). */
+  /** Bearer token of the admin routes (without one, admin routes are off unless bound to loopback). */
   adminToken?: string;
 }
 

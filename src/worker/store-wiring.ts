@@ -15,6 +15,14 @@ import { TableOptions } from '../store/cassandra/table-options';
 import { explicitTypedColumns } from '../store/cassandra/typed-column-spec';
 import { TypedColumnsOptions } from '../store/cassandra/typed-columns';
 import { RegistryColumnSource, RegistrySettings } from '../converters';
+import { createWriteBatcher } from '../store/cassandra/batch-sender';
+import { WriteBatcher } from '../store/cassandra/write-batcher';
+
+/** Rows in flight the record semaphore must allow so that maxInFlight batches can be full. */
+export function recordsInFlight(cfg: AdjunctConfig): number {
+  const b = cfg.cassandra.writeBatch;
+  return b.linger > 0 ? cfg.worker.maxInFlight * b.maxRows : cfg.worker.maxInFlight;
+}
 
 /** Replication options of the config in the store layer's shape. */
 export function replicationOf(cfg: AdjunctConfig['cassandra']): ReplicationOptions {
@@ -50,6 +58,8 @@ export class StoreWiring {
   private readonly keySerde: Serde<unknown>;
   private readonly valueSerde: Serde<unknown>;
   private readonly keySerdeName: string;
+  /** Coalesces the row writes of every partition and generation of this pipeline (undefined: batching off). */
+  private readonly batcher: WriteBatcher | undefined;
 
   constructor(
     private readonly client: Client,
@@ -57,12 +67,19 @@ export class StoreWiring {
     private readonly spec: PipelineSpec,
     private readonly retry?: StoreRetryPolicy,
     private readonly onStreamTimeJump?: (jump: StreamTimeJump) => void,
+    maxInFlight = 64,
     private readonly registry?: RegistrySettings,
   ) {
     this.baseTable = tableNameForStore(spec.store.name).slice(0, 40);
     this.keySerdeName = keySerdeName(spec);
     this.keySerde = serdeByName(this.keySerdeName);
     this.valueSerde = serdeByName(spec.store.valueSerde);
+    const b = cfg.writeBatch;
+    if (b && b.linger > 0) {
+      const ks = validateKeyspaceName(cfg.keyspace);
+      const exec = new CqlExecutor(client, { writeConsistency: cfg.writeConsistency, retry }, { keyspace: ks, store: spec.store.name });
+      this.batcher = createWriteBatcher(exec, ks, { maxBytes: b.maxBytes, maxRows: b.maxRows, lingerMs: b.linger, maxConcurrent: maxInFlight });
+    }
   }
 
   /** The catalog entry describing this store. */
@@ -95,6 +112,7 @@ export class StoreWiring {
       readConsistency: this.cfg.readConsistency,
       writeConsistency: this.cfg.writeConsistency,
       retry: this.retry,
+      batcher: this.batcher,
     };
   }
 

@@ -16,7 +16,7 @@ import { DeadLetterQueueReporter } from '../sink/dlq-reporter';
 import { Semaphore } from '../sink/semaphore';
 import { createCassandra, createKafka } from './clients';
 import { PipelineRunner, RunnerStatus } from './pipeline-runner';
-import { ensureKeyspaceFor, StoreWiring } from './store-wiring';
+import { ensureKeyspaceFor, recordsInFlight, StoreWiring } from './store-wiring';
 
 /** Worker lifecycle states. */
 export type WorkerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'FAILED';
@@ -98,7 +98,8 @@ export class Worker {
         this.producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 });
         await this.producer.connect();
       }
-      const semaphore = new Semaphore(cfg.worker.maxInFlight);
+      // With batching, maxInFlight bounds Cassandra requests (batches); the record semaphore allows them to be full.
+      const semaphore = new Semaphore(recordsInFlight(cfg));
       for (const spec of cfg.pipelines) {
         const wiring = new StoreWiring(this.cassandra, cfg.cassandra, spec, {
           timeoutMs: spec.errors.retryTimeout,
@@ -114,7 +115,7 @@ export class Worker {
             { pipeline: spec.name, topic: j.topic, partition: j.partition, from: j.from, to: j.to, historyRetentionMs: j.historyRetentionMs },
             `one record moved the stream time of ${j.topic}/${j.partition} from ${new Date(j.from).toISOString()} to ${new Date(j.to).toISOString()}, more than the history retention (${j.historyRetentionMs} ms): every older version of that partition expired at once; check for a stray event timestamp`,
           );
-        }, cfg.registry);
+        }, cfg.worker.maxInFlight, cfg.registry);
         const entry = await catalog.register(wiring.catalogEntry());
         await wiring.ensureTable(entry.currentGeneration);
         const runner = new PipelineRunner({

@@ -1,8 +1,10 @@
 import { AdjunctError, ConfigError, InvalidArgumentError, StoreError } from '../../src/errors';
-import { bearerMatches, isLoopbackHost } from '../../src/http/auth';
-import { checkHttpSettings } from '../../src/http/build-server';
+import { Registry } from 'prom-client';
+import { adminRoutesEnabled, bearerMatches, isLoopbackHost } from '../../src/http/auth';
+import { buildHttpServer, checkHttpSettings } from '../../src/http/build-server';
 import { errorBody, statusOf } from '../../src/http/error-reply';
-import { LookupError } from '../../src/lookup';
+import { Lookup, LookupError } from '../../src/lookup';
+import { createLogger } from '../../src/observability/logger';
 
 describe('auth', () => {
   it('recognises loopback hosts', () => {
@@ -18,10 +20,37 @@ describe('auth', () => {
     expect(bearerMatches(undefined, 'abc')).toBe(false);
   });
 
-  it('refuses a non-loopback bind without a token', () => {
-    expect(() => checkHttpSettings({ host: '0.0.0.0', port: 1 })).toThrow(ConfigError);
+  it('accepts a non-loopback bind without a token (admin routes off) and refuses a short token', () => {
+    expect(() => checkHttpSettings({ host: '0.0.0.0', port: 1 })).not.toThrow();
+    expect(() => checkHttpSettings({ host: '0.0.0.0', port: 1, adminToken: 'a'.repeat(15) })).toThrow(ConfigError);
     expect(() => checkHttpSettings({ host: '0.0.0.0', port: 1, adminToken: 'a'.repeat(16) })).not.toThrow();
     expect(() => checkHttpSettings({ host: '127.0.0.1', port: 1 })).not.toThrow();
+  });
+
+  it('serves admin routes only behind a token or on loopback', () => {
+    expect(adminRoutesEnabled({ host: '0.0.0.0' })).toBe(false);
+    expect(adminRoutesEnabled({ host: '0.0.0.0', adminToken: '' })).toBe(false);
+    expect(adminRoutesEnabled({ host: '10.0.0.1', adminToken: 'a'.repeat(16) })).toBe(true);
+    expect(adminRoutesEnabled({ host: '127.0.0.1' })).toBe(true);
+    expect(adminRoutesEnabled({ host: '::1' })).toBe(true);
+  });
+
+  it('starts bound beyond loopback without a token, logs that admin routes are off and answers them 403', async () => {
+    const lines: string[] = [];
+    const admin = { pause: jest.fn(), resume: jest.fn(), reload: jest.fn(), rollback: jest.fn(), state: 'RUNNING' };
+    const worker = { status: () => ({ state: 'RUNNING', pipelines: [] }), isReady: () => true, runner: () => admin, metrics: { registry: new Registry() } };
+    const app = await buildHttpServer({ worker, lookup: {} as Lookup, config: { host: '0.0.0.0', port: 0 }, logger: createLogger('info', { write: (l: string) => lines.push(l) }) });
+    try {
+      const off = lines.map((l) => JSON.parse(l) as { msg: string; host?: string }).find((l) => l.msg.startsWith('admin routes are off'));
+      expect(off).toMatchObject({ host: '0.0.0.0' });
+      const res = await app.inject({ method: 'POST', url: '/pipelines/rates/pause' });
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({ error: 'ADMIN_DISABLED' });
+      expect(admin.pause).not.toHaveBeenCalled();
+      expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -1,7 +1,9 @@
 /** Command-line flags of `npm run bench` (pure parsing, no I/O). */
 
 /** Every benchmark phase, in run order. */
-export const ALL_PHASES = ['raw-insert', 'raw-consume', 'adjunct', 'seed-path', 'lookups'] as const;
+export const ALL_PHASES = ['raw-insert', 'raw-batched-insert', 'raw-consume', 'adjunct', 'seed-path', 'lookups'] as const;
+/** Phases repeated in every round, in alternating order (medians are reported). */
+export const ROUND_PHASES: readonly Phase[] = ['raw-insert', 'raw-batched-insert', 'adjunct', 'seed-path'];
 /** One benchmark phase. */
 export type Phase = (typeof ALL_PHASES)[number];
 
@@ -15,8 +17,15 @@ export interface BenchOptions {
   partitions: number;
   /** Concurrency of the lookup phase (64). */
   lookupConcurrency: number;
-  /** Worker commit interval in ms (default: the worker's default, 1000). */
+  /** Worker commit interval in ms (100: small against the run, so the last commit follows the last write closely). */
   commitInterval: number;
+  /** Rounds of the timed write phases, in rotated order (medians reported). */
+  rounds: number;
+  /** Batch bounds of the worker and of the raw batched baseline (the worker's defaults). */
+  batchMaxBytes: number;
+  batchMaxRows: number;
+  /** Pin Cassandra and Kafka to CPU 0 and the client under test to CPU 1 (taskset), restoring affinity afterwards. */
+  pin: boolean;
   phases: Phase[];
   /** Run the adjunct child under `node --cpu-prof` and summarise the profile. */
   profile: boolean;
@@ -36,7 +45,11 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   concurrency: 64,
   partitions: 6,
   lookupConcurrency: 64,
-  commitInterval: 1000,
+  commitInterval: 100,
+  rounds: 3,
+  batchMaxBytes: 4096,
+  batchMaxRows: 64,
+  pin: false,
   phases: [...ALL_PHASES],
   profile: false,
   keep: false,
@@ -53,13 +66,17 @@ const NUMERIC: Record<string, keyof BenchOptions> = {
   '--partitions': 'partitions',
   '--lookup-concurrency': 'lookupConcurrency',
   '--commit-interval': 'commitInterval',
+  '--rounds': 'rounds',
+  '--batch-max-bytes': 'batchMaxBytes',
+  '--batch-max-rows': 'batchMaxRows',
   '--seed': 'seed',
 };
 
 /** Usage text. */
 export const USAGE = `npm run bench -- [--records N=200000] [--keys K=10000] [--out-of-order 0.05] [--lookups M=100000]
-  [--concurrency C=64] [--partitions 6] [--lookup-concurrency 64] [--commit-interval 1000] [--seed 42]
-  [--phases raw-insert,raw-consume,adjunct,seed-path,lookups] [--profile] [--keep] [--no-record]`;
+  [--concurrency C=64] [--partitions 6] [--lookup-concurrency 64] [--commit-interval 100] [--seed 42]
+  [--rounds 3] [--batch-max-bytes 4096] [--batch-max-rows 64] [--pin]
+  [--phases raw-insert,raw-batched-insert,raw-consume,adjunct,seed-path,lookups] [--profile] [--keep] [--no-record]`;
 
 function parseNumber(flag: string, raw: string | undefined): number {
   if (raw === undefined) throw new Error(`${flag} needs a value\n${USAGE}`);
@@ -82,12 +99,13 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       if (bad.length || !list.length) throw new Error(`--phases: unknown phase(s) ${bad.join(',') || '(none)'}; known: ${ALL_PHASES.join(',')}`);
       o.phases = ALL_PHASES.filter((p) => list.includes(p));
     } else if (flag === '--profile') o.profile = true;
+    else if (flag === '--pin') o.pin = true;
     else if (flag === '--keep') o.keep = true;
     else if (flag === '--no-record') o.record = false;
     else if (flag === '--help' || flag === '-h') throw new Error(USAGE);
     else throw new Error(`unknown flag ${flag}\n${USAGE}`);
   }
-  for (const k of ['records', 'keys', 'lookups', 'concurrency', 'partitions', 'lookupConcurrency', 'commitInterval'] as const) {
+  for (const k of ['records', 'keys', 'lookups', 'concurrency', 'partitions', 'lookupConcurrency', 'commitInterval', 'rounds', 'batchMaxBytes', 'batchMaxRows'] as const) {
     if (!Number.isSafeInteger(o[k]) || o[k] < (k === 'lookups' ? 0 : 1)) throw new Error(`--${k} must be a positive integer, got ${o[k]}`);
   }
   if (!(o.outOfOrder >= 0 && o.outOfOrder < 1)) throw new Error(`--out-of-order must be in [0, 1), got ${o.outOfOrder}`);

@@ -6,17 +6,18 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Client } from 'cassandra-driver';
-import { repoRoot } from '../devstack/endpoints';
-import { parseBenchArgs, ALL_PHASES, BenchOptions } from './args';
+import { repoRoot, stackSettings } from '../devstack/endpoints';
+import { parseBenchArgs, ALL_PHASES, BenchOptions, Phase, ROUND_PHASES } from './args';
 import { generateDataset, outOfOrderShare } from './dataset';
 import { benchCassandra, benchKafka, createKeyspace, createTopic, dropKeyspace, produceDataset, runId } from './infra';
 import { adjunctPhase, AdjunctDetails } from './phases/adjunct';
 import { lookupPhases } from './phases/lookups';
-import { rawConsume, rawInsert } from './phases/raw';
+import { rawBatchedInsert, rawConsume, rawInsert } from './phases/raw';
+import { CLIENT_CPUS, pinStack } from './pin';
 import { seedPath } from './phases/seed-path';
 import { PhaseResult } from './phases/types';
 import { profileMarkdown, ProfileSummary, summariseProfileFile } from './profile-summary';
-import { BenchReport, machineInfo, ratio, reportMarkdown, targets, writeResults } from './report';
+import { BenchReport, machineInfo, medianPhase, ratio, reportMarkdown, targets, writeResults } from './report';
 
 const t0 = Date.now();
 /** Progress line on stderr with elapsed seconds. */
@@ -60,44 +61,75 @@ async function run(o: BenchOptions): Promise<void> {
     log(`produced ${d.size} records to ${topic} in ${produceSeconds.toFixed(1)} s (untimed)`);
     client = await benchCassandra();
     await createKeyspace(client, ks);
-
-    if (has('raw-insert')) {
-      phases.push(await rawInsert(client, ks, d, o.concurrency));
-      log(line(phases[phases.length - 1]));
-    }
-    if (has('raw-consume')) {
-      phases.push(await rawConsume(kafka, topic, `${groupBase}-raw`, d.size));
-      log(line(phases[phases.length - 1]));
-    }
-    if (has('adjunct')) {
-      const r = await adjunctPhase(admin, kafka, client, { topic, keyspace: adjKs, groupId: groupBase, storeName, maxInFlight: o.concurrency, commitIntervalMs: o.commitInterval, records: d.size, workDir, profile: o.profile });
-      details = r.details;
-      phases.push({ phase: r.phase, count: r.count, unit: r.unit, seconds: r.seconds, ratePerSec: r.ratePerSec, extra: r.extra });
-      log(`${line(r)}; peak RSS ${details.peakRssMb.toFixed(0)} MB; ${details.requestsPerRecord.toFixed(3)} requests/record; written ${details.written}, expired ${details.expired}`);
-      if (details.profileFile) {
-        profile = summariseProfileFile(details.profileFile, path.join(repoRoot(), 'bench', '.build', 'worker-child.js'), 40);
-        log(`profile: ${details.profileFile}\n${profileMarkdown(profile, 25)}`);
+    const c = client;
+    const pin = o.pin ? pinStack(stackSettings().stackDir) : undefined;
+    if (pin) log(`pinned: ${JSON.stringify(pin.pinned)} (servers on CPU 0, client on CPU ${CLIENT_CPUS})`);
+    try {
+      // Timed write phases run in every round, in rotated order, so none always meets the coldest Cassandra.
+      const timed = ROUND_PHASES.filter(has);
+      const byRound = new Map<Phase, PhaseResult[]>();
+      const adjRounds: AdjunctDetails[] = [];
+      for (let round = 0; round < o.rounds; round++) {
+        const order = timed.map((_, i) => timed[(i + round) % timed.length]);
+        for (const phase of order) {
+          const rks = `${ks}_r${round}`;
+          let r: PhaseResult;
+          if (phase === 'raw-insert') {
+            await createKeyspace(c, rks);
+            r = await rawInsert(c, rks, d, o.concurrency);
+          } else if (phase === 'raw-batched-insert') {
+            await createKeyspace(c, rks);
+            r = await rawBatchedInsert(c, rks, d, o.concurrency, o.batchMaxBytes, o.batchMaxRows);
+          } else if (phase === 'seed-path') {
+            await createKeyspace(c, rks);
+            r = await seedPath(c, rks, d, o.concurrency);
+          } else {
+            const profileThis = o.profile && round === o.rounds - 1;
+            const a = await adjunctPhase(admin, kafka, c, { topic, keyspace: `${adjKs}${round}`, groupId: `${groupBase}-r${round}`, storeName, maxInFlight: o.concurrency, commitIntervalMs: o.commitInterval, records: d.size, workDir, profile: profileThis, cpus: pin ? CLIENT_CPUS : undefined, batchMaxBytes: o.batchMaxBytes, batchMaxRows: o.batchMaxRows });
+            adjRounds.push(a.details);
+            r = { phase: a.phase, count: a.count, unit: a.unit, seconds: a.seconds, ratePerSec: a.ratePerSec, extra: a.extra };
+            log(`round ${round + 1}: peak RSS ${a.details.peakRssMb.toFixed(0)} MB; ${a.details.requestsPerRecord.toFixed(3)} requests/record; written ${a.details.written}, expired ${a.details.expired}`);
+            if (a.details.profileFile) {
+              profile = summariseProfileFile(a.details.profileFile, path.join(repoRoot(), 'bench', '.build', 'worker-child.js'), 40);
+              log(`profile: ${a.details.profileFile}\n${profileMarkdown(profile, 25)}`);
+            }
+          }
+          byRound.set(phase, [...(byRound.get(phase) ?? []), r]);
+          log(`round ${round + 1}/${o.rounds}: ${line(r)}`);
+        }
       }
-    }
-    if (has('seed-path')) {
-      phases.push(await seedPath(client, ks, d, o.concurrency));
-      log(line(phases[phases.length - 1]));
-    }
-    if (has('lookups') && o.lookups > 0) {
-      const r = await lookupPhases(client, adjKs, storeName, d, o.lookups, o.lookupConcurrency, o.seed);
-      phases.push(r.raw, r.rawPair, r.library);
-      lookupsFound = r.found;
-      log(`${line(r.raw)}\n${line(r.rawPair)}\n${line(r.library)} (found: ${JSON.stringify(r.found)})`);
+      for (const phase of timed) phases.push(medianPhase(byRound.get(phase)!));
+      if (adjRounds.length) {
+        const med = phases.find((p) => p.phase === 'adjunct (worker)')!;
+        const idx = byRound.get('adjunct')!.findIndex((r) => r.ratePerSec === med.ratePerSec);
+        // The median round's details, with the peak RSS of the worst round.
+        details = { ...adjRounds[Math.max(0, idx)], peakRssMb: Math.max(...adjRounds.map((a) => a.peakRssMb)) };
+      }
+      if (has('raw-consume')) {
+        phases.push(await rawConsume(kafka, topic, `${groupBase}-raw`, d.size));
+        log(line(phases[phases.length - 1]));
+      }
+      if (has('lookups') && o.lookups > 0) {
+        const r = await lookupPhases(c, `${adjKs}${o.rounds - 1}`, storeName, d, o.lookups, o.lookupConcurrency, o.seed);
+        phases.push(r.raw, r.rawPair, r.library);
+        lookupsFound = r.found;
+        log(`${line(r.raw)}\n${line(r.rawPair)}\n${line(r.library)} (found: ${JSON.stringify(r.found)})`);
+      }
+    } finally {
+      pin?.restore();
     }
   } finally {
     if (!o.keep) {
       log('cleaning up (topic, keyspaces, groups); --keep keeps them');
       if (client) {
         await dropKeyspace(client, ks);
-        await dropKeyspace(client, adjKs);
+        for (let r = 0; r < o.rounds; r++) {
+          await dropKeyspace(client, `${ks}_r${r}`);
+          await dropKeyspace(client, `${adjKs}${r}`);
+        }
       }
       await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
-      await admin.deleteGroups([`${groupBase}-raw`, `${groupBase}.bench.g1`]).catch(() => undefined);
+      await admin.deleteGroups([`${groupBase}-raw`, ...Array.from({ length: o.rounds }, (_, r) => `${groupBase}-r${r}.bench.g1`)]).catch(() => undefined);
     }
     await admin.disconnect();
     await client?.shutdown();
@@ -113,10 +145,22 @@ async function run(o: BenchOptions): Promise<void> {
     machine: machineInfo(),
     dataset: { outOfOrderShare: share, minTs: d.minTs, maxTs: d.maxTs, produceSeconds },
     phases,
-    ratios: { adjunctVsRawInsert: ratio(adj, byName('raw insert')), adjunctVsSeedPath: ratio(adj, seed), libraryVsRawSelect: ratio(byName('lookups: library'), byName('lookups: bare SELECT')) },
+    ratios: {
+      adjunctVsRawInsert: ratio(adj, byName('raw insert')),
+      adjunctVsRawBatchedInsert: ratio(adj, byName('raw batched insert')),
+      adjunctVsSeedPath: ratio(adj, seed),
+      libraryVsRawSelect: ratio(byName('lookups: library'), byName('lookups: bare SELECT')),
+    },
+    cpuMicrosPerRecord: {
+      adjunct: details?.cpuMicrosPerRecord ?? null,
+      rawInsert: (byName('raw insert')?.extra?.cpuMicrosPerRecord as number | undefined) ?? null,
+      rawBatchedInsert: (byName('raw batched insert')?.extra?.cpuMicrosPerRecord as number | undefined) ?? null,
+    },
+    pinned: o.pin,
     worker: details ? { ...details, peakRssMb: details.peakRssMb } : { peakRssMb: null },
     statementsPerRecord: {
       rawInsert: byName('raw insert') ? 1 : null,
+      rawBatchedInsert: (byName('raw batched insert')?.extra?.statementsPerRecord as number | undefined) ?? null,
       adjunctClient: details?.requestsPerRecord ?? null,
       adjunctDataTable: details?.dataTableRequestsPerRecord ?? null,
       adjunctServer: details?.server ? (details.server.reads + details.server.writes) / o.records : null,
@@ -124,7 +168,7 @@ async function run(o: BenchOptions): Promise<void> {
     },
     lookupsFound,
     profile,
-    targets: { adjunctVsRawInsert: { target: '', met: null }, adjunctVsSeedPath: { target: '', met: null }, libraryVsRawSelect: { target: '', met: null }, peakRss: { target: '', met: null } },
+    targets: {},
   };
   report.targets = targets(report);
   const md = reportMarkdown(report);

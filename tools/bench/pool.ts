@@ -40,3 +40,25 @@ export async function runLanes(lanes: Uint32Array[], fn: (i: number) => Promise<
     }),
   );
 }
+
+/**
+ * Cuts records [0, count) into consecutive batches of at most maxRows rows and maxBytes bytes (a row larger than
+ * maxBytes goes alone); returns the boundaries: batch b is [bounds[b], bounds[b + 1]).
+ */
+export function batchesBySize(count: number, sizeOf: (i: number) => number, maxBytes: number, maxRows: number): number[] {
+  const bounds = [0];
+  let rows = 0;
+  let bytes = 0;
+  for (let i = 0; i < count; i++) {
+    const s = sizeOf(i);
+    if (rows > 0 && (rows >= maxRows || bytes + s > maxBytes)) {
+      bounds.push(i);
+      rows = 0;
+      bytes = 0;
+    }
+    rows++;
+    bytes += s;
+  }
+  if (count > 0) bounds.push(count);
+  return bounds;
+}

@@ -72,3 +72,17 @@ export function msSince(start: bigint): number {
 export function ratePerSec(count: number, ms: number): number {
   return ms > 0 ? (count * 1000) / ms : 0;
 }
+
+/** CPU time (user + system, µs) this process used since start. */
+export function cpuMicrosSince(start: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(start);
+  return d.user + d.system;
+}
+
+/** Median of numbers (mean of the middle two for an even count); NaN when empty. */
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}

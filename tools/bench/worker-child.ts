@@ -1,7 +1,9 @@
 /**
  * Child-process entry of the adjunct phase: starts one Worker from a config file, counts every Cassandra request the
  * process sends (by statement kind, data table vs adjunct_* metadata tables) and answers the parent over IPC.
- * Usage: node worker-child.js <config.yaml>   (messages: {cmd:'stats'} → {type:'stats'}, {cmd:'stop'} → exit 0)
+ * Usage: node worker-child.js <config.yaml> [<end offsets JSON {partition: offset}>]
+ * (messages: {cmd:'stats'} → {type:'stats'}, {cmd:'stop'} → exit 0; with end offsets it sends {type:'caughtUp'} as soon
+ * as its own committed offsets reach them, with the CPU time the process used so far)
  */
 import { Client } from 'cassandra-driver';
 import { Kafka } from 'kafkajs';
@@ -19,6 +21,8 @@ export interface RequestCounts {
   update: number;
   other: number;
   batch: number;
+  /** Rows carried by those batches. */
+  batchedRows: number;
   /** Requests on the store's data table (everything not on an adjunct_* table). */
   dataTable: number;
   /** Requests on adjunct_* metadata tables (catalog, status, stream time) and DDL. */
@@ -27,12 +31,13 @@ export interface RequestCounts {
 
 /** Message sent by the child to the parent. */
 export type ChildMessage =
-  | { type: 'started'; at: number }
+  | { type: 'started'; at: number; cpuMicros: number }
+  | { type: 'caughtUp'; at: number; cpuMicros: number }
   | { type: 'failed'; error: string }
   | { type: 'stats'; counts: RequestCounts; firstDataWriteAt: number | null; lastDataWriteDoneAt: number | null; consumed: number; written: number; expired: number; rssMb: number; heapUsedMb: number; heapTotalMb: number; externalMb: number }
   | { type: 'stopped' };
 
-const counts: RequestCounts = { select: 0, insert: 0, delete: 0, update: 0, other: 0, batch: 0, dataTable: 0, metadata: 0 };
+const counts: RequestCounts = { select: 0, insert: 0, delete: 0, update: 0, other: 0, batch: 0, batchedRows: 0, dataTable: 0, metadata: 0 };
 let firstDataWriteAt: number | null = null;
 let lastDataWriteDoneAt: number | null = null;
 
@@ -66,7 +71,14 @@ function instrumentDriver(): void {
   const batch = proto.batch;
   proto.batch = function (this: unknown, ...args: unknown[]) {
     counts.batch++;
-    return batch.apply(this, args);
+    const rows = Array.isArray(args[0]) ? args[0].length : 0;
+    counts.batchedRows += rows;
+    // The worker batches only data-table rows.
+    counts.dataTable++;
+    if (firstDataWriteAt === null) firstDataWriteAt = Date.now();
+    const r = batch.apply(this, args);
+    if (r instanceof Promise) void r.then(() => (lastDataWriteDoneAt = Date.now()), () => undefined);
+    return r;
   };
 }
 
@@ -83,6 +95,22 @@ function overrideConsumerMaxBytes(): void {
 
 function send(m: ChildMessage): void {
   process.send?.(m);
+}
+
+/** Polls the worker's own status until every non-empty partition's committed offset reached its end offset. */
+function watchCaughtUp(worker: Worker, end: Record<string, string>): void {
+  const want = Object.entries(end).filter(([, o]) => BigInt(o) > 0n);
+  const timer = setInterval(() => {
+    const parts = worker.status().pipelines.flatMap((p) => p.partitions);
+    const done = want.every(([p, o]) => {
+      const c = parts.find((x) => x.partition === Number(p))?.committedOffset;
+      return c !== null && c !== undefined && BigInt(c) >= BigInt(o);
+    });
+    if (!done) return;
+    clearInterval(timer);
+    const cpu = process.cpuUsage();
+    send({ type: 'caughtUp', at: Date.now(), cpuMicros: cpu.user + cpu.system });
+  }, 5);
 }
 
 async function main(): Promise<void> {
@@ -112,7 +140,9 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(1), 50);
     return;
   }
-  send({ type: 'started', at: Date.now() });
+  const cpu = process.cpuUsage();
+  send({ type: 'started', at: Date.now(), cpuMicros: cpu.user + cpu.system });
+  if (process.argv[3]) watchCaughtUp(worker, JSON.parse(process.argv[3]) as Record<string, string>);
 }
 
 void main().catch((e) => {

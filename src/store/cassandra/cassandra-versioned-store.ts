@@ -11,7 +11,20 @@ import { deserializeWith, encodeKeyWith, historyBounds, requireTimestamp, serial
 import { RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
 import { StreamTimeTable } from './stream-time-table';
 import { TypedColumns } from './typed-columns';
+import { versionRowId } from './write-batcher';
 import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader } from './versioned-table-reader';
+
+/** Bytes a version row adds to a batch beyond its key and value (valid_from, cell and row headers). */
+const ROW_OVERHEAD_BYTES = 24;
+/** Estimated bytes of one typed cell in a batch (the value blob already carries the field's data once). */
+const TYPED_CELL_BYTES = 16;
+
+/** The big-endian int32 serialisation of a partition number (a routing key). */
+function int32Bytes(n: number): Buffer {
+  const b = Buffer.allocUnsafe(4);
+  b.writeInt32BE(n, 0);
+  return b;
+}
 
 /** Everything a CassandraVersionedStore needs once its schema exists (built by openCassandraVersionedStore). */
 export interface CassandraVersionedStoreParts<K, V> {
@@ -45,10 +58,13 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   private streamTime: number;
   private persistedStreamTime: number;
   private closed = false;
+  /** Routing key of every row of a partitioned table (its int partition key); undefined for global tables (the key). */
+  private readonly routingKey: Buffer | undefined;
 
   constructor(private readonly parts: CassandraVersionedStoreParts<K, V>) {
     this.reader = parts.reader;
     this.partition = parts.reader.partitionFor(parts.partition);
+    this.routingKey = this.partition === undefined ? undefined : int32Bytes(this.partition);
     this.retention = parts.historyRetentionMs;
     this.streamTime = parts.initialStreamTime;
     this.persistedStreamTime = parts.initialStreamTime;
@@ -185,19 +201,24 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   }
 
   /**
-   * One write of a version; the bind values are built directly (the partition was validated once). With typed columns
-   * the same INSERT also sets them from the unserialised value (`typedValue`; null for tombstones).
+   * One write of a version (coalesced into a batch when the executor has a batcher); the bind values are built
+   * directly (the partition was validated once). Its routing key is the Cassandra partition key. With typed columns the
+   * same INSERT also sets them from the unserialised value (`typedValue`; null for tombstones).
    */
   private async insert(key: Buffer, timestamp: number, value: Buffer | null, typedValue: V | null = null): Promise<void> {
     const ts = this.reader.exec.long(timestamp);
     const writer = this.parts.writerId;
-    const params = this.partition === undefined ? [key, ts, value, writer] : [this.partition, key, ts, value, writer];
+    const p = this.partition;
+    const params: unknown[] = p === undefined ? [key, ts, value, writer] : [p, key, ts, value, writer];
+    let bytes = key.length + (value === null ? 0 : value.length) + writer.length + ROW_OVERHEAD_BYTES;
+    let query = this.reader.cql.insert;
     if (this.parts.typed !== undefined) {
       const row = await this.parts.typed.row(value === null ? null : typedValue);
-      await this.reader.exec.write(row.cql, [...params, ...row.cells], 'write version');
-      return;
+      query = row.cql;
+      params.push(...row.cells);
+      bytes += TYPED_CELL_BYTES * row.cells.length;
     }
-    await this.reader.exec.write(this.reader.cql.insert, params, 'write version');
+    await this.reader.exec.writeRow({ query, params, routingKey: this.routingKey ?? key, rowId: versionRowId(key, timestamp), bytes }, 'write version');
   }
 
   /** Bind values of a key's rows plus one valid_from bound. */

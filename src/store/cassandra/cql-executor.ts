@@ -1,6 +1,7 @@
 import { Client, QueryOptions, types } from 'cassandra-driver';
 import { InvalidArgumentError, isRetriableCassandraError, wrapCassandraError } from '../../errors';
 import { withRetry } from '../../errors/retry';
+import type { CoalescedWrite, WriteBatcher } from './write-batcher';
 
 /** Retry of retriable driver errors (timeouts, unavailable, overloaded, no host) with exponential backoff. */
 export interface StoreRetryPolicy {
@@ -15,11 +16,15 @@ export interface StoreRetryPolicy {
 }
 
 let lastMicros = 0;
-/** A strictly increasing client-side write timestamp (µs), fixed once per logical write so retries keep their order. */
-function nextWriteTimestamp(): types.Long {
+/** A strictly increasing client-side write timestamp (µs since the epoch), fixed once per logical write or batch. */
+export function nextWriteMicros(): number {
   const now = Date.now() * 1000;
   lastMicros = now > lastMicros ? now : lastMicros + 1;
-  return types.Long.fromNumber(lastMicros);
+  return lastMicros;
+}
+
+function nextWriteTimestamp(): types.Long {
+  return types.Long.fromNumber(nextWriteMicros());
 }
 
 /** Consistency level by driver code or name (e.g. 'localQuorum', 'one'). */
@@ -37,6 +42,8 @@ export interface ExecutionSettings {
   ddlExecutionProfile?: string;
   /** Retry retriable failures of reads and writes (off by default; the sink turns it on). */
   retry?: StoreRetryPolicy;
+  /** Coalesces row writes into UNLOGGED batches (the worker sets one per pipeline; absent = one request per row). */
+  batcher?: WriteBatcher;
 }
 
 /** Resolves a consistency option to the driver's numeric code. */
@@ -94,6 +101,40 @@ export class CqlExecutor {
   /** Executes a prepared write (idempotent unless told otherwise). */
   async write(query: string, params: unknown[], what: string, extra: QueryOptions = {}): Promise<types.ResultSet> {
     return this.run(query, params, what, { ...this.writeOptions, ...extra }, true);
+  }
+
+  /**
+   * Writes one row through the batcher when there is one (acknowledged with its batch), else as a single prepared
+   * write. The returned promise settles when the row is durable.
+   */
+  writeRow(row: CoalescedWrite, what: string): Promise<unknown> {
+    const b = this.settings.batcher;
+    if (b) return b.write(row);
+    return this.write(row.query, row.params, what);
+  }
+
+  /**
+   * Sends coalesced rows as one request with a fixed client timestamp: a single prepared statement for one row, else
+   * an UNLOGGED batch routed to the rows' replicas. Retried as a whole when a retry policy is set.
+   */
+  sendRows(rows: readonly CoalescedWrite[], timestampMicros: number): Promise<unknown> {
+    const timestamp = types.Long.fromNumber(timestampMicros);
+    const opts: QueryOptions = { ...this.writeOptions, timestamp, routingKey: rows[0].routingKey };
+    const once =
+      rows.length === 1
+        ? () => this.client.execute(rows[0].query, rows[0].params, opts)
+        : // The rows carry query and params already: the driver reads nothing else from a batch entry.
+          () => this.client.batch(rows as CoalescedWrite[], { ...opts, logged: false });
+    const attempt = async () => {
+      try {
+        return await once();
+      } catch (e) {
+        throw wrapCassandraError(e, rows.length === 1 ? 'write row' : `write batch of ${rows.length} rows`, 'store', this.context);
+      }
+    };
+    const retry = this.settings.retry;
+    if (!retry) return attempt();
+    return withRetry(attempt, { timeoutMs: retry.timeoutMs, maxDelayMs: retry.maxDelayMs, initialDelayMs: 100, isRetriable: isRetriableCassandraError, onRetry: retry.onRetry, shouldStop: retry.shouldStop });
   }
 
   /** Executes an unlogged batch of prepared writes (one request). */

@@ -2,7 +2,7 @@ import { Writable } from 'stream';
 import { Client } from 'cassandra-driver';
 import type { FastifyInstance } from 'fastify';
 import { PipelineStatusTable } from '../../../src/catalog';
-import { AdjunctError, ConfigError } from '../../../src/errors';
+import { AdjunctError } from '../../../src/errors';
 import { buildHttpServer, httpStarter, HttpWorker } from '../../../src/http/server';
 import { Lookup, openLookup } from '../../../src/lookup';
 import { createLogger, silentLogger } from '../../../src/observability/logger';
@@ -233,8 +233,14 @@ describe('admin routes', () => {
     expect(lines.join('')).not.toContain(TOKEN);
   });
 
-  it('refuses a non-loopback bind without a token; requires the token when bound to 0.0.0.0', async () => {
-    await expect(buildHttpServer({ worker, lookup, config: { host: '0.0.0.0', port: 0 }, logger: silentLogger })).rejects.toBeInstanceOf(ConfigError);
+  it('bound to 0.0.0.0 without a token: admin routes off (403, logged at startup), reads served; with a token it is required', async () => {
+    const lines: string[] = [];
+    const off = await buildHttpServer({ worker, lookup, config: { host: '0.0.0.0', port: 0 }, logger: createLogger('info', { write: (l: string) => lines.push(l) }) });
+    expect(lines.map((l) => JSON.parse(l).msg)).toContainEqual(expect.stringContaining('admin routes are off'));
+    expect((await post('/pipelines/boot/pause', off)).statusCode).toBe(403);
+    expect((await post('/pipelines/boot/pause', off, { authorization: `Bearer ${TOKEN}` })).statusCode).toBe(403);
+    expect((await get('/stores/fruits/keys/apple', off)).statusCode).toBe(200);
+    await off.close();
     await expect(buildHttpServer({ worker, lookup, config: { host: '0.0.0.0', port: 0, adminToken: 'short' }, logger: silentLogger })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
     const open = await buildHttpServer({ worker, lookup, config: { host: '0.0.0.0', port: 0, adminToken: TOKEN }, logger: silentLogger });
     expect((await post('/pipelines/boot/pause', open)).statusCode).toBe(401);

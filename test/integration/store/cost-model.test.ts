@@ -1,6 +1,9 @@
 import { CassandraVersionedStore } from '../../../src/store/cassandra/cassandra-versioned-store';
 import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
 import { PUT_RETURN_CODE_NOT_PUT, StoreScope } from '../../../src/store/types';
+import { CqlExecutor } from '../../../src/store/cassandra/cql-executor';
+import { createWriteBatcher } from '../../../src/store/cassandra/batch-sender';
+import { WriteBatcher } from '../../../src/store/cassandra/write-batcher';
 import { isolatedStore, useStoreKeyspace } from './support';
 
 jest.setTimeout(180_000);
@@ -8,7 +11,7 @@ jest.setTimeout(180_000);
 const ks = useStoreKeyspace('it_store_cost', { counting: true });
 let counter = 0;
 
-async function open(scope: StoreScope, historyRetentionMs: number, extra: { cleanupEvery?: number; n?: number } = {}): Promise<CassandraVersionedStore<string, string>> {
+async function open(scope: StoreScope, historyRetentionMs: number, extra: { cleanupEvery?: number; n?: number; batcher?: WriteBatcher } = {}): Promise<CassandraVersionedStore<string, string>> {
   const n = extra.n ?? ++counter;
   return openCassandraVersionedStore({
     client: ks.client,
@@ -17,6 +20,7 @@ async function open(scope: StoreScope, historyRetentionMs: number, extra: { clea
     ...isolatedStore(scope, n, 'c'),
     historyRetentionMs,
     cleanupEvery: extra.cleanupEvery ?? 1_000_000,
+    batcher: extra.batcher,
   });
 }
 
@@ -49,6 +53,23 @@ describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (sco
     expect(await measure(() => s.write('k', 'late', 899))).toEqual({ result: 'expired', reads: 0, writes: 0 });
     expect((await s.get('k', 975))?.value).toBe('b');
     expect((await s.get('k'))?.value).toBe('a');
+  });
+
+  it('with the write batcher, concurrent sink writes cost one request per batch, bounded by rows and bytes', async () => {
+    // The worker's default bounds: 4,096 bytes and 64 rows per UNLOGGED batch, 2 ms linger.
+    const batcher = createWriteBatcher(new CqlExecutor(ks.client), ks.keyspace, { maxBytes: 4096, maxRows: 64, lingerMs: 2, maxConcurrent: 64 });
+    const s = await open(scope, 1_000_000, { batcher });
+    const small = await measure(() => Promise.all(Array.from({ length: 128 }, (_, i) => s.write(`k${i % 50}`, `v${i}`, 1000 + i))));
+    // 128 rows of ~30 bytes: two batches of 64 rows (the row bound).
+    expect({ reads: small.reads, writes: small.writes }).toEqual({ reads: 0, writes: 2 });
+    expect(ks.tracker.queries).toEqual(['BATCH(64)', 'BATCH(64)']);
+    const value = 'x'.repeat(1000);
+    const large = await measure(() => Promise.all(Array.from({ length: 12 }, (_, i) => s.write(`big${i}`, value, 5000 + i))));
+    // 12 rows of ~1,030 bytes: 3 per 4,096-byte batch.
+    expect({ reads: large.reads, writes: large.writes }).toEqual({ reads: 0, writes: 4 });
+    expect((await s.get('k49'))?.value).toBe('v99');
+    expect((await s.get('big11'))?.value).toBe(value);
+    (report as Record<string, unknown>)[`${scope}-batched`] = { smallRowsPerRequest: 128 / small.writes, kilobyteRowsPerRequest: 12 / large.writes };
   });
 
   it('puts, gets and deletes cost the advertised number of requests', async () => {

@@ -1,7 +1,8 @@
 import { parseBenchArgs, DEFAULT_OPTIONS } from '../../../tools/bench/args';
 import { fnv1a, generateDataset, mulberry32, outOfOrderShare } from '../../../tools/bench/dataset';
-import { lanesByKey } from '../../../tools/bench/pool';
-import { LatencyRecorder, percentile, summarize } from '../../../tools/bench/stats';
+import { batchesBySize, lanesByKey } from '../../../tools/bench/pool';
+import { medianPhase } from '../../../tools/bench/report';
+import { LatencyRecorder, median, percentile, summarize } from '../../../tools/bench/stats';
 
 describe('bench stats', () => {
   it('computes nearest-rank percentiles', () => {
@@ -90,5 +91,25 @@ describe('bench lanes and args', () => {
     expect(() => parseBenchArgs(['--nope'])).toThrow(/unknown flag/);
     expect(() => parseBenchArgs(['--phases', 'lookups'])).toThrow(/include adjunct/);
     expect(() => parseBenchArgs(['--out-of-order', '1'])).toThrow();
+    const r = parseBenchArgs(['--rounds', '5', '--pin', '--batch-max-bytes', '2048', '--batch-max-rows=16']);
+    expect([r.rounds, r.pin, r.batchMaxBytes, r.batchMaxRows]).toEqual([5, true, 2048, 16]);
+    expect(() => parseBenchArgs(['--rounds', '0'])).toThrow(/rounds/);
+  });
+});
+
+describe('bench batches and medians', () => {
+  it('cuts batches at the row bound and before a row that would pass the byte bound; a big row goes alone', () => {
+    const sizes = [100, 100, 100, 100, 100, 900, 100, 2000, 100];
+    expect(batchesBySize(sizes.length, (i) => sizes[i], 1000, 4)).toEqual([0, 4, 6, 7, 8, 9]);
+    expect(batchesBySize(0, () => 1, 10, 1)).toEqual([0]);
+  });
+
+  it('reports the round with the median rate and every round rate', () => {
+    const p = (rate: number) => ({ phase: 'x', count: 1, unit: 'records' as const, seconds: 1 / rate, ratePerSec: rate });
+    const m = medianPhase([p(30), p(10), p(20)]);
+    expect(m.ratePerSec).toBe(20);
+    expect(m.extra).toEqual({ rounds: 3, roundRates: [30, 10, 20] });
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(Number.isNaN(median([]))).toBe(true);
   });
 });

@@ -1,4 +1,7 @@
-/** The real adjunct worker (child process, versioned global store) from start until the committed offsets reach the end. */
+/**
+ * The real adjunct worker (child process, versioned global store), timed from process spawn until its own committed
+ * offsets reach the end offsets (it reports that moment itself, so no polling interval is added).
+ */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -25,6 +28,11 @@ export interface AdjunctPhaseOptions {
   /** Directory for the worker log and (with profile) the .cpuprofile. */
   workDir: string;
   profile: boolean;
+  /** CPU list for the child (taskset -c), when pinned. */
+  cpus?: string;
+  /** Batch bounds (set in the config only when they differ from the worker's defaults). */
+  batchMaxBytes?: number;
+  batchMaxRows?: number;
 }
 
 /** What the adjunct phase measured besides throughput. */
@@ -34,6 +42,12 @@ export interface AdjunctDetails {
   meanRssMb: number;
   wallSecondsInclStartup: number;
   startupSeconds: number;
+  /** CPU time of the worker process (user + system) from start to caught-up, per record. */
+  cpuMicrosPerRecord: number | null;
+  /** The same without start-up (from `started` to caught-up): the per-record cost of the write path itself. */
+  cpuMicrosPerRecordAfterStartup: number | null;
+  /** CPU time of start-up (Node, modules, connections, DDL, until the worker reported started), in seconds. */
+  startupCpuSeconds: number | null;
   /** First to last data-table INSERT completion: the write pipeline alone, without the final commit lag. */
   writeSeconds: number;
   /** Last data write done → committed offsets at the end (commit interval + checkpoint/clean-up drain). */
@@ -59,9 +73,12 @@ export interface AdjunctDetails {
 /** The worker config document the phase runs with (worker defaults except maxInFlight/commitInterval, no HTTP). */
 export function adjunctConfigDoc(o: AdjunctPhaseOptions): Record<string, unknown> {
   const ep = stackEndpoints();
+  const writeBatch: Record<string, number> = {};
+  if (o.batchMaxBytes !== undefined && o.batchMaxBytes !== 4096) writeBatch.maxBytes = o.batchMaxBytes;
+  if (o.batchMaxRows !== undefined && o.batchMaxRows !== 64) writeBatch.maxRows = o.batchMaxRows;
   return {
     kafka: { brokers: ep.kafkaBrokers, clientId: o.groupId },
-    cassandra: { contactPoints: cassandraContactPoints(), localDataCenter: ep.localDataCenter, keyspace: o.keyspace },
+    cassandra: { contactPoints: cassandraContactPoints(), localDataCenter: ep.localDataCenter, keyspace: o.keyspace, ...(Object.keys(writeBatch).length ? { writeBatch } : {}) },
     worker: { groupId: o.groupId, maxInFlight: o.maxInFlight, commitInterval: o.commitIntervalMs, http: { enabled: false }, shutdownTimeout: 10_000, logLevel: 'warn' },
     pipelines: [{ name: 'bench', topics: [o.topic], keyConverter: 'string', valueConverter: 'json', store: { name: o.storeName, kind: 'versioned', scope: 'global' } }],
   };
@@ -77,7 +94,7 @@ export async function adjunctPhase(admin: Admin, _kafka: Kafka, client: Client, 
   if (profDir) fs.mkdirSync(profDir, { recursive: true });
   const end = await endOffsets(admin, o.topic);
   const spawnedAt = Date.now();
-  const { child, mode } = await spawnWorkerChild(cfgFile, logFile, { cpuProfDir: profDir });
+  const { child, mode } = await spawnWorkerChild(cfgFile, logFile, { cpuProfDir: profDir, endOffsets: Object.fromEntries([...end].map(([p, o]) => [String(p), o.toString()])), cpus: o.cpus });
   const rss = sampleRss(child.pid!, 200);
   let started: Extract<ChildMessage, { type: 'started' }>;
   try {
@@ -88,17 +105,21 @@ export async function adjunctPhase(admin: Admin, _kafka: Kafka, client: Client, 
     throw new Error(`${(e as Error).message} (see ${logFile})`);
   }
   let failed: string | undefined;
+  let caught: Extract<ChildMessage, { type: 'caughtUp' }> | undefined;
   child.on('message', (m: ChildMessage) => {
     if (m.type === 'failed') failed = m.error;
+    if (m.type === 'caughtUp') caught = m;
   });
   const deadline = Date.now() + Math.max(600_000, o.records * 5);
-  while (!(await caughtUp(admin, `${o.groupId}.bench.g1`, o.topic, end))) {
+  while (!caught) {
     if (failed) throw new Error(`worker failed: ${failed} (see ${logFile})`);
     if (child.exitCode !== null) throw new Error(`worker child exited with ${child.exitCode} (see ${logFile})`);
     if (Date.now() > deadline) throw new Error(`worker did not catch up in time (see ${logFile})`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 20));
   }
-  const doneAt = Date.now();
+  // The group's committed offsets, read back from Kafka, must agree with what the child reported.
+  if (!(await caughtUp(admin, `${o.groupId}.bench.g1`, o.topic, end))) throw new Error(`worker reported caught up, but the group's committed offsets are behind (see ${logFile})`);
+  const doneAt = caught.at;
   const statsP = nextMessage<Extract<ChildMessage, { type: 'stats' }>>(child, 'stats');
   child.send({ cmd: 'stats' });
   const stats = await statsP;
@@ -109,12 +130,16 @@ export async function adjunctPhase(admin: Admin, _kafka: Kafka, client: Client, 
   await new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
   const server = await serverCounts(client, o.keyspace);
   const firstWrite = stats.firstDataWriteAt ?? started.at;
-  const ms = doneAt - firstWrite;
-  const total = Object.values({ ...stats.counts, dataTable: 0, metadata: 0 }).reduce((a, b) => a + b, 0);
+  // From process spawn (Node start-up, group join, first fetch included) to the last commit.
+  const ms = doneAt - spawnedAt;
+  const total = Object.values({ ...stats.counts, batchedRows: 0, dataTable: 0, metadata: 0 }).reduce((a, b) => a + b, 0);
   const profileFile = profDir ? fs.readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(profDir, f))[0] : undefined;
   const details: AdjunctDetails = {
     mode,
     peakRssMb: mem.peakMb,
+    cpuMicrosPerRecord: caught.cpuMicros / o.records,
+    cpuMicrosPerRecordAfterStartup: (caught.cpuMicros - started.cpuMicros) / o.records,
+    startupCpuSeconds: started.cpuMicros / 1e6,
     meanRssMb: mem.meanMb,
     wallSecondsInclStartup: (doneAt - spawnedAt) / 1000,
     startupSeconds: (started.at - spawnedAt) / 1000,
@@ -141,7 +166,7 @@ export async function adjunctPhase(admin: Admin, _kafka: Kafka, client: Client, 
     unit: 'records',
     seconds: ms / 1000,
     ratePerSec: ratePerSec(o.records, ms),
-    extra: { statementsPerRecord: details.requestsPerRecord },
+    extra: { statementsPerRecord: details.requestsPerRecord, cpuMicrosPerRecord: details.cpuMicrosPerRecord },
     details,
   };
 }

@@ -1,23 +1,81 @@
-/** Baselines: cassandra-driver alone inserting the rows, and kafkajs alone reading the topic. */
+/** Baselines: cassandra-driver alone inserting the rows (single-row and batched), and kafkajs alone reading the topic. */
 import { Client, types } from 'cassandra-driver';
 import { Kafka } from 'kafkajs';
 import { Dataset } from '../dataset';
-import { runPool } from '../pool';
-import { LatencyRecorder, msSince, ratePerSec } from '../stats';
+import { batchesBySize, runPool } from '../pool';
+import { cpuMicrosSince, LatencyRecorder, msSince, ratePerSec } from '../stats';
 import { PhaseResult } from './types';
 
-/** Inserts every record into a plain `(key, ts, value)` table with `concurrency` prepared INSERTs in flight. */
-export async function rawInsert(client: Client, keyspace: string, d: Dataset, concurrency: number): Promise<PhaseResult> {
+/** Bytes a row adds to a batch beyond key and value: the same estimate the worker's batcher uses. */
+export const ROW_OVERHEAD_BYTES = 24;
+/** Untimed rows written before each raw phase (prepares, JIT, connection warm-up). */
+const WARMUP_ROWS = 5000;
+
+const opts = { prepare: true, consistency: types.consistencies.localQuorum, isIdempotent: true };
+
+async function rawTable(client: Client, keyspace: string): Promise<string> {
   await client.execute(`CREATE TABLE IF NOT EXISTS ${keyspace}.raw (key blob, ts bigint, value blob, PRIMARY KEY ((key), ts))`);
-  const cql = `INSERT INTO ${keyspace}.raw (key, ts, value) VALUES (?, ?, ?)`;
-  const opts = { prepare: true, consistency: types.consistencies.localQuorum, isIdempotent: true };
-  // Warm-up: prepare the statement outside the timed window.
-  await client.execute(cql, [Buffer.from('warmup'), types.Long.fromNumber(0), Buffer.alloc(1)], opts);
+  return `INSERT INTO ${keyspace}.raw (key, ts, value) VALUES (?, ?, ?)`;
+}
+
+/** Rows of the warm-up: the first records' values under keys of their own (they do not collide with measured rows). */
+function warmupParams(d: Dataset, i: number): unknown[] {
+  return [Buffer.from(`warmup-${i % 1000}`), types.Long.fromNumber(i), d.values[i % d.size]];
+}
+
+/** Inserts every record into a plain `(key, ts, value)` table with `concurrency` prepared INSERTs in flight (warmed up). */
+export async function rawInsert(client: Client, keyspace: string, d: Dataset, concurrency: number): Promise<PhaseResult> {
+  const cql = await rawTable(client, keyspace);
+  await runPool(WARMUP_ROWS, concurrency, (i) => client.execute(cql, warmupParams(d, i), opts));
   const lat = new LatencyRecorder(d.size);
+  const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   await runPool(d.size, concurrency, (i) => client.execute(cql, [d.keyBytes[d.keyIdx[i]], types.Long.fromNumber(d.ts[i]), d.values[i]], opts), lat);
   const ms = msSince(t0);
-  return { phase: 'raw insert', count: d.size, unit: 'records', seconds: ms / 1000, ratePerSec: ratePerSec(d.size, ms), latency: lat.summary(), extra: { statementsPerRecord: 1 } };
+  const cpuMicrosPerRecord = cpuMicrosSince(cpu0) / d.size;
+  return { phase: 'raw insert', count: d.size, unit: 'records', seconds: ms / 1000, ratePerSec: ratePerSec(d.size, ms), latency: lat.summary(), extra: { statementsPerRecord: 1, cpuMicrosPerRecord, concurrency } };
+}
+
+/**
+ * Inserts every record as UNLOGGED batches cut by the worker's bounds (maxBytes, maxRows, in record order), with
+ * `concurrency` batches in flight (warmed up): the hand-written best case of batched writes on this table.
+ */
+export async function rawBatchedInsert(client: Client, keyspace: string, d: Dataset, concurrency: number, maxBytes: number, maxRows: number): Promise<PhaseResult> {
+  const cql = await rawTable(client, keyspace);
+  const batchOpts = { ...opts, logged: false };
+  const sizeOf = (i: number) => d.keyBytes[d.keyIdx[i]].length + d.values[i].length + ROW_OVERHEAD_BYTES;
+  const warm = batchesBySize(WARMUP_ROWS, () => 300, maxBytes, maxRows);
+  await runPool(warm.length - 1, concurrency, (b) => {
+    const q = [];
+    for (let i = warm[b]; i < warm[b + 1]; i++) q.push({ query: cql, params: warmupParams(d, i) });
+    return client.batch(q, batchOpts);
+  });
+  const bounds = batchesBySize(d.size, sizeOf, maxBytes, maxRows);
+  const batches = bounds.length - 1;
+  const lat = new LatencyRecorder(batches);
+  const cpu0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  await runPool(
+    batches,
+    concurrency,
+    (b) => {
+      const q = [];
+      for (let i = bounds[b]; i < bounds[b + 1]; i++) q.push({ query: cql, params: [d.keyBytes[d.keyIdx[i]], types.Long.fromNumber(d.ts[i]), d.values[i]] });
+      return client.batch(q, batchOpts);
+    },
+    lat,
+  );
+  const ms = msSince(t0);
+  const cpuMicrosPerRecord = cpuMicrosSince(cpu0) / d.size;
+  return {
+    phase: 'raw batched insert',
+    count: d.size,
+    unit: 'records',
+    seconds: ms / 1000,
+    ratePerSec: ratePerSec(d.size, ms),
+    latency: lat.summary(),
+    extra: { statementsPerRecord: batches / d.size, rowsPerBatch: d.size / batches, cpuMicrosPerRecord, concurrency, maxBytes, maxRows },
+  };
 }
 
 /** Reads the topic to the end with a fresh consumer group and no processing (timed from run(), incl. group join). */

@@ -1,0 +1,174 @@
+import { AdjunctError } from '../../errors';
+
+/** One row write handed to the batcher: a prepared statement, its bind values and where the row lives. */
+export interface CoalescedWrite {
+  query: string;
+  params: unknown[];
+  /** Serialized Cassandra partition key (the driver's routing key). */
+  routingKey: Buffer;
+  /**
+   * A hash of the row's identity (partition + clustering key): a later write of the same row never shares a batch with
+   * an earlier one (they would get the same timestamp). Equal rows must hash equal; a collision only cuts a batch early.
+   */
+  rowId: number;
+  /** Estimated mutation size in bytes (key + value + clustering columns). */
+  bytes: number;
+}
+
+/** Sends what the batcher built: one statement, or an UNLOGGED batch, with a fixed client timestamp; retries inside. */
+export interface BatchSender {
+  /** Sends one request (a single statement when writes has one entry); resolves when Cassandra acknowledged it. */
+  send(writes: readonly CoalescedWrite[], timestamp: number): Promise<unknown>;
+  /** The batch's group: the replica set of a routing key (token-aware), or the partition key when no token map is known. */
+  groupOf(routingKey: Buffer): string;
+  /** A strictly increasing client write timestamp (µs), fixed per batch so whole-batch retries cannot reorder rows. */
+  nextTimestamp(): number;
+}
+
+/** Bounds of a batch and the linger of an open one. */
+export interface WriteBatcherOptions {
+  /** Most estimated bytes per batch (stay under Cassandra's batch_size_warn_threshold, 5 KiB by default). */
+  maxBytes: number;
+  /** Most rows per batch. */
+  maxRows: number;
+  /** How long an open batch waits for more rows (ms); 0 sends every write on its own. */
+  lingerMs: number;
+  /** Most batches in flight at once (the rest wait in order). */
+  maxConcurrent: number;
+}
+
+interface Pending {
+  write: CoalescedWrite;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+interface OpenBatch {
+  group: string;
+  rows: Pending[];
+  bytes: number;
+  rowIds: Set<number>;
+  timer?: NodeJS.Timeout;
+}
+
+interface SealedBatch {
+  rows: Pending[];
+  timestamp: number;
+}
+
+/**
+ * Coalesces row writes issued concurrently into UNLOGGED batches of one replica set (so a batch never fans out from
+ * its coordinator; on one node everything shares a group), bounded by bytes and rows, with a short linger.
+ * Each write's promise settles only when its batch is acknowledged. A batch's client timestamp is fixed when it is
+ * sealed (in issue order within a group), so retries and splits cannot reorder rows. A batch that fails with a
+ * non-retriable error is split in halves until the failing row stands alone: one poison row never fails its neighbours.
+ */
+export class WriteBatcher {
+  private readonly open = new Map<string, OpenBatch>();
+  private readonly ready: SealedBatch[] = [];
+  private inFlight = 0;
+  /** Requests sent (batches and single statements, splits included). */
+  requests = 0;
+
+  constructor(
+    private readonly sender: BatchSender,
+    private readonly options: WriteBatcherOptions,
+  ) {}
+
+  /** Adds a row write; resolves when the request carrying it is acknowledged. */
+  write(w: CoalescedWrite): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const p: Pending = { write: w, resolve, reject };
+      if (this.options.lingerMs <= 0 || w.bytes >= this.options.maxBytes) {
+        this.enqueue([p]);
+        return;
+      }
+      const group = this.sender.groupOf(w.routingKey);
+      let b = this.open.get(group);
+      if (b && (b.bytes + w.bytes > this.options.maxBytes || b.rowIds.has(w.rowId))) {
+        this.seal(b);
+        b = undefined;
+      }
+      if (!b) {
+        b = { group, rows: [], bytes: 0, rowIds: new Set() };
+        b.timer = setTimeout(() => this.seal(b!), this.options.lingerMs);
+        this.open.set(group, b);
+      }
+      b.rows.push(p);
+      b.bytes += w.bytes;
+      b.rowIds.add(w.rowId);
+      if (b.rows.length >= this.options.maxRows) this.seal(b);
+    });
+  }
+
+  /** Sends every open batch now (shutdown, tests). */
+  flush(): void {
+    for (const b of [...this.open.values()]) this.seal(b);
+  }
+
+  /** Rows waiting in open or sealed batches, not yet sent. */
+  get queued(): number {
+    let n = 0;
+    for (const b of this.open.values()) n += b.rows.length;
+    for (const b of this.ready) n += b.rows.length;
+    return n;
+  }
+
+  private seal(b: OpenBatch): void {
+    if (this.open.get(b.group) !== b) return;
+    this.open.delete(b.group);
+    if (b.timer) clearTimeout(b.timer);
+    this.enqueue(b.rows);
+  }
+
+  /** Fixes the batch's timestamp now (issue order) and sends it when a request slot is free. */
+  private enqueue(rows: Pending[]): void {
+    this.ready.push({ rows, timestamp: this.sender.nextTimestamp() });
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.options.maxConcurrent && this.ready.length > 0) {
+      const b = this.ready.shift()!;
+      this.inFlight++;
+      void this.deliver(b.rows, b.timestamp).finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
+    }
+  }
+
+  /** Sends rows as one request; on a row-specific failure splits them in halves to isolate the bad row. */
+  private async deliver(rows: Pending[], timestamp: number): Promise<void> {
+    const writes = rows.map((r) => r.write);
+    try {
+      this.requests++;
+      await this.sender.send(writes, timestamp);
+    } catch (e) {
+      if (rows.length > 1 && isRowSpecific(e)) {
+        const half = rows.length >> 1;
+        await Promise.all([this.deliver(rows.slice(0, half), timestamp), this.deliver(rows.slice(half), timestamp)]);
+        return;
+      }
+      for (const r of rows) r.reject(e);
+      return;
+    }
+    for (const r of rows) r.resolve();
+  }
+}
+
+/** FNV-1a of a key's bytes mixed with a timestamp: the rowId of a version row, without allocating. */
+export function versionRowId(key: Buffer, timestamp: number): number {
+  let h = (0x811c9dc5 ^ (timestamp % 0x7fffffff)) >>> 0;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key[i], 0x01000193);
+  return h | 0;
+}
+
+/**
+ * A failure that one row can cause (invalid request, too large, serialisation): worth splitting the batch for.
+ * Outages (retriable errors, exhausted retries) fail every row of the batch alike.
+ */
+export function isRowSpecific(e: unknown): boolean {
+  if (e instanceof AdjunctError) return !e.retriable && e.code !== 'RETRIES_EXHAUSTED';
+  return true;
+}

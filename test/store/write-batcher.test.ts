@@ -1,0 +1,168 @@
+import { StoreError } from '../../src/errors';
+import { BatchSender, CoalescedWrite, versionRowId, WriteBatcher, WriteBatcherOptions } from '../../src/store/cassandra/write-batcher';
+
+/** A fake sender recording every request; rows whose id is in `poison` make any request carrying them fail. */
+class FakeSender implements BatchSender {
+  readonly sent: { rows: string[]; timestamp: number }[] = [];
+  readonly poison = new Set<unknown>();
+  failNext: unknown[] = [];
+  private ts = 1000;
+  private readonly pending: (() => void)[] = [];
+  holdAcks = false;
+
+  groupOf(routingKey: Buffer): string {
+    // Routing keys starting with 'a' live on one replica set, everything else on another.
+    return routingKey[0] === 0x61 ? 'replicas-A' : 'replicas-B';
+  }
+
+  nextTimestamp(): number {
+    return ++this.ts;
+  }
+
+  send(writes: readonly CoalescedWrite[], timestamp: number): Promise<unknown> {
+    this.sent.push({ rows: writes.map((w) => w.params[0] as string), timestamp });
+    const injected = this.failNext.shift();
+    if (injected) return Promise.reject(injected);
+    if (writes.some((w) => this.poison.has(w.params[0]))) {
+      return Promise.reject(new StoreError('write batch: value too large', { code: 'CASSANDRA_ERROR', retriable: false }));
+    }
+    if (!this.holdAcks) return Promise.resolve();
+    return new Promise<void>((r) => this.pending.push(r));
+  }
+
+  ackAll(): void {
+    for (const r of this.pending.splice(0)) r();
+  }
+}
+
+/** A row named id; rows with the same name are the same Cassandra row. */
+const row = (id: string, routing = 'a', bytes = 100): CoalescedWrite => ({ query: 'INSERT', params: [id], routingKey: Buffer.from(routing), rowId: versionRowId(Buffer.from(id), 7), bytes });
+const defaults: WriteBatcherOptions = { maxBytes: 1000, maxRows: 4, lingerMs: 5, maxConcurrent: 8 };
+
+/** Lets pending promise callbacks run. */
+const settle = async () => {
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+};
+
+describe('WriteBatcher', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('groups rows by replica set and sends an open batch when its linger ends', async () => {
+    const s = new FakeSender();
+    const b = new WriteBatcher(s, defaults);
+    const done = [b.write(row('a1', 'a')), b.write(row('b1', 'b')), b.write(row('a2', 'a'))];
+    expect(s.sent).toEqual([]);
+    jest.advanceTimersByTime(5);
+    await Promise.all(done);
+    expect(s.sent.map((x) => x.rows)).toEqual([['a1', 'a2'], ['b1']]);
+    expect(b.requests).toBe(2);
+  });
+
+  it('seals a batch at maxRows and at maxBytes without waiting for the linger', async () => {
+    const s = new FakeSender();
+    const b = new WriteBatcher(s, defaults);
+    const rows = ['r1', 'r2', 'r3', 'r4', 'r5'].map((id) => b.write(row(id)));
+    await settle();
+    expect(s.sent.map((x) => x.rows)).toEqual([['r1', 'r2', 'r3', 'r4']]);
+    const big = [b.write(row('x1', 'b', 600)), b.write(row('x2', 'b', 600))];
+    await settle();
+    // x2 does not fit next to x1 (1200 > 1000 bytes): x1 leaves alone.
+    expect(s.sent.map((x) => x.rows)).toEqual([['r1', 'r2', 'r3', 'r4'], ['x1']]);
+    jest.advanceTimersByTime(5);
+    await Promise.all([...rows, ...big]);
+    expect(s.sent.map((x) => x.rows)).toEqual([['r1', 'r2', 'r3', 'r4'], ['x1'], ['r5'], ['x2']]);
+  });
+
+  it('sends a row larger than maxBytes on its own, and every row alone when linger is 0', async () => {
+    const s = new FakeSender();
+    const b = new WriteBatcher(s, defaults);
+    await b.write(row('huge', 'a', 5000));
+    const off = new WriteBatcher(s, { ...defaults, lingerMs: 0 });
+    await Promise.all([off.write(row('o1')), off.write(row('o2'))]);
+    expect(s.sent.map((x) => x.rows)).toEqual([['huge'], ['o1'], ['o2']]);
+  });
+
+  it('resolves a row only when the request carrying it is acknowledged', async () => {
+    const s = new FakeSender();
+    s.holdAcks = true;
+    const b = new WriteBatcher(s, defaults);
+    let acked = false;
+    const p = b.write(row('r1')).then(() => (acked = true));
+    jest.advanceTimersByTime(5);
+    await settle();
+    expect(s.sent).toHaveLength(1);
+    expect(acked).toBe(false);
+    s.ackAll();
+    await p;
+    expect(acked).toBe(true);
+  });
+
+  it('gives later batches later timestamps and never puts two writes of one row in the same batch', async () => {
+    const s = new FakeSender();
+    const b = new WriteBatcher(s, defaults);
+    const p = [b.write(row('k@1')), b.write(row('k@2')), b.write(row('k@1'))];
+    jest.advanceTimersByTime(5);
+    await Promise.all(p);
+    expect(s.sent.map((x) => x.rows)).toEqual([['k@1', 'k@2'], ['k@1']]);
+    expect(s.sent[1].timestamp).toBeGreaterThan(s.sent[0].timestamp);
+  });
+
+  it('bounds batches in flight and sends the waiting ones in order as slots free up', async () => {
+    const s = new FakeSender();
+    s.holdAcks = true;
+    const b = new WriteBatcher(s, { ...defaults, maxRows: 1, maxConcurrent: 2 });
+    const p = ['r1', 'r2', 'r3', 'r4'].map((id) => b.write(row(id)));
+    await settle();
+    expect(s.sent.map((x) => x.rows)).toEqual([['r1'], ['r2']]);
+    expect(b.queued).toBe(2);
+    s.ackAll();
+    await settle();
+    expect(s.sent.map((x) => x.rows)).toEqual([['r1'], ['r2'], ['r3'], ['r4']]);
+    s.ackAll();
+    await Promise.all(p);
+    // Timestamps were fixed in issue order, even for the batches that waited.
+    const ts = s.sent.map((x) => x.timestamp);
+    expect([...ts].sort((x, y) => x - y)).toEqual(ts);
+  });
+
+  it('splits a batch failing with a row-specific error until the poison row stands alone; its neighbours succeed', async () => {
+    const s = new FakeSender();
+    s.poison.add('r3');
+    const b = new WriteBatcher(s, { ...defaults, maxRows: 8 });
+    const ids = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'];
+    const results = ids.map((id) => b.write(row(id)).then(() => 'ok', (e: Error) => e.message));
+    jest.advanceTimersByTime(5);
+    expect(await Promise.all(results)).toEqual(['ok', 'ok', 'write batch: value too large', 'ok', 'ok', 'ok']);
+    // Every split keeps the batch's timestamp.
+    expect(new Set(s.sent.map((x) => x.timestamp)).size).toBe(1);
+    expect(s.sent.some((x) => x.rows.length === 1 && x.rows[0] === 'r3')).toBe(true);
+    expect(s.sent.length).toBeLessThanOrEqual(1 + 2 * Math.ceil(Math.log2(ids.length)));
+  });
+
+  it('fails every row of a batch alike, without splitting, when retries of an outage are exhausted', async () => {
+    const s = new FakeSender();
+    s.failNext = [new StoreError('gave up after 9 attempts: unavailable', { code: 'RETRIES_EXHAUSTED', retriable: false })];
+    const b = new WriteBatcher(s, defaults);
+    const results = ['r1', 'r2'].map((id) => b.write(row(id)).then(() => 'ok', (e: StoreError) => e.code));
+    jest.advanceTimersByTime(5);
+    expect(await Promise.all(results)).toEqual(['RETRIES_EXHAUSTED', 'RETRIES_EXHAUSTED']);
+    expect(s.sent).toHaveLength(1);
+  });
+
+  it('hashes equal version rows equal, and different keys or timestamps (almost always) differently', () => {
+    expect(versionRowId(Buffer.from('k1'), 1000)).toBe(versionRowId(Buffer.from('k1'), 1000));
+    const ids = new Set<number>();
+    for (let k = 0; k < 100; k++) for (let t = 0; t < 100; t++) ids.add(versionRowId(Buffer.from(`k${k}`), 1_700_000_000_000 + t));
+    expect(ids.size).toBeGreaterThan(9990);
+  });
+
+  it('flush() sends every open batch at once', async () => {
+    const s = new FakeSender();
+    const b = new WriteBatcher(s, defaults);
+    const p = [b.write(row('a1', 'a')), b.write(row('b1', 'b'))];
+    b.flush();
+    await Promise.all(p);
+    expect(s.sent.map((x) => x.rows)).toEqual([['a1'], ['b1']]);
+  });
+});
