@@ -2,7 +2,7 @@ import { AdjunctConfig, PipelineSpec } from './schema';
 import { topicMatcher } from './topic-matcher';
 import { renderTableOptions, TableOptions } from '../store/cassandra/table-options';
 import { tableNameForStore } from '../store/cassandra/identifiers';
-import { columnNameFor, typedColumnProblems } from '../store/cassandra/typed-column-spec';
+import { columnNameFor, keyColumnProblems, keyColumnsOf, typedColumnProblems } from '../store/cassandra/typed-column-spec';
 
 /** A semantic problem found after schema validation. */
 export interface CrossProblem {
@@ -29,7 +29,7 @@ function checkTopics(p: PipelineSpec, i: number): CrossProblem[] {
 /** Typed columns: opt-in on versioned stores of object values; explicit mappings must fit the allow-lists and the projection. */
 function checkTypedColumns(p: PipelineSpec, i: number): CrossProblem[] {
   const s = p.store;
-  if (!s.typed && s.columns === undefined) return [];
+  if (!s.typed && s.columns === undefined && s.keyColumns === undefined) return [];
   const at = (...rest: (string | number)[]) => ['pipelines', i, 'store', ...rest];
   const problems: CrossProblem[] = [];
   if (s.kind !== 'versioned') problems.push({ path: at('kind'), message: 'typed columns are written for versioned stores only' });
@@ -40,6 +40,12 @@ function checkTypedColumns(p: PipelineSpec, i: number): CrossProblem[] {
     if (p.extract.value?.path || p.extract.preset !== 'none' || p.extract.module) {
       problems.push({ path: at('typed'), message: 'typed: true maps the top-level fields of the value schema; with a value path, preset or extractor module use an explicit columns mapping' });
     }
+  }
+  if (s.keyColumns !== undefined) {
+    const keyFields = p.extract.key?.fields;
+    const key = keyColumnsOf(s.keyColumns, keyFields);
+    if (key.length === 0) problems.push({ path: at('keyColumns'), message: 'keyColumns must map at least one key field' });
+    for (const pr of [...typedColumnProblems(key), ...keyColumnProblems(s.keyColumns, keyFields)]) problems.push({ path: at('keyColumns', pr.field), message: pr.message });
   }
   if (s.columns !== undefined) {
     const columns = Object.entries(s.columns).map(([field, type]) => ({ field, column: columnNameFor(field), type }));

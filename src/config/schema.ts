@@ -208,6 +208,10 @@ export const StoreConfig = z.strictObject({
     .record(z.string(), z.string())
     .optional()
     .describe('versioned stores: explicit typed columns {valueField: cqlType}, e.g. {rate: decimal, source: text}; the column is the field name in snake_case'),
+  keyColumns: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe('versioned stores: typed key columns key_<name>, e.g. {currency: text}; one entry for a scalar key, or entries named after extract.key.fields for a composite key'),
 });
 
 /** Error handling of a pipeline (Kafka Connect style). */

@@ -12,7 +12,7 @@ import { openCassandraKeyValueStore } from '../store/cassandra/open-kv-store';
 import { DEFAULT_KV_BUCKETS } from '../store/cassandra/kv-table-reader';
 import { IssuedWrite, PartitionWriterFactory } from '../sink/partition-writer';
 import { TableOptions } from '../store/cassandra/table-options';
-import { explicitTypedColumns } from '../store/cassandra/typed-column-spec';
+import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra/typed-column-spec';
 import { TypedColumnsOptions } from '../store/cassandra/typed-columns';
 import { RegistryColumnSource, RegistrySettings } from '../converters';
 import { createWriteBatcher } from '../store/cassandra/batch-sender';
@@ -118,15 +118,15 @@ export class StoreWiring {
 
   /**
    * Typed columns of the writer of one topic: the explicit mapping, or the latest value schema of the topic's subject
-   * (`<topic>-value`), restricted to the projected fields. Undefined when the store is not typed.
+   * (`<topic>-value`), restricted to the projected fields; plus the explicit key columns. Undefined when the store is not typed.
    */
   private typedColumns(topic: string): TypedColumnsOptions | undefined {
     const s = this.spec.store;
-    if (s.columns !== undefined) return { columns: explicitTypedColumns(s.columns) };
-    if (!s.typed) return undefined;
+    const keyColumns = s.keyColumns === undefined ? undefined : explicitKeyColumns(s.keyColumns, this.spec.extract.key?.fields);
+    if (!s.typed) return s.columns === undefined && keyColumns === undefined ? undefined : { columns: explicitTypedColumns(s.columns ?? {}), keyColumns };
     if (!this.registry) throw new InvalidArgumentError('typed: true needs a schema registry');
     const project = this.spec.extract.value?.project?.map((f) => f.split(/[.[]/)[0]);
-    return { source: new RegistryColumnSource(this.registry, `${topic}-value`, project) };
+    return { source: new RegistryColumnSource(this.registry, `${topic}-value`, project), keyColumns };
   }
 
   /** Creates the table of a generation (validated options; waits for schema agreement). */

@@ -56,3 +56,20 @@ describe('config: typed columns (store.columns / store.typed)', () => {
     expect(ps.map((p) => p.message).join()).toMatch(/explicit columns mapping/);
   });
 });
+
+describe('config: typed key columns (store.keyColumns)', () => {
+  it('accepts one column for a scalar key and columns named after the fields of a composite key', () => {
+    expect(parseConfig(doc('{ name: rates, keyColumns: { currency: text } }'), { env: {} }).pipelines[0].store.keyColumns).toEqual({ currency: 'text' });
+    const c = parseConfig(doc('{ name: rates, keyColumns: { region: text, sku: bigint }, columns: { sku: bigint } }', '    extract: { key: { from: value, fields: [region, sku] } }'), { env: {} });
+    expect(c.pipelines[0].store.keyColumns).toEqual({ region: 'text', sku: 'bigint' });
+  });
+
+  it('rejects several columns for a scalar key, names outside the composite key and bad types', () => {
+    expect(problems(doc('{ name: rates, keyColumns: { a: text, b: text } }'))).toEqual([expect.objectContaining({ path: 'pipelines[0].store.keyColumns.b', message: expect.stringMatching(/a scalar key has one key column/) })]);
+    const ps = problems(doc('{ name: rates, keyColumns: { region: text, color: text, sku: "int; DROP" } }', '    extract: { key: { from: value, fields: [region, sku] } }'));
+    expect(ps.map((p) => `${p.path}: ${p.message}`).sort()).toEqual([
+      expect.stringMatching(/^pipelines\[0\]\.store\.keyColumns\.color: is not one of the composite key's fields \[region, sku\]/),
+      expect.stringMatching(/^pipelines\[0\]\.store\.keyColumns\.sku: unknown CQL type/),
+    ]);
+  });
+});

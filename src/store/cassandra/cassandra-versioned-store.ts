@@ -87,10 +87,10 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     if (v === null) return PUT_RETURN_CODE_NOT_PUT;
     let validTo = PUT_RETURN_CODE_VALID_TO_UNDEFINED;
     if (v.inOrder) {
-      await this.insert(v.key, timestamp, v.bytes, value);
+      await this.insert(v.key, timestamp, v.bytes, value, key);
     } else {
       // The read only sees versions strictly newer than timestamp, so it can run alongside the write.
-      const [next] = await Promise.all([this.reader.after(this.locator(v.key), timestamp), this.insert(v.key, timestamp, v.bytes, value)]);
+      const [next] = await Promise.all([this.reader.after(this.locator(v.key), timestamp), this.insert(v.key, timestamp, v.bytes, value, key)]);
       if (next !== null) validTo = next.validFrom;
     }
     this.cleaner.touched(v.key);
@@ -104,7 +104,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   async write(key: K, value: V | null, timestamp: number): Promise<'written' | 'expired'> {
     const v = this.accept(key, value, timestamp);
     if (v === null) return 'expired';
-    await this.insert(v.key, timestamp, v.bytes, value);
+    await this.insert(v.key, timestamp, v.bytes, value, key);
     this.cleaner.touched(v.key);
     return 'written';
   }
@@ -132,7 +132,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     if (timestamp < this.horizon()) return null;
     const existing = asOfAnswer(await this.reader.asOfWithNext(this.locator(k), timestamp), timestamp, this.horizon());
     this.streamTime = Math.max(this.streamTime, timestamp);
-    await this.insert(k, timestamp, null);
+    await this.insert(k, timestamp, null, null, key);
     this.cleaner.touched(k);
     return existing === null ? null : this.toRecord(existing.version, existing.validTo);
   }
@@ -203,9 +203,9 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   /**
    * One write of a version (coalesced into a batch when the executor has a batcher); the bind values are built
    * directly (the partition was validated once). Its routing key is the Cassandra partition key. With typed columns the
-   * same INSERT also sets them from the unserialised value (`typedValue`; null for tombstones).
+   * same INSERT also sets them from the unserialised key and value (`typedKey`, `typedValue`; null for tombstones).
    */
-  private async insert(key: Buffer, timestamp: number, value: Buffer | null, typedValue: V | null = null): Promise<void> {
+  private async insert(key: Buffer, timestamp: number, value: Buffer | null, typedValue: V | null = null, typedKey?: K): Promise<void> {
     const ts = this.reader.exec.long(timestamp);
     const writer = this.parts.writerId;
     const p = this.partition;
@@ -213,7 +213,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     let bytes = key.length + (value === null ? 0 : value.length) + writer.length + ROW_OVERHEAD_BYTES;
     let query = this.reader.cql.insert;
     if (this.parts.typed !== undefined) {
-      const row = await this.parts.typed.row(value === null ? null : typedValue);
+      const row = await this.parts.typed.row(typedKey, value === null ? null : typedValue);
       query = row.cql;
       params.push(...row.cells);
       bytes += TYPED_CELL_BYTES * row.cells.length;

@@ -47,7 +47,10 @@ export async function openCassandraVersionedStore<K = string, V = string>(
   }
   const cleanupEvery = positiveInt('cleanupEvery', options.cleanupEvery, 64);
   const maxDirtyKeys = positiveInt('maxDirtyKeys', options.maxDirtyKeys, 10_000);
-  if (options.typed !== undefined && 'columns' in options.typed) requireValidColumns(options.typed.columns, 'typed columns');
+  if (options.typed !== undefined) {
+    const value = 'columns' in options.typed ? options.typed.columns : [];
+    requireValidColumns([...(options.typed.keyColumns ?? []), ...value], 'typed columns');
+  }
 
   const exec = new CqlExecutor(options.client, options, { keyspace, table, store: options.storeName });
   const ref = { keyspace, table, scope: options.scope };

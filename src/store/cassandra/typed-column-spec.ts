@@ -65,6 +65,36 @@ export function explicitTypedColumns(mapping: Record<string, unknown>): TypedCol
   return columns as TypedColumn[];
 }
 
+/**
+ * Key columns of an explicit YAML mapping `{name: cqlType}`, each named `key_<name>` (so they never clash with value
+ * columns). With a composite key (`keyFields`, the tuple's fields in order) every name must be one of them and takes
+ * that element; otherwise the mapping has exactly one entry, which takes the whole key.
+ */
+export function keyColumnsOf(mapping: Record<string, unknown>, keyFields?: string[]): { field: string; column: string; type: unknown; index?: number }[] {
+  return Object.entries(mapping).map(([field, type]) => {
+    const c: { field: string; column: string; type: unknown; index?: number } = { field, column: `key_${columnNameFor(field)}`, type };
+    if (keyFields) c.index = keyFields.indexOf(field);
+    return c;
+  });
+}
+
+/** Problems of a key-column mapping beyond the column rules: unknown composite-key fields, several columns for a scalar key. */
+export function keyColumnProblems(mapping: Record<string, unknown>, keyFields?: string[]): MappingProblem[] {
+  const names = Object.keys(mapping);
+  if (keyFields) return names.filter((f) => !keyFields.includes(f)).map((field) => ({ field, message: `is not one of the composite key's fields [${keyFields.join(', ')}]` }));
+  return names.length > 1 ? names.slice(1).map((field) => ({ field, message: 'a scalar key has one key column (use extract.key.fields for a composite key)' })) : [];
+}
+
+/** Validates an explicit key-column mapping and returns its columns; throws InvalidIdentifierError naming every bad field. */
+export function explicitKeyColumns(mapping: Record<string, unknown>, keyFields?: string[]): (TypedColumn & { index?: number })[] {
+  const columns = keyColumnsOf(mapping, keyFields);
+  const problems = [...typedColumnProblems(columns), ...keyColumnProblems(mapping, keyFields)];
+  if (problems.length > 0) {
+    throw new InvalidIdentifierError(`invalid key columns in store.keyColumns: ${problems.map((p) => `field ${JSON.stringify(p.field)}: ${p.message}`).join('; ')}`, { fields: problems.map((p) => p.field) });
+  }
+  return columns as (TypedColumn & { index?: number })[];
+}
+
 /** Throws InvalidIdentifierError unless every column is valid (checked before any CQL is built). */
 export function requireValidColumns(columns: { field: string; column: string; type: unknown }[], where: string): void {
   const problems = typedColumnProblems(columns);

@@ -18,8 +18,16 @@ export interface ColumnSource {
   describe(): Promise<ColumnSchema>;
 }
 
-/** Typed columns of a store: a fixed explicit mapping, or columns derived from a schema that may evolve. */
-export type TypedColumnsOptions = { columns: TypedColumn[] } | { source: ColumnSource };
+/** A typed column of the key: the whole key, or (`index` set) one element of a composite (tuple) key. */
+export interface KeyColumn extends TypedColumn {
+  index?: number;
+}
+
+/**
+ * Typed columns of a store: value columns from a fixed explicit mapping, or derived from a schema that may evolve;
+ * optionally fixed key columns.
+ */
+export type TypedColumnsOptions = ({ columns: TypedColumn[] } | { source: ColumnSource }) & { keyColumns?: KeyColumn[] };
 
 /** The INSERT of one version with its typed columns and their bind values. */
 export interface TypedRow {
@@ -49,6 +57,7 @@ async function tableColumnTypes(exec: CqlExecutor, ref: TableRef): Promise<Map<s
  */
 export class TypedColumns {
   private columns: TypedColumn[] = [];
+  private keyColumns: KeyColumn[] = [];
   private readonly known = new Set<string>();
   private insertCql = '';
   private pending: Promise<void> | null = null;
@@ -65,6 +74,12 @@ export class TypedColumns {
     const source = 'source' in options ? options.source : null;
     const initial: ColumnSchema = 'source' in options ? await options.source.describe() : { columns: options.columns, unmapped: [], origin: 'store.columns' };
     const typed = new TypedColumns(exec, ref, source, schemaOptions);
+    const keyColumns = options.keyColumns ?? [];
+    if (keyColumns.length > 0) {
+      requireValidColumns([...keyColumns, ...initial.columns], 'key and value columns');
+      await typed.addToTable(keyColumns, [], 'store.keyColumns');
+      typed.keyColumns = keyColumns;
+    }
     await typed.adopt(initial);
     return typed;
   }
@@ -74,8 +89,11 @@ export class TypedColumns {
     return this.columns;
   }
 
-  /** The INSERT and its typed bind values for a value (null = tombstone: every typed column null). */
-  async row(value: unknown): Promise<TypedRow> {
+  /**
+   * The INSERT and its typed bind values for a key and value: key columns first, then value columns (a null value is a
+   * tombstone: every value column null, the key columns still set).
+   */
+  async row(key: unknown, value: unknown): Promise<TypedRow> {
     if (this.pending) await this.pending.catch(() => undefined);
     const fields = this.fieldsOf(value);
     const unknown = fields === null ? [] : Object.keys(fields).filter((f) => !this.known.has(f));
@@ -87,14 +105,14 @@ export class TypedColumns {
       reread = true;
     }
     try {
-      return this.build(fields);
+      return this.build(key, fields);
     } catch (e) {
-      if (!(e instanceof TypedCellError) || !this.source || reread) throw asMismatch(e);
+      if (!(e instanceof TypedCellError) || e.isKey || !this.source || reread) throw asMismatch(e);
     }
     // A value that does not fit its column may come from a newer schema: re-read it once, then fail naming the field.
     await this.evolve();
     try {
-      return this.build(fields);
+      return this.build(key, fields);
     } catch (e) {
       throw asMismatch(e);
     }
@@ -108,16 +126,10 @@ export class TypedColumns {
     return value as Record<string, unknown>;
   }
 
-  private build(fields: Record<string, unknown> | null): TypedRow {
-    const cells = this.columns.map((c) => {
-      const v = fields !== null && Object.prototype.hasOwnProperty.call(fields, c.field) ? fields[c.field] : null;
-      try {
-        return toCell(c.type, v, c.scale);
-      } catch (e) {
-        throw e instanceof CellTypeError ? new TypedCellError(c, e.message) : e;
-      }
-    });
-    return { cql: this.insertCql, cells };
+  private build(key: unknown, fields: Record<string, unknown> | null): TypedRow {
+    const keyCells = this.keyColumns.map((c) => cell(c, c.index === undefined ? key : Array.isArray(key) ? key[c.index] : null, true));
+    const cells = this.columns.map((c) => cell(c, fields !== null && Object.prototype.hasOwnProperty.call(fields, c.field) ? fields[c.field] : null, false));
+    return { cql: this.insertCql, cells: [...keyCells, ...cells] };
   }
 
   /** Re-reads the newest schema once for every write waiting on it. */
@@ -134,42 +146,85 @@ export class TypedColumns {
 
   /** Takes a schema's columns: types of existing columns must match; new ones are added to the table. */
   private async adopt(schema: ColumnSchema): Promise<void> {
-    requireValidColumns(schema.columns, schema.origin);
+    requireValidColumns([...this.keyColumns, ...schema.columns], schema.origin);
     const byColumn = new Map(this.columns.map((c) => [c.column, c]));
-    const table = await tableColumnTypes(this.exec, this.ref);
-    const added: TypedColumn[] = [];
-    for (const c of schema.columns) {
-      const had = table.get(c.column) ?? (byColumn.has(c.column) ? canonicalCqlType(byColumn.get(c.column)!.type) : undefined);
-      if (had !== undefined && had !== canonicalCqlType(c.type)) throw incompatible(this.ref, c, had, schema.origin);
-      if (!byColumn.has(c.column)) added.push(c);
-    }
-    const missing = added.filter((c) => !table.has(c.column)).map((c) => ({ name: c.column, type: canonicalCqlType(c.type) }));
-    if (missing.length > 0) await ensureColumns(this.exec, this.ref, missing, this.schemaOptions);
+    const added = schema.columns.filter((c) => !byColumn.has(c.column));
+    await this.addToTable(schema.columns, [...this.keyColumns, ...this.columns], schema.origin);
     // Decimal scales may change between compatible schemas; the newest one is used for new values.
     const scales = new Map(schema.columns.map((c) => [c.column, c.scale]));
     this.columns = [...this.columns.map((c) => ({ ...c, scale: scales.get(c.column) ?? c.scale })), ...added];
     for (const c of schema.columns) this.known.add(c.field);
     for (const f of schema.unmapped) this.known.add(f);
-    const names = [...versionedInsertColumns(this.ref.scope), ...this.columns.map((c) => c.column)];
+    const names = [...versionedInsertColumns(this.ref.scope), ...this.keyColumns.map((c) => c.column), ...this.columns.map((c) => c.column)];
     this.insertCql = `INSERT INTO ${qualified(this.ref)} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
   }
 
+  /**
+   * Checks columns against the table's declared types and this writer's own columns (a type change is
+   * TYPED_COLUMN_INCOMPATIBLE naming the field), then adds the missing ones (ALTER TABLE ADD, race-free).
+   */
+  private async addToTable(columns: TypedColumn[], own: TypedColumn[], origin: string): Promise<void> {
+    const mine = new Map(own.map((c) => [c.column, canonicalCqlType(c.type)]));
+    const table = await tableColumnTypes(this.exec, this.ref);
+    for (const c of columns) {
+      const had = table.get(c.column) ?? mine.get(c.column);
+      if (had !== undefined && had !== canonicalCqlType(c.type)) throw incompatible(this.ref, c, had, origin);
+    }
+    const missing = columns.filter((c) => !table.has(c.column)).map((c) => ({ name: c.column, type: canonicalCqlType(c.type) }));
+    if (missing.length > 0) await ensureColumns(this.exec, this.ref, missing, this.schemaOptions);
+    const fresh = columns.filter((c) => !mine.has(c.column));
+    if (fresh.length > 0) await this.awaitVisible(fresh.map((c) => c.column));
+  }
+
+  /**
+   * Waits until statements naming the columns prepare: a column another worker just added can be listed in
+   * system_schema before the coordinator accepts it ("Undefined column name"), even after schema agreement.
+   */
+  private async awaitVisible(columns: string[]): Promise<void> {
+    const probe = `SELECT ${columns.join(', ')} FROM ${qualified(this.ref)} LIMIT 1`;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.exec.read(probe, [], 'check typed columns are usable');
+        return;
+      } catch (e) {
+        if (attempt >= VISIBLE_ATTEMPTS || !/Undefined column name/i.test(describeCause(e))) throw e;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/** Tries of the column-visibility probe, 100 ms apart. */
+const VISIBLE_ATTEMPTS = 100;
+
+function describeCause(e: unknown): string {
+  return e instanceof Error ? `${e.message} ${String((e as { cause?: Error }).cause?.message)}` : String(e);
 }
 
 /** A field value that does not fit its column's type. */
 class TypedCellError extends Error {
   constructor(
     readonly column: TypedColumn,
+    readonly isKey: boolean,
     message: string,
   ) {
     super(message);
   }
 }
 
+/** The bind value of one column; a value of the wrong type throws TypedCellError. */
+function cell(c: TypedColumn, v: unknown, isKey: boolean): unknown {
+  try {
+    return toCell(c.type, v, c.scale);
+  } catch (e) {
+    throw e instanceof CellTypeError ? new TypedCellError(c, isKey, e.message) : e;
+  }
+}
+
 function asMismatch(e: unknown): unknown {
   if (!(e instanceof TypedCellError)) return e;
   const c = e.column;
-  return new BadRecordError(`field ${JSON.stringify(c.field)} does not fit typed column ${c.column}: ${e.message}`, {
+  return new BadRecordError(`${e.isKey ? 'key ' : ''}field ${JSON.stringify(c.field)} does not fit typed column ${c.column}: ${e.message}`, {
     stage: 'write',
     code: 'TYPED_COLUMN_MISMATCH',
     context: { field: c.field, column: c.column },

@@ -47,6 +47,23 @@ describe('typed columns on a versioned Cassandra table (real Cassandra)', () => 
     expect((await client.execute(`SELECT key FROM ${keyspace}.explicit WHERE key = ?`, [Buffer.from('USD')])).rowLength).toBe(0);
   });
 
+  it('key columns: the whole key, or the elements of a composite (tuple) key, also on tombstones', async () => {
+    const { tupleKeySerde } = await import('../../../src/store/serde');
+    const scalar = await open('keyed', { columns: [{ field: 'rate', column: 'rate', type: 'double' }], keyColumns: [{ field: 'currency', column: 'key_currency', type: 'text' }] });
+    await scalar.write('EUR', { rate: 1.1 }, 1000);
+    await scalar.write('EUR', null, 2000);
+    const rows = (await client.execute(`SELECT valid_from, key_currency, rate FROM ${keyspace}.keyed WHERE key = textAsBlob('EUR')`)).rows;
+    expect(rows.map((r) => [Number(r.get('valid_from')), r.get('key_currency'), r.get('rate')])).toEqual([[2000, 'EUR', null], [1000, 'EUR', 1.1]]);
+    const composite = await openCassandraVersionedStore<unknown[], Record<string, unknown>>({
+      client, keyspace, storeName: 'composite', scope: 'global', historyRetentionMs: 1_000_000, keySerde: tupleKeySerde as never, valueSerde: jsonSerde(),
+      typed: { columns: [], keyColumns: [{ field: 'region', column: 'key_region', type: 'text', index: 0 }, { field: 'sku', column: 'key_sku', type: 'bigint', index: 1 }] },
+    });
+    await composite.write(['eu', 42], { price: 3 }, 1000);
+    const row = (await client.execute(`SELECT key_region, key_sku FROM ${keyspace}.composite`)).first();
+    expect([row.get('key_region'), row.get('key_sku').toString()]).toEqual(['eu', '42']);
+    await expect(composite.write(['eu', 'not a number'], { price: 3 }, 2000)).rejects.toMatchObject({ code: 'TYPED_COLUMN_MISMATCH', message: expect.stringMatching(/key field "sku" does not fit typed column key_sku/) });
+  });
+
   it('invalid mappings are refused before any CQL is sent', async () => {
     tracker.reset();
     await expect(open('refused', { columns: [{ field: 'x', column: 'x text); DROP TABLE y; --', type: 'text' }] })).rejects.toMatchObject({ code: 'INVALID_IDENTIFIER' });
