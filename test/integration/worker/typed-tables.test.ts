@@ -88,19 +88,20 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
     stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{
       name: 'rates', topics: [n.topic], keyConverter: 'string', valueConverter: 'avro',
       extract: { timestamp: { from: 'field', path: 'ts' } },
-      store: { name: 'rates', typed: true, historyRetention: '1h' },
+      store: { name: 'rates', typed: true, keyColumns: { currency: 'text' }, historyRetention: '1h' },
       keepPreviousGeneration: '1h',
     }]));
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
 
     // Scalar fields became typed columns next to the layout's; the array stays in the value blob only.
-    expect(await columnTypes(stack.client, n.keyspace, 'rates_g1')).toEqual({ key: 'blob', valid_from: 'bigint', value: 'blob', writer: 'text', currency: 'text', rate: 'double', bid: 'decimal', ts: 'timestamp' });
+    expect(await columnTypes(stack.client, n.keyspace, 'rates_g1')).toEqual({ key: 'blob', valid_from: 'bigint', value: 'blob', writer: 'text', key_currency: 'text', currency: 'text', rate: 'double', bid: 'decimal', ts: 'timestamp' });
     const eur1500 = await plainAsOf(stack.client, n.keyspace, 'rates', 'EUR', 1500);
     expect(eur1500).toMatchObject({ table: 'rates_g1', validFrom: 1000, validTo: 2000 });
     expect(eur1500!.row.get('rate')).toBe(1.1);
     expect(eur1500!.row.get('bid').toString()).toBe('1.2345');
     expect((eur1500!.row.get('ts') as Date).getTime()).toBe(1000);
     expect(eur1500!.row.get('currency')).toBe('EUR');
+    expect(eur1500!.row.get('key_currency')).toBe('EUR');
     const eurNow = await plainAsOf(stack.client, n.keyspace, 'rates', 'EUR', 10_000);
     expect(eurNow).toMatchObject({ validFrom: 2000 });
     expect(eurNow!.validTo).toBeUndefined();
