@@ -22,11 +22,11 @@ export class RegistryColumnSource implements ColumnSource {
     private readonly fields?: string[],
   ) {}
 
-  async describe(): Promise<ColumnSchema> {
+  async describe(sample?: string[]): Promise<ColumnSchema> {
     const latest = await this.latest();
     const origin = `subject ${this.subject} version ${latest.version} (schema id ${latest.id})`;
     try {
-      return { ...schemaFields(latest.schemaType ?? 'AVRO', latest.schema, this.fields), origin };
+      return { ...schemaFields(latest.schemaType ?? 'AVRO', latest.schema, this.fields, sample), origin };
     } catch (e) {
       throw new BadRecordError(`typed columns cannot be derived from ${origin}: ${(e as Error).message}`, { stage: 'write', code: 'TYPED_COLUMN_SCHEMA', cause: e });
     }

@@ -106,14 +106,30 @@ const PROTO_SCALARS: Record<string, CqlColumnType | undefined> = {
   string: 'text',
 };
 
-function protobufFields(text: string): SchemaFields {
+/** Every message type of a parsed .proto file, top-level first, then nested ones. */
+function messagesIn(ns: Namespace): ProtoType[] {
+  const own = ns.nestedArray.filter((n): n is ProtoType => n instanceof ProtoType);
+  const nested = ns.nestedArray.filter((n): n is Namespace => n instanceof Namespace).flatMap(messagesIn);
+  return [...own, ...nested.filter((m) => !own.includes(m))];
+}
+
+/**
+ * The columns of the message type a record was decoded with. The converter decodes every field (defaults included),
+ * so the message is the one whose field names are the record's (`sample`); without a sample nothing is mapped yet
+ * (the first record brings its fields and the writer re-reads the schema).
+ */
+function protobufFields(text: string, sample?: string[]): SchemaFields {
+  const out: SchemaFields = { columns: [], unmapped: [] };
+  if (!sample || sample.length === 0) return out;
   // Parsed as the registry client parses it, so field names are those the converter decodes to (camelCase).
   const parsed = parse(text);
   const ns = (parsed.package ? parsed.root.lookup(parsed.package) : parsed.root) as Namespace | null;
-  const first = ns?.nestedArray.find((n): n is ProtoType => n instanceof ProtoType);
-  if (!first) throw new ConfigError('typed columns from a Protobuf schema need a message type');
-  const out: SchemaFields = { columns: [], unmapped: [] };
-  for (const f of first.fieldsArray) {
+  const messages = ns ? messagesIn(ns) : [];
+  const names = (m: ProtoType) => new Set(m.fieldsArray.map((f) => f.name));
+  const fitting = messages.filter((m) => sample.every((f) => names(m).has(f)));
+  const type = fitting.find((m) => names(m).size === sample.length) ?? fitting[0];
+  if (!type) throw new ConfigError(`no message type of the Protobuf schema has the fields [${sample.join(', ')}]`);
+  for (const f of type.fieldsArray) {
     try {
       f.resolve();
     } catch {
@@ -128,10 +144,11 @@ function protobufFields(text: string): SchemaFields {
 
 /**
  * Typed columns of a registry schema (its text and the registry's schemaType: AVRO, JSON or PROTOBUF): the top-level
- * scalar fields of the record / object / first message. Only `fields` are kept when given (a value projection).
+ * scalar fields of the record / object / the message whose fields the `sample` record has. Only `fields` are kept when
+ * given (a value projection).
  */
-export function schemaFields(schemaType: string, text: string, fields?: string[]): SchemaFields {
-  const all = schemaType === 'PROTOBUF' ? protobufFields(text) : schemaType === 'JSON' ? jsonSchemaFields(JSON.parse(text)) : avroFields(JSON.parse(text));
+export function schemaFields(schemaType: string, text: string, fields?: string[], sample?: string[]): SchemaFields {
+  const all = schemaType === 'PROTOBUF' ? protobufFields(text, sample) : schemaType === 'JSON' ? jsonSchemaFields(JSON.parse(text)) : avroFields(JSON.parse(text));
   if (!fields) return all;
   const keep = new Set(fields);
   return { columns: all.columns.filter((c) => keep.has(c.field)), unmapped: all.unmapped.filter((f) => keep.has(f)) };

@@ -42,9 +42,13 @@ describe('typed columns derived from registry schemas', () => {
     });
   });
 
-  it('maps the first Protobuf message with the field names the converter decodes to', () => {
-    const proto = 'syntax = "proto3"; package fx; enum Kind { SPOT = 0; } message Rate { string currency = 1; double rate = 2; int64 ts_ms = 3; Kind kind = 4; repeated string tags = 5; Inner inner = 6; } message Inner { int32 a = 1; }';
-    expect(schemaFields('PROTOBUF', proto)).toEqual({
+  it('maps the Protobuf message whose fields the record has, with the field names the converter decodes to', () => {
+    const proto = 'syntax = "proto3"; package fx; message Meta { string note = 1; } enum Kind { SPOT = 0; } message Rate { string currency = 1; double rate = 2; int64 ts_ms = 3; Kind kind = 4; repeated string tags = 5; Inner inner = 6; } message Inner { int32 a = 1; }';
+    // Without a record nothing is mapped yet: the first record's fields select the message type.
+    expect(schemaFields('PROTOBUF', proto)).toEqual({ columns: [], unmapped: [] });
+    expect(schemaFields('PROTOBUF', proto, undefined, ['note']).columns).toEqual([{ field: 'note', column: 'note', type: 'text' }]);
+    expect(() => schemaFields('PROTOBUF', proto, undefined, ['nope'])).toThrow(/no message type of the Protobuf schema has the fields \[nope\]/);
+    expect(schemaFields('PROTOBUF', proto, undefined, ['currency', 'rate', 'tsMs', 'kind', 'tags', 'inner'])).toEqual({
       columns: [
         { field: 'currency', column: 'currency', type: 'text' },
         { field: 'rate', column: 'rate', type: 'double' },

@@ -15,7 +15,8 @@ export interface ColumnSchema {
 
 /** Derives typed columns from the newest schema (the registry's latest version of a subject). */
 export interface ColumnSource {
-  describe(): Promise<ColumnSchema>;
+  /** `sample`: the value fields of the record that asked (Protobuf picks the message type having them). */
+  describe(sample?: string[]): Promise<ColumnSchema>;
 }
 
 /** A typed column of the key: the whole key, or (`index` set) one element of a composite (tuple) key. */
@@ -99,7 +100,7 @@ export class TypedColumns {
     const unknown = fields === null ? [] : Object.keys(fields).filter((f) => !this.known.has(f));
     let reread = false;
     if (this.source && unknown.length > 0) {
-      await this.evolve();
+      await this.evolve(Object.keys(fields!));
       // Fields the newest schema still does not name stay in the value blob only (no further re-reads for them).
       for (const f of unknown) this.known.add(f);
       reread = true;
@@ -110,7 +111,7 @@ export class TypedColumns {
       if (!(e instanceof TypedCellError) || e.isKey || !this.source || reread) throw asMismatch(e);
     }
     // A value that does not fit its column may come from a newer schema: re-read it once, then fail naming the field.
-    await this.evolve();
+    await this.evolve(fields === null ? undefined : Object.keys(fields));
     try {
       return this.build(key, fields);
     } catch (e) {
@@ -133,9 +134,9 @@ export class TypedColumns {
   }
 
   /** Re-reads the newest schema once for every write waiting on it. */
-  private evolve(): Promise<void> {
+  private evolve(sample?: string[]): Promise<void> {
     if (!this.pending) {
-      this.pending = this.source!.describe()
+      this.pending = this.source!.describe(sample)
         .then((schema) => this.adopt(schema))
         .finally(() => {
           this.pending = null;

@@ -1,6 +1,7 @@
 import { Client, types } from 'cassandra-driver';
 import { Kafka, KafkaMessage } from 'kafkajs';
 import { COMPATIBILITY, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { parse, Writer } from 'protobufjs';
 import { createTopic, newRegistry } from '../helpers';
 import { configDoc, eventually, names, pipelineGroup, startWorker, useStack, waitCaughtUp } from './harness';
 
@@ -68,6 +69,16 @@ const RATE_V1 = {
 const RATE_V2 = { ...RATE_V1, fields: [...RATE_V1.fields, { name: 'sourceName', type: ['null', 'string'], default: null }] };
 
 const HOUR = 3_600_000;
+
+/** Confluent wire format for Protobuf: magic 0, schema id, message indexes, body. */
+function protobufRecord(schemaId: number, indexes: number[], body: Uint8Array): Buffer {
+  const w = Writer.create();
+  w.sint32(indexes.length);
+  for (const i of indexes) w.sint32(i);
+  const header = Buffer.alloc(5);
+  header.writeInt32BE(schemaId, 1);
+  return Buffer.concat([header, Buffer.from(w.finish()), Buffer.from(body)]);
+}
 
 describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; read with the raw driver)', () => {
   const stack = useStack();
@@ -137,6 +148,32 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
     expect(after!.row.get('source_name')).toBe('ecb');
     expect((await plainAsOf(stack.client, n.keyspace, 'rates', 'USD', 3000 + 2 * HOUR))?.row.get('rate')).toBe(0.9);
     expect((await columnTypes(stack.client, n.keyspace, 'rates_g2')).source_name).toBe('text');
+  });
+
+  it('Protobuf: the columns are those of the message type the records carry (not the first message of the file); a new field adds a column', async () => {
+    const n = names('typedproto');
+    await createTopic(stack.kafka, n.topic, 1);
+    const registry = newRegistry();
+    const subject = `${n.topic}-value`;
+    const v1 = 'syntax = "proto3";\npackage adjunct.typed;\nmessage Meta { string note = 1; }\nmessage Rate {\n  string currency = 1;\n  double rate = 2;\n  int64 ts_ms = 3;\n  enum Kind { SPOT = 0; FORWARD = 1; }\n  Kind kind = 4;\n  repeated string tags = 5;\n}\n';
+    const v2 = v1.replace('  repeated string tags = 5;\n', '  repeated string tags = 5;\n  string source = 6;\n');
+    const id1 = (await registry.register({ type: SchemaType.PROTOBUF, schema: v1 }, { subject })).id;
+    const rate1 = parse(v1).root.lookupType('adjunct.typed.Rate');
+    const producer = await stack.producer();
+    await producer.send({ topic: n.topic, messages: [{ key: 'EUR', value: protobufRecord(id1, [1], rate1.encode(rate1.create({ currency: 'EUR', rate: 1.1, tsMs: 1000, kind: 1, tags: ['a'] })).finish()), timestamp: '1000' }] });
+    stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{
+      name: 'rates', topics: [n.topic], valueConverter: 'protobuf', store: { name: 'rates', typed: true },
+    }]));
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
+    expect(await columnTypes(stack.client, n.keyspace, 'rates_g1')).toEqual({ key: 'blob', valid_from: 'bigint', value: 'blob', writer: 'text', currency: 'text', rate: 'double', ts_ms: 'bigint', kind: 'text' });
+    const id2 = (await registry.register({ type: SchemaType.PROTOBUF, schema: v2 }, { subject })).id;
+    const rate2 = parse(v2).root.lookupType('adjunct.typed.Rate');
+    await producer.send({ topic: n.topic, messages: [{ key: 'EUR', value: protobufRecord(id2, [1], rate2.encode(rate2.create({ currency: 'EUR', rate: 1.2, tsMs: '9007199254740993', source: 'ecb' })).finish()), timestamp: '2000' }] });
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
+    const first = await plainAsOf(stack.client, n.keyspace, 'rates', 'EUR', 1000);
+    expect([first!.validTo, first!.row.get('rate'), first!.row.get('kind'), first!.row.get('ts_ms').toString(), first!.row.get('source')]).toEqual([2000, 1.1, 'FORWARD', '1000', null]);
+    const second = await plainAsOf(stack.client, n.keyspace, 'rates', 'EUR', 2000);
+    expect([second!.row.get('rate'), second!.row.get('kind'), second!.row.get('ts_ms').toString(), second!.row.get('source')]).toEqual([1.2, 'SPOT', '9007199254740993', 'ecb']);
   });
 
   it('an incompatible schema change (a field changes type) fails with an error naming the field; compatible records keep flowing', async () => {
