@@ -1,10 +1,12 @@
 import { Admin } from 'kafkajs';
 import { SingleBar } from 'cli-progress';
 import { PipelineStatusTable } from '../catalog';
+import { Clock, systemClock } from '../clock';
 import { describeError } from '../errors';
 import { Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
-import { fetchPartitionOffsets, tpId } from './topic-offsets';
+import { topicPartitionKey } from '../kafka/topic-partition';
+import { fetchPartitionOffsets } from './topic-offsets';
 
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
@@ -34,6 +36,8 @@ export interface BootstrapTrackerOptions {
   workerId: string;
   pollMs?: number;
   progressBar?: boolean;
+  /** Time source of the rate and ETA (default: the system clock). */
+  clock?: Clock;
 }
 
 /**
@@ -49,13 +53,16 @@ export class BootstrapTracker {
   /** Resolves when this generation is READY. */
   readonly ready: Promise<void>;
   private progress: BootstrapProgress = { state: 'BOOTSTRAPPING', done: 0, total: 0, ratePerSec: 0, etaSeconds: null };
-  private lastSample = { t: Date.now(), done: 0 };
+  private readonly clock: Clock;
+  private lastSample: { t: number; done: number };
   private lastLog = 0;
   private bar?: SingleBar;
   private stopped = false;
 
   constructor(private readonly o: BootstrapTrackerOptions) {
     this.ready = new Promise((r) => (this.readyResolve = r));
+    this.clock = o.clock ?? systemClock;
+    this.lastSample = { t: this.clock.now(), done: 0 };
   }
 
   /** Current progress. */
@@ -73,7 +80,7 @@ export class BootstrapTracker {
     const parts = await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.o.topics);
     const persistedEnd = existing?.state === 'BOOTSTRAPPING' ? existing.endOffsets : undefined;
     for (const p of parts) {
-      const id = tpId(p.topic, p.partition);
+      const id = topicPartitionKey(p.topic, p.partition);
       this.end.set(id, persistedEnd?.[id] !== undefined ? BigInt(persistedEnd[id]) : p.high);
       this.start.set(id, p.committed !== null && p.committed > p.low ? p.committed : p.low);
     }
@@ -97,7 +104,7 @@ export class BootstrapTracker {
     let reached = true;
     const progress: Record<string, string> = {};
     for (const p of parts) {
-      const id = tpId(p.topic, p.partition);
+      const id = topicPartitionKey(p.topic, p.partition);
       const end = this.end.get(id) ?? p.high;
       const start = this.start.get(id) ?? p.low;
       const pos = p.committed ?? start;
@@ -106,7 +113,7 @@ export class BootstrapTracker {
       progress[id] = pos.toString();
       if (pos < max(end, p.low)) reached = false; // records deleted by retention count as reached
     }
-    const now = Date.now();
+    const now = this.clock.now();
     const dn = Number(done);
     const rate = now > this.lastSample.t ? ((dn - this.lastSample.done) * 1000) / (now - this.lastSample.t) : 0;
     this.lastSample = { t: now, done: dn };

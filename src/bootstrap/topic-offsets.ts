@@ -1,4 +1,5 @@
 import { Admin } from 'kafkajs';
+import { topicPartitionKey } from '../kafka/topic-partition';
 
 /** Low/high watermarks and the group's committed offset of one partition. */
 export interface PartitionOffsets {
@@ -10,19 +11,17 @@ export interface PartitionOffsets {
   committed: bigint | null;
 }
 
-/** `topic/partition` key used in maps and persisted JSON. */
-export const tpId = (topic: string, partition: number) => `${topic}/${partition}`;
 
 /** Fetches log start/end offsets of topics and the group's committed offsets in one pass. */
 export async function fetchPartitionOffsets(admin: Admin, groupId: string, topics: string[]): Promise<PartitionOffsets[]> {
   const out: PartitionOffsets[] = [];
   const committed = await admin.fetchOffsets({ groupId, topics });
   const committedMap = new Map<string, bigint | null>();
-  for (const t of committed) for (const p of t.partitions) committedMap.set(tpId(t.topic, p.partition), p.offset === '-1' || p.offset === '' ? null : BigInt(p.offset));
+  for (const t of committed) for (const p of t.partitions) committedMap.set(topicPartitionKey(t.topic, p.partition), p.offset === '-1' || p.offset === '' ? null : BigInt(p.offset));
   for (const topic of topics) {
     const offs = await admin.fetchTopicOffsets(topic);
     for (const p of offs) {
-      out.push({ topic, partition: p.partition, low: BigInt(p.low), high: BigInt(p.high), committed: committedMap.get(tpId(topic, p.partition)) ?? null });
+      out.push({ topic, partition: p.partition, low: BigInt(p.low), high: BigInt(p.high), committed: committedMap.get(topicPartitionKey(topic, p.partition)) ?? null });
     }
   }
   return out;

@@ -2,4 +2,4 @@
 export * from './catalog-schema';
 export * from './catalog-cql';
 export * from './store-catalog';
-export * from './pipeline-status';
+export * from './pipeline-status-table';

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { configJsonSchema, ConfigValidationError, loadConfigFile } from '../config';
-import { AdjunctError, describeError } from '../errors';
-import { ExitCode } from './exit-codes';
+import { describeError } from '../errors';
+import { ExitCode, exitCodeOfError } from './exit-codes';
 import { runCommand } from './run-command';
 import { registerReadCommands } from './read-commands';
 
@@ -63,7 +63,7 @@ export async function main(argv: string[]): Promise<void> {
     await buildProgram().parseAsync(argv);
   } catch (e) {
     console.error(`adjunct: ${describeError(e)}`);
-    process.exitCode = e instanceof AdjunctError && e.code === 'CONFIG_INVALID' ? ExitCode.CONFIG_INVALID : ExitCode.FAILED;
+    process.exitCode = exitCodeOfError(e);
   }
 }
 

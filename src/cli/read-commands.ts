@@ -1,10 +1,7 @@
 import { Command, Option } from 'commander';
 import { LoadedConfig, loadConfigFile } from '../config';
 import { AdjunctError, describeError } from '../errors';
-import { ERROR_CODE_STATUS } from '../http/error-reply';
-import { ExitCode } from './exit-codes';
-
-type Exit = (typeof ExitCode)[keyof typeof ExitCode];
+import { Exit, ExitCode, exitCodeOfError } from './exit-codes';
 
 /** A CLI failure carrying its exit code. */
 class CliFailure extends Error {
@@ -20,13 +17,7 @@ const DEFAULT_URL = 'http://127.0.0.1:8080';
 
 /** Exit code for an error: CONFIG_INVALID, NOT_FOUND for unknown stores/pipelines/keys, UNAVAILABLE when a service cannot be reached. */
 function exitCodeOf(e: unknown): Exit {
-  if (e instanceof CliFailure) return e.exitCode;
-  if (e instanceof AdjunctError) {
-    if (e.code === 'CONFIG_INVALID' || e.stage === 'config' || e.code === 'INVALID_IDENTIFIER') return ExitCode.CONFIG_INVALID;
-    if (ERROR_CODE_STATUS.get(e.code) === 404) return ExitCode.NOT_FOUND;
-    if (e.code === 'CASSANDRA_UNAVAILABLE' || (e.code === 'CASSANDRA_ERROR' && e.retriable)) return ExitCode.UNAVAILABLE;
-  }
-  return ExitCode.FAILED;
+  return e instanceof CliFailure ? e.exitCode : exitCodeOfError(e);
 }
 
 /** Runs a command body, mapping failures to a message on stderr and an exit code. */
@@ -151,7 +142,7 @@ async function statusCommand(o: StatusOpts): Promise<void> {
     });
     process.stdout.write(`${table(rows, ['name', 'state', 'store', 'generation', 'consumed', 'written', 'deadLettered', 'bootstrap'])}\n`);
     const parts = (st.pipelines as { name: string; partitions?: Record<string, unknown>[] }[]).flatMap((p) =>
-      (p.partitions ?? []).map((x) => ({ pipeline: p.name, partition: `${String(x.topic)}/${String(x.partition)}`, committed: x.committedOffset, lag: x.lag, streamTime: iso(x.streamTime as number | null), horizon: iso(x.horizon as number | null) })),
+      (p.partitions ?? []).map((x) => ({ pipeline: p.name, partition: `${String(x.topic)}/${String(x.partition)}`, committed: x.committedOffset, lag: x.lag, streamTime: iso(x.observedStreamTime as number | null), horizon: iso(x.horizon as number | null) })),
     );
     if (parts.length) process.stdout.write(`\nPARTITIONS\n${table(parts, ['pipeline', 'partition', 'committed', 'lag', 'streamTime', 'horizon'])}\n`);
   } else {

@@ -96,6 +96,7 @@ export const WorkerConfig = z
   .strictObject({
     groupId: z.string().min(1).default('adjunct'),
     maxInFlight: z.number().int().min(1).max(4096).default(64).describe('most Cassandra write requests (batches) in flight per pipeline; records in flight per worker are bounded at maxInFlight × cassandra.writeBatch.maxRows'),
+    maxInFlightBytes: z.number().int().min(1024).max(1 << 30).default(16 << 20).describe('bound on the key+value bytes of in-flight writes per worker (a larger record is written alone)'),
     partitionsConsumedConcurrently: z.number().int().min(1).max(256).default(8),
     commitInterval: Duration.default(1_000),
     shutdownTimeout: Duration.default(30_000),
@@ -220,10 +221,13 @@ export const ErrorsConfig = z
     tolerance: z.enum(['none', 'all']).default('none'),
     retryTimeout: Duration.default(300_000),
     retryMaxDelay: Duration.default(30_000),
+    stallTimeout: Duration.optional().describe('fail the pipeline when a dependency stays unavailable this long (default: stall and retry for ever); never dead-letters'),
     deadLetterQueue: z
       .strictObject({
         topic: z.string().min(1),
         contextHeaders: z.boolean().default(true),
+        partitions: z.number().int().min(1).max(10_000).default(1).describe('partitions of the DLQ topic when adjunct creates it'),
+        replicationFactor: z.number().int().min(-1).max(32).refine((n) => n !== 0, 'use -1 (broker default) or a positive number').default(-1).describe('replication factor of the DLQ topic when adjunct creates it; -1: the broker default'),
       })
       .optional(),
   })

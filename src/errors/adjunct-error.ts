@@ -1,23 +1,11 @@
-/** The pipeline stage in which an error happened (Kafka Connect's stage tags, plus adjunct's own). */
-export type ErrorStage =
-  | 'config'
-  | 'consume'
-  | 'key-convert'
-  | 'value-convert'
-  | 'extract'
-  | 'write'
-  | 'commit'
-  | 'schema'
-  | 'store'
-  | 'lookup'
-  | 'bootstrap'
-  | 'devstack';
+import { ERROR_CODES, ErrorCode } from './error-codes';
+import { ErrorStage } from './error-stage';
 
 /** Options accepted by every AdjunctError. */
 export interface AdjunctErrorOptions {
-  /** Stable machine-readable code, e.g. `INVALID_IDENTIFIER`. */
-  code: string;
-  /** Whether retrying the same operation may succeed. */
+  /** Stable machine-readable code, e.g. `INVALID_IDENTIFIER` (a key of ERROR_CODES). */
+  code: ErrorCode;
+  /** Whether retrying the same operation may succeed (default: the code's flag in ERROR_CODES). */
   retriable?: boolean;
   /** Stage of the pipeline the error belongs to. */
   stage?: ErrorStage;
@@ -29,7 +17,7 @@ export interface AdjunctErrorOptions {
 
 /** Root of adjunct's typed error taxonomy: every error carries code, retriable, stage and cause. */
 export class AdjunctError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly retriable: boolean;
   readonly stage?: ErrorStage;
   readonly context: Record<string, unknown>;
@@ -39,7 +27,7 @@ export class AdjunctError extends Error {
     super(message);
     this.name = new.target.name;
     this.code = options.code;
-    this.retriable = options.retriable ?? false;
+    this.retriable = options.retriable ?? ERROR_CODES[options.code].retriable;
     this.stage = options.stage;
     this.cause = options.cause;
     this.context = options.context ?? {};

@@ -1,4 +1,6 @@
-import { AdjunctError, ErrorStage, StoreError } from './adjunct-error';
+import { AdjunctError, StoreError } from './adjunct-error';
+import { ErrorCode } from './error-codes';
+import { ErrorStage } from './error-stage';
 
 /** DataStax driver error classes / server codes that a retry may fix. */
 const RETRIABLE_DRIVER_ERRORS = new Set([
@@ -32,13 +34,39 @@ export function isRetriableCassandraError(e: unknown): boolean {
   return typeof code === 'string' && RETRIABLE_SOCKET_CODES.has(code);
 }
 
-/** Wraps any Cassandra failure into a StoreError, classified retriable or fatal. */
+/** Server messages of an `invalid` (0x2200) answer that concern the one record, not the table or the cluster. */
+const RECORD_SPECIFIC_INVALID = /too large|longer than (the )?maximum|exceeds the maximum|oversized/i;
+
+/** True when Cassandra refused this one record (too large, a key over 64 KiB), which no retry or operator action fixes. */
+export function isRecordRejectedByCassandra(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const code = (e as { code?: unknown }).code;
+  if (code === 0x2200) return RECORD_SPECIFIC_INVALID.test(e.message);
+  // The driver refuses to encode a value that does not fit the column type before sending anything.
+  return e.name === 'TypeError' || e.constructor?.name === 'TypeError';
+}
+
+/** Codes of failures that belong to one record: error tolerance (DLQ or stop) applies to these and only these. */
+const RECORD_FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['BAD_RECORD', 'DECODE_FAILED', 'UNKNOWN_SCHEMA', 'SCHEMA_FORMAT_MISMATCH', 'BAD_ENVELOPE', 'MISSING_FIELD', 'BAD_TIMESTAMP', 'INVALID_ARGUMENT', 'RECORD_REJECTED', 'TYPED_COLUMN_MISMATCH', 'TYPED_COLUMN_INCOMPATIBLE', 'TYPED_COLUMN_SCHEMA']);
+
+/**
+ * Kafka Connect's rule for sinks: tolerance applies to records (conversion, extraction, a write refused for this
+ * record), never to the infrastructure. Anything else (unavailable, timeouts, dropped table, auth, schema mismatch)
+ * is an infrastructure failure: the pipeline stalls and retries instead of dead-lettering.
+ */
+export function isRecordFailure(e: unknown): boolean {
+  if (e instanceof AdjunctError) return RECORD_FAILURE_CODES.has(e.code);
+  return false;
+}
+
+/** Wraps any Cassandra failure into a StoreError, classified retriable, record-specific or fatal. */
 export function wrapCassandraError(e: unknown, what: string, stage: ErrorStage = 'store', context: Record<string, unknown> = {}): AdjunctError {
   if (e instanceof AdjunctError) return e;
   const msg = e instanceof Error ? e.message : String(e);
+  const retriable = isRetriableCassandraError(e);
   return new StoreError(`${what}: ${msg}`, {
-    code: 'CASSANDRA_ERROR',
-    retriable: isRetriableCassandraError(e),
+    code: retriable ? 'CASSANDRA_UNAVAILABLE' : isRecordRejectedByCassandra(e) ? 'RECORD_REJECTED' : 'CASSANDRA_ERROR',
+    retriable,
     stage,
     cause: e,
     context: { ...context, driverError: e instanceof Error ? e.constructor?.name : undefined },

@@ -1,4 +1,6 @@
 /** Adjunct's typed error taxonomy. */
+export * from './error-codes';
+export * from './error-stage';
 export * from './adjunct-error';
 export * from './classify';
 export * from './retry';

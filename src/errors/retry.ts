@@ -1,3 +1,4 @@
+import { Clock, systemClock } from '../clock/clock';
 import { AdjunctError } from './adjunct-error';
 
 /** Backoff settings of a retry loop. */
@@ -14,6 +15,8 @@ export interface RetryOptions {
   onRetry?: (e: unknown, attempt: number, delayMs: number) => void;
   /** Stops retrying early (shutdown). */
   shouldStop?: () => boolean;
+  /** Time source (default: the system clock). */
+  clock?: Clock;
 }
 
 /** Thrown when retries were exhausted; carries the last error as cause. */
@@ -26,23 +29,24 @@ export class RetriesExhaustedError extends AdjunctError {
 }
 
 /** Sleeps for ms milliseconds. */
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+export const sleep = (ms: number) => systemClock.sleep(ms);
 
 /** Runs fn, retrying retriable failures with exponential backoff and full jitter until timeoutMs. */
 export async function withRetry<T>(fn: (attempt: number) => Promise<T>, o: RetryOptions): Promise<T> {
-  const start = Date.now();
+  const clock = o.clock ?? systemClock;
+  const start = clock.now();
   let delay = o.initialDelayMs ?? 100;
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn(attempt);
     } catch (e) {
-      const elapsed = Date.now() - start;
+      const elapsed = clock.now() - start;
       if (!o.isRetriable(e)) throw e;
       if (elapsed >= o.timeoutMs || o.shouldStop?.()) throw new RetriesExhaustedError(e, attempt, elapsed);
       const d = Math.min(delay, o.maxDelayMs, Math.max(0, o.timeoutMs - elapsed));
       const jittered = Math.round(d / 2 + Math.random() * (d / 2));
       o.onRetry?.(e, attempt, jittered);
-      await sleep(jittered);
+      await clock.sleep(jittered);
       delay = Math.min(delay * 2, o.maxDelayMs);
     }
   }

@@ -1,23 +1,14 @@
 import type { FastifyError } from 'fastify';
-import { AdjunctError } from '../errors';
+import { AdjunctError, ERROR_CODES } from '../errors';
 
-/** HTTP status of the AdjunctError codes that are not server faults (shared with the CLI's exit codes). */
-export const ERROR_CODE_STATUS: ReadonlyMap<string, 400 | 404 | 409> = new Map<string, 400 | 404 | 409>([
-  ['INVALID_ARGUMENT', 400],
-  ['WRONG_STORE_KIND', 400],
-  ['INVALID_IDENTIFIER', 400],
-  ['UNKNOWN_STORE', 404],
-  ['UNKNOWN_PIPELINE', 404],
-  ['NOT_FOUND', 404],
-  ['NO_PREVIOUS_GENERATION', 409],
-  ['SWITCH_CONFLICT', 409],
-]);
-
-/** HTTP status for an error: 400 bad input, 404 unknown store/pipeline, 409 state conflicts, 503 retriable, else 500. */
+/** HTTP status for an error: the code's status in ERROR_CODES (a retriable server fault is 503); validation 400; else 500. */
 export function statusOf(e: unknown): number {
   const fe = e as Partial<FastifyError>;
   if (fe && fe.validation) return 400;
-  if (e instanceof AdjunctError) return ERROR_CODE_STATUS.get(e.code) ?? (e.retriable ? 503 : 500);
+  if (e instanceof AdjunctError) {
+    const status = ERROR_CODES[e.code].http;
+    return status === 500 && e.retriable ? 503 : status;
+  }
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) return fe.statusCode;
   return 500;
 }

@@ -21,7 +21,8 @@ export function registerOpsRoutes(app: FastifyInstance, o: HttpServerOptions): v
       if (o.worker.isReady()) return { ready: true };
       const st = o.worker.status();
       const notReady = st.pipelines.filter((p) => p.bootstrap && p.bootstrap.state !== 'READY').map((p) => p.name);
-      return reply.code(503).send({ ready: false, workerState: st.state, notReady, pipelines: st.pipelines.filter((p) => p.bootstrap).map((p) => ({ name: p.name, ...p.bootstrap })) });
+      const stalled = st.pipelines.filter((p) => p.state === 'STALLED' || p.state === 'FAILED').map((p) => ({ name: p.name, state: p.state, cause: p.stalledBy ?? p.lastError }));
+      return reply.code(503).send({ ready: false, workerState: st.state, notReady, stalled, pipelines: st.pipelines.filter((p) => p.bootstrap).map((p) => ({ name: p.name, ...p.bootstrap })) });
     }
     const r = await o.lookup.readiness(o.expectedPipelines ?? []);
     return reply.code(r.ready ? 200 : 503).send(r);

@@ -14,6 +14,11 @@ export interface AdminRunner {
 /** A pipeline in a worker status snapshot, as far as readiness needs it. */
 export interface HttpPipelineStatus {
   name: string;
+  /** Pipeline state (RUNNING, STALLED, FAILED…). */
+  state?: string;
+  /** Why the pipeline is STALLED. */
+  stalledBy?: string;
+  lastError?: string;
   bootstrap?: { state: string; done?: number; total?: number };
 }
 

@@ -1,8 +1,8 @@
-import { AdjunctError, AdjunctErrorOptions } from '../errors';
+import { AdjunctError, AdjunctErrorOptions, ErrorCode } from '../errors';
 
 /** A read-side failure (unknown store, wrong store kind, bad lookup input); stage `lookup`. */
 export class LookupError extends AdjunctError {
-  constructor(message: string, options: Partial<AdjunctErrorOptions> & { code: string }) {
+  constructor(message: string, options: Partial<AdjunctErrorOptions> & { code: ErrorCode }) {
     super(message, { stage: 'lookup', ...options });
   }
 }

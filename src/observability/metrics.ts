@@ -16,6 +16,9 @@ export class AdjunctMetrics {
   readonly bootstrapProgress = new Gauge({ name: 'adjunct_bootstrap_progress_ratio', help: 'Bootstrap progress 0..1', labelNames: ['pipeline'], registers: [this.registry] });
   readonly generation = new Gauge({ name: 'adjunct_store_generation', help: 'Current table generation of the store', labelNames: ['pipeline', 'store'], registers: [this.registry] });
   readonly inFlight = new Gauge({ name: 'adjunct_inflight_writes', help: 'In-flight Cassandra writes', registers: [this.registry] });
+  readonly inFlightBytes = new Gauge({ name: 'adjunct_inflight_write_bytes', help: 'Key and value bytes of in-flight Cassandra writes', registers: [this.registry] });
+  readonly stalled = new Gauge({ name: 'adjunct_pipeline_stalled', help: '1 while the pipeline is STALLED on an unavailable dependency (it retries and resumes by itself)', labelNames: ['pipeline'], registers: [this.registry] });
+  readonly lostOffsets = new Counter({ name: 'adjunct_offsets_lost_total', help: 'Offsets deleted by retention before the pipeline read them (offset out of range at run time)', labelNames: ['pipeline', 'topic', 'partition'], registers: [this.registry] });
   readonly batchLatency = new Histogram({ name: 'adjunct_batch_seconds', help: 'Time to process a fetched batch', labelNames: ['pipeline'], buckets: [0.001, 0.005, 0.02, 0.05, 0.1, 0.5, 1, 5, 30], registers: [this.registry] });
   readonly writeLatency = new Histogram({ name: 'adjunct_write_seconds', help: 'Store write latency (incl. retries)', labelNames: ['pipeline'], buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2], registers: [this.registry] });
 

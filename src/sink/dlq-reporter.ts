@@ -1,15 +1,16 @@
-import { IHeaders, Producer } from 'kafkajs';
-import { AdjunctError, ErrorStage } from '../errors';
+import { Admin, IHeaders, Producer } from 'kafkajs';
+import { AdjunctError, describeError, PipelineStage } from '../errors';
+import { SinkRecord } from './sink-record';
 
 /** The original bytes and coordinates of a failed record. */
-export interface FailedRecord {
+export type FailedRecord = SinkRecord;
+
+/** Where dead letters go, and how the topic is created when it is missing (Kafka Connect's errors.deadletterqueue.*). */
+export interface DeadLetterTopic {
   topic: string;
-  partition: number;
-  offset: string;
-  timestamp: string;
-  key: Buffer | null;
-  value: Buffer | null;
-  headers?: IHeaders;
+  partitions: number;
+  /** -1: the broker's default.replication.factor. */
+  replicationFactor: number;
 }
 
 /** Sends failed records to a dead-letter topic with Kafka Connect's `__connect.errors.*` context headers. */
@@ -21,20 +22,35 @@ export class DeadLetterQueueReporter {
     private readonly contextHeaders = true,
   ) {}
 
-  /** Produces the record (acks=all) and resolves once the DLQ write is durable. */
-  async report(record: FailedRecord, error: unknown, stage: ErrorStage): Promise<void> {
+  /** Produces the record (acks=all) and resolves once the DLQ write is durable; failures are DLQ_FAILED, retriable as Kafka says. */
+  async report(record: FailedRecord, error: unknown, stage: PipelineStage): Promise<void> {
     const headers: IHeaders = { ...(record.headers ?? {}) };
     if (this.contextHeaders) Object.assign(headers, contextHeadersFor(record, error, stage, this.pipeline));
-    await this.producer.send({
-      topic: this.topic,
-      acks: -1,
-      messages: [{ key: record.key, value: record.value, headers, timestamp: record.timestamp }],
-    });
+    try {
+      await this.producer.send({ topic: this.topic, acks: -1, messages: [{ key: record.key, value: record.value, headers, timestamp: record.timestamp }] });
+    } catch (e) {
+      const retriable = (e as { retriable?: unknown }).retriable === true;
+      throw new AdjunctError(`sending to dead-letter topic ${this.topic}: ${describeError(e)}`, { code: 'DLQ_FAILED', stage: 'dlq', retriable, cause: e });
+    }
+  }
+}
+
+/** Creates the DLQ topic when it is missing, then checks that it exists; a clear DLQ_UNAVAILABLE naming the topic otherwise. */
+export async function ensureDeadLetterTopic(admin: Admin, t: DeadLetterTopic): Promise<void> {
+  try {
+    const existing = await admin.listTopics();
+    if (!existing.includes(t.topic)) {
+      await admin.createTopics({ topics: [{ topic: t.topic, numPartitions: t.partitions, replicationFactor: t.replicationFactor }], waitForLeaders: true });
+    }
+    await admin.fetchTopicMetadata({ topics: [t.topic] });
+  } catch (e) {
+    if ((e as { type?: unknown }).type === 'TOPIC_ALREADY_EXISTS') return;
+    throw new AdjunctError(`dead-letter topic ${t.topic} is missing and could not be created (partitions ${t.partitions}, replication factor ${t.replicationFactor}): ${describeError(e)}`, { code: 'DLQ_UNAVAILABLE', stage: 'dlq', cause: e, context: { topic: t.topic } });
   }
 }
 
 /** Builds Kafka Connect's error context headers for a failed record. */
-export function contextHeadersFor(record: FailedRecord, error: unknown, stage: ErrorStage, pipeline: string): Record<string, string> {
+export function contextHeadersFor(record: FailedRecord, error: unknown, stage: PipelineStage, pipeline: string): Record<string, string> {
   const err = error instanceof Error ? error : new Error(String(error));
   const cause = (err as { cause?: unknown }).cause;
   const h: Record<string, string> = {

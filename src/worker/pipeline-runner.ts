@@ -1,44 +1,27 @@
-import { Admin, Kafka } from 'kafkajs';
+import { Admin } from 'kafkajs';
 import type { PipelineSpec } from '../config/schema';
 import { PipelineStatusTable, StoreCatalog, StoreEntry } from '../catalog';
-import { Converter } from '../converters';
 import { AdjunctError, describeError } from '../errors';
-import { Extractor } from '../extract';
 import { Logger } from '../observability/logger';
-import { AdjunctMetrics } from '../observability/metrics';
-import { DeadLetterQueueReporter } from '../sink/dlq-reporter';
 import { PartitionWriterFactory } from '../sink/partition-writer';
+import { PipelineParts } from '../sink/pipeline-parts';
 import { PartitionStatus, PipelineState, PipelineStatus, PipelineTask } from '../sink/pipeline-task';
-import { Semaphore } from '../sink/semaphore';
 import { BootstrapProgress, BootstrapTracker, fetchPartitionOffsets, outOfRange } from '../bootstrap';
 import { TopicChange, TopicSubscription } from './topic-subscription';
 
-/** What a runner needs from the worker. */
+/** What a runner needs besides the parts its tasks share: the catalog side of generations and bootstrap. */
 export interface PipelineRunnerDeps {
   spec: PipelineSpec;
-  kafka: Kafka;
   admin: Admin;
   baseGroupId: string;
   catalog: StoreCatalog;
   status: PipelineStatusTable;
   entry: StoreEntry;
-  keyConverter: Converter;
-  valueConverter: Converter;
-  extractor: Extractor;
   /** Writers into a given table generation. */
   writersFor: (generation: number) => PartitionWriterFactory;
   /** Drops the table of a generation. */
   dropGeneration: (generation: number) => Promise<void>;
-  dlq?: DeadLetterQueueReporter;
-  semaphore: Semaphore;
-  logger: Logger;
-  metrics: AdjunctMetrics;
   workerId: string;
-  commitIntervalMs: number;
-  partitionsConsumedConcurrently: number;
-  sessionTimeoutMs: number;
-  heartbeatIntervalMs: number;
-  shutdownTimeoutMs: number;
   progressBar: boolean;
   onFatal: (e: AdjunctError) => void;
 }
@@ -72,9 +55,12 @@ export class PipelineRunner {
   /** Task swaps (reload switch, rollback, re-subscription, stop) run one at a time. */
   private swaps: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly d: PipelineRunnerDeps) {
+  constructor(
+    private readonly parts: PipelineParts,
+    private readonly d: PipelineRunnerDeps,
+  ) {
     this.generation = d.entry.currentGeneration;
-    this.log = d.logger.child({ pipeline: d.spec.name });
+    this.log = parts.logger.child({ pipeline: d.spec.name });
     this.subscription = new TopicSubscription(d.spec, d.admin, this.log);
   }
 
@@ -92,7 +78,7 @@ export class PipelineRunner {
   async start(): Promise<void> {
     const entry = (await this.d.catalog.get(this.d.entry.store)) ?? this.d.entry;
     this.generation = entry.currentGeneration;
-    this.d.metrics.generation.set({ pipeline: this.name, store: entry.store }, this.generation);
+    this.parts.metrics.generation.set({ pipeline: this.name, store: entry.store }, this.generation);
     let reload = entry.buildingGeneration !== null || this.d.spec.resetOffset;
     const topics = await this.subscription.resolve();
     const oor = outOfRange(await fetchPartitionOffsets(this.d.admin, this.groupFor(this.generation), topics));
@@ -132,24 +118,13 @@ export class PipelineRunner {
   }
 
   private newTask(generation: number): PipelineTask {
-    return new PipelineTask({
-      spec: this.d.spec,
+    return new PipelineTask(this.parts, {
+      generation,
       topics: this.subscription.topics,
-      kafka: this.d.kafka,
       groupId: this.groupFor(generation),
-      keyConverter: this.d.keyConverter,
-      valueConverter: this.d.valueConverter,
-      extractor: this.d.extractor,
       writers: this.d.writersFor(generation),
-      dlq: this.d.dlq,
-      semaphore: this.d.semaphore,
-      logger: this.d.logger.child({ generation }),
-      metrics: this.d.metrics,
-      commitIntervalMs: this.d.commitIntervalMs,
-      partitionsConsumedConcurrently: this.d.partitionsConsumedConcurrently,
-      sessionTimeoutMs: this.d.sessionTimeoutMs,
-      heartbeatIntervalMs: this.d.heartbeatIntervalMs,
       onFatal: this.d.onFatal,
+      reload: () => void this.reload().catch((e) => this.d.onFatal(new AdjunctError(`reload of ${this.name} after lost offsets failed: ${describeError(e)}`, { code: 'RELOAD_FAILED', stage: 'bootstrap', cause: e }))),
     });
   }
 
@@ -163,9 +138,10 @@ export class PipelineRunner {
       generation,
       status: this.d.status,
       logger: this.log,
-      metrics: this.d.metrics,
+      metrics: this.parts.metrics,
       workerId: this.d.workerId,
       progressBar: this.d.progressBar,
+      clock: this.parts.clock,
     });
   }
 
@@ -214,7 +190,7 @@ export class PipelineRunner {
   private async restartTask(old: PipelineTask | undefined, generation: number): Promise<PipelineTask | undefined> {
     if (!old || old.state === 'FAILED' || old.state === 'STOPPED') return old;
     const paused = old.state === 'PAUSED';
-    await old.stop(this.d.shutdownTimeoutMs);
+    await old.stop(this.parts.options.shutdownTimeoutMs);
     const next = this.newTask(generation);
     Object.assign(next.counts, old.counts);
     await next.start();
@@ -236,9 +212,9 @@ export class PipelineRunner {
     this.mainTracker = this.build.tracker;
     this.build = undefined;
     this.generation = generation;
-    this.d.metrics.generation.set({ pipeline: this.name, store: this.d.entry.store }, generation);
+    this.parts.metrics.generation.set({ pipeline: this.name, store: this.d.entry.store }, generation);
     oldTracker?.stop();
-    await old?.stop(this.d.shutdownTimeoutMs);
+    await old?.stop(this.parts.options.shutdownTimeoutMs);
   }
 
   /** Switches readers back to the previous generation (kept for keepPreviousGeneration) and writes into it again. */
@@ -249,7 +225,7 @@ export class PipelineRunner {
   private async rollbackNow(): Promise<{ current: number; previous: number }> {
     if (this.build) {
       this.build.tracker.stop();
-      await this.build.task.stop(this.d.shutdownTimeoutMs);
+      await this.build.task.stop(this.parts.options.shutdownTimeoutMs);
       await this.d.catalog.cancelBuild(this.d.entry.store);
       this.build = undefined;
     }
@@ -257,18 +233,18 @@ export class PipelineRunner {
     this.log.warn(r, 'rollback: store switched back to the previous generation');
     const old = this.main;
     this.mainTracker?.stop();
-    await old?.stop(this.d.shutdownTimeoutMs);
+    await old?.stop(this.parts.options.shutdownTimeoutMs);
     this.generation = r.current;
     this.main = this.newTask(r.current);
     this.mainTracker = this.d.spec.bootstrap ? this.newTracker(r.current) : undefined;
     await this.main.start();
     await this.mainTracker?.begin();
-    this.d.metrics.generation.set({ pipeline: this.name, store: this.d.entry.store }, r.current);
+    this.parts.metrics.generation.set({ pipeline: this.name, store: this.d.entry.store }, r.current);
     return r;
   }
 
   /** Drops the previous generation's table once its keep time has passed. */
-  async dropExpiredGeneration(now = new Date()): Promise<number | null> {
+  async dropExpiredGeneration(now = new Date(this.parts.clock.now())): Promise<number | null> {
     const g = await this.d.catalog.expirePrevious(this.d.entry.store, now);
     if (g !== null) {
       await this.d.dropGeneration(g);
@@ -301,16 +277,16 @@ export class PipelineRunner {
     this.subscription.stop();
     this.mainTracker?.stop();
     this.build?.tracker.stop();
-    await this.exclusive(() => Promise.all([this.main?.stop(this.d.shutdownTimeoutMs), this.build?.task.stop(this.d.shutdownTimeoutMs)]));
+    await this.exclusive(() => Promise.all([this.main?.stop(this.parts.options.shutdownTimeoutMs), this.build?.task.stop(this.parts.options.shutdownTimeoutMs)]));
   }
 
   /** Status snapshot. */
   status(): RunnerStatus {
-    const main = this.main?.status() ?? { name: this.name, state: 'CREATED' as PipelineState, partitions: [], counts: { consumed: 0, written: 0, skipped: 0, deadLettered: 0, expired: 0 } };
+    const main = this.main?.status() ?? { name: this.name, state: 'CREATED' as PipelineState, partitions: [], counts: { consumed: 0, written: 0, skipped: 0, deadLettered: 0, expired: 0, lostOffsets: 0 } };
     const retention = this.d.spec.store.kind === 'versioned' ? this.d.spec.store.historyRetention : null;
     return {
       ...main,
-      partitions: main.partitions.map((p) => ({ ...p, horizon: p.streamTime === null || retention === null ? null : p.streamTime - retention })),
+      partitions: main.partitions.map((p) => ({ ...p, horizon: p.observedStreamTime === null || retention === null ? null : p.observedStreamTime - retention })),
       store: this.d.entry.store,
       generation: this.generation,
       bootstrap: this.mainTracker?.snapshot(),

@@ -15,10 +15,11 @@ import { TableOptions } from '../store/cassandra/table-options';
 import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra/typed-column-spec';
 import { TypedColumnsOptions } from '../store/cassandra/typed-columns';
 import { RegistryColumnSource, RegistrySettings } from '../converters';
+import { topicPartitionKey } from '../kafka/topic-partition';
 import { createWriteBatcher } from '../store/cassandra/batch-sender';
 import { WriteBatcher } from '../store/cassandra/write-batcher';
 
-/** Rows in flight the record semaphore must allow so that maxInFlight batches can be full. */
+/** Rows in flight the write budget must allow so that maxInFlight batches can be full. */
 export function recordsInFlight(cfg: AdjunctConfig): number {
   const b = cfg.cassandra.writeBatch;
   return b.linger > 0 ? cfg.worker.maxInFlight * b.maxRows : cfg.worker.maxInFlight;
@@ -151,7 +152,7 @@ export class StoreWiring {
   writerFactory(generation: number, withTyped = true): PartitionWriterFactory {
     return {
       open: async (topic: string, partition: number) => {
-        const writerId = `${topic}:${partition}`;
+        const writerId = topicPartitionKey(topic, partition);
         const common = { ...this.common(generation), partition, writerId };
         const kSerde = this.keySerdeName;
         const vSerde = this.spec.store.valueSerde;
@@ -159,28 +160,28 @@ export class StoreWiring {
           const retention = this.spec.store.historyRetention;
           const store = await openCassandraVersionedStore<unknown, unknown>({ ...common, historyRetentionMs: retention, cleanupEvery: this.spec.store.cleanupEvery, typed: withTyped ? this.typedColumns(topic) : undefined });
           return {
-            streamTime: () => store.observedStreamTime(),
+            observedStreamTime: () => store.observedStreamTime(),
             write: (key, value, ts): IssuedWrite => {
               const before = store.observedStreamTime();
               const done = store.write(coerceKey(kSerde, key), coerceValue(vSerde, value), ts);
               const after = store.observedStreamTime();
               if (Number.isFinite(before) && after - before > retention) this.onStreamTimeJump?.({ topic, partition, from: before, to: after, historyRetentionMs: retention });
-              return { streamTimeAfter: after, done };
+              return { observedStreamTime: after, done };
             },
-            checkpoint: (st) => store.flush(st),
+            flush: (observedStreamTime) => store.flush(observedStreamTime),
             // No flush on close: it would persist the live stream time, ahead of the last committed offset.
             close: async () => undefined,
           };
         }
         const store = await openCassandraKeyValueStore<unknown, unknown>({ ...common, buckets: DEFAULT_KV_BUCKETS });
         return {
-          streamTime: () => Number.NEGATIVE_INFINITY,
+          observedStreamTime: () => Number.NEGATIVE_INFINITY,
           write: (key, value): IssuedWrite => {
             if (value === undefined) throw new InvalidArgumentError('value is undefined');
             const done = store.put(coerceKey(kSerde, key), coerceValue(vSerde, value)).then(() => 'written' as const);
-            return { streamTimeAfter: Number.NEGATIVE_INFINITY, done };
+            return { observedStreamTime: Number.NEGATIVE_INFINITY, done };
           },
-          checkpoint: async () => undefined,
+          flush: async () => undefined,
           close: () => store.close(),
         };
       },

@@ -2,21 +2,28 @@ import * as os from 'os';
 import { Client } from 'cassandra-driver';
 import { Admin, Kafka, Producer } from 'kafkajs';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import type { AdjunctConfig } from '../config/schema';
+import type { AdjunctConfig, PipelineSpec } from '../config/schema';
 import { LoadedConfig } from '../config/load';
 import { renderTableOptions, TableOptions } from '../store/cassandra/table-options';
 import { tableNameForStore } from '../store/cassandra/identifiers';
+import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra/typed-column-spec';
 import { ensureCatalog, PipelineStatusTable, StoreCatalog } from '../catalog';
 import { createConverter, createRegistry } from '../converters';
-import { AdjunctError, asAdjunctError, describeError } from '../errors';
+import { Clock, systemClock } from '../clock';
+import { AdjunctError, asAdjunctError, describeError, isRecordFailure } from '../errors';
 import { createExtractor } from '../extract';
 import { createLogger, Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
-import { DeadLetterQueueReporter } from '../sink/dlq-reporter';
-import { Semaphore } from '../sink/semaphore';
+import { DeadLetterQueueReporter, ensureDeadLetterTopic } from '../sink/dlq-reporter';
+import { PipelineParts } from '../sink/pipeline-parts';
+import { RecordProcessor } from '../sink/record-processor';
+import { StallMonitor } from '../sink/stall-monitor';
+import { compileSinkTaskOptions, sinkTaskOptionsFromConfig } from '../sink/task-options';
+import { WriteBudget } from '../sink/write-budget';
+import { StoreRetryPolicy } from '../store/cassandra/cql-executor';
 import { createCassandra, createKafka } from './clients';
 import { PipelineRunner, RunnerStatus } from './pipeline-runner';
-import { ensureKeyspaceFor, recordsInFlight, StoreWiring } from './store-wiring';
+import { ensureKeyspaceFor, recordsInFlight, StoreWiring, StreamTimeJump } from './store-wiring';
 
 /** Worker lifecycle states. */
 export type WorkerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'FAILED';
@@ -39,6 +46,24 @@ export interface WorkerOptions {
   progressBar?: boolean;
   /** Called once when the worker fails fatally. */
   onFatal?: (e: AdjunctError) => void;
+  /** Time source (default: the system clock). */
+  clock?: Clock;
+}
+
+/** What every pipeline of the worker shares once connected. */
+interface SharedClients {
+  catalog: StoreCatalog;
+  budget: WriteBudget;
+}
+
+/** Every identifier and table option is validated before any CQL is built or sent (also for configs built in code). */
+function validateBeforeAnyCql(cfg: AdjunctConfig): void {
+  for (const spec of cfg.pipelines) {
+    renderTableOptions(spec.store.tableOptions as TableOptions | undefined, spec.store.ttlSeconds);
+    tableNameForStore(spec.store.name);
+    if (spec.store.columns) explicitTypedColumns(spec.store.columns);
+    if (spec.store.keyColumns) explicitKeyColumns(spec.store.keyColumns, spec.extract.key?.fields);
+  }
 }
 
 /** The adjunct worker: runs every configured pipeline from changelog topics into versioned/kv stores. */
@@ -49,6 +74,7 @@ export class Worker {
   readonly metrics: AdjunctMetrics;
   readonly workerId: string;
   readonly config: AdjunctConfig;
+  private readonly clock: Clock;
   private cassandra?: Client;
   private kafka?: Kafka;
   private admin?: Admin;
@@ -66,6 +92,7 @@ export class Worker {
     this.logger = options.logger ?? createLogger(this.config.worker.logLevel);
     this.metrics = options.metrics ?? new AdjunctMetrics();
     this.workerId = options.workerId ?? `${os.hostname()}-${process.pid}`;
+    this.clock = options.clock ?? systemClock;
   }
 
   /** The shared Cassandra client (after start). */
@@ -76,108 +103,124 @@ export class Worker {
   /** Connects, prepares schema and starts pipelines (dependents only after their bootstrap pipelines are READY). */
   async start(): Promise<void> {
     this.state = 'STARTING';
-    this.startedAt = new Date();
-    const cfg = this.config;
+    this.startedAt = new Date(this.clock.now());
     try {
-      // Every identifier and table option is validated before any CQL is built or sent (also for configs built in code).
-      for (const spec of cfg.pipelines) {
-        renderTableOptions(spec.store.tableOptions as TableOptions | undefined, spec.store.ttlSeconds);
-        tableNameForStore(spec.store.name);
-      }
-      this.cassandra = createCassandra(cfg.cassandra);
-      await this.cassandra.connect();
-      await ensureKeyspaceFor(this.cassandra, cfg.cassandra);
-      await ensureCatalog(this.cassandra, cfg.cassandra.keyspace);
-      const catalog = new StoreCatalog(this.cassandra, cfg.cassandra.keyspace);
-      this.statusTable = new PipelineStatusTable(this.cassandra, cfg.cassandra.keyspace);
-      this.kafka = createKafka(cfg.kafka, this.logger);
-      this.admin = this.kafka.admin();
-      await this.admin.connect();
-      if (cfg.registry) this.registry = createRegistry(cfg.registry);
-      if (cfg.pipelines.some((p) => p.errors.deadLetterQueue)) {
-        this.producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 });
-        await this.producer.connect();
-      }
-      // With batching, maxInFlight bounds Cassandra requests (batches); the record semaphore allows them to be full.
-      const semaphore = new Semaphore(recordsInFlight(cfg));
-      for (const spec of cfg.pipelines) {
-        const wiring = new StoreWiring(this.cassandra, cfg.cassandra, spec, {
-          timeoutMs: spec.errors.retryTimeout,
-          maxDelayMs: spec.errors.retryMaxDelay,
-          shouldStop: () => this.state === 'STOPPING' || this.state === 'STOPPED',
-          onRetry: (e, attempt, delayMs) => {
-            this.metrics.retries.inc({ pipeline: spec.name, stage: 'write' });
-            if (attempt === 1 || attempt % 10 === 0) this.logger.warn({ pipeline: spec.name, attempt, delayMs, err: describeError(e) }, 'retriable Cassandra failure: retrying with backoff; offsets are not committed past it');
-          },
-        }, (j) => {
-          this.metrics.streamTimeJumps.inc({ pipeline: spec.name });
-          this.logger.warn(
-            { pipeline: spec.name, topic: j.topic, partition: j.partition, from: j.from, to: j.to, historyRetentionMs: j.historyRetentionMs },
-            `one record moved the stream time of ${j.topic}/${j.partition} from ${new Date(j.from).toISOString()} to ${new Date(j.to).toISOString()}, more than the history retention (${j.historyRetentionMs} ms): every older version of that partition expired at once; check for a stray event timestamp`,
-          );
-        }, cfg.worker.maxInFlight, cfg.registry);
-        const entry = await catalog.register(wiring.catalogEntry());
-        await wiring.ensureTable(entry.currentGeneration);
-        const runner = new PipelineRunner({
-          spec,
-          kafka: this.kafka,
-          admin: this.admin,
-          baseGroupId: cfg.worker.groupId,
-          catalog,
-          status: this.statusTable,
-          entry,
-          keyConverter: createConverter(spec.keyConverter, 'key-convert', this.registry),
-          valueConverter: createConverter(spec.valueConverter, 'value-convert', this.registry),
-          extractor: await createExtractor(spec.extract, this.loaded.baseDir),
-          writersFor: (g) => wiring.writerFactory(g),
-          dropGeneration: (g) => wiring.dropTable(g),
-          dlq: spec.errors.deadLetterQueue && this.producer ? new DeadLetterQueueReporter(this.producer, spec.errors.deadLetterQueue.topic, spec.name, spec.errors.deadLetterQueue.contextHeaders) : undefined,
-          semaphore,
-          logger: this.logger,
-          metrics: this.metrics,
-          workerId: this.workerId,
-          commitIntervalMs: cfg.worker.commitInterval,
-          partitionsConsumedConcurrently: cfg.worker.partitionsConsumedConcurrently,
-          sessionTimeoutMs: cfg.kafka.sessionTimeout,
-          heartbeatIntervalMs: cfg.kafka.heartbeatInterval,
-          shutdownTimeoutMs: cfg.worker.shutdownTimeout,
-          progressBar: this.options.progressBar ?? false,
-          onFatal: (e) => this.fail(e),
-        });
-        this.runners.set(spec.name, runner);
-      }
-      // Start bootstrap pipelines first; dependents wait for the READY of what they depend on.
-      const started = new Map<string, Promise<void>>();
-      const startRunner = (name: string): Promise<void> => {
-        let p = started.get(name);
-        if (p) return p;
-        const runner = this.runners.get(name)!;
-        const spec = cfg.pipelines.find((x) => x.name === name)!;
-        p = (async () => {
-          if (spec.dependsOn.length) {
-            this.logger.info({ pipeline: name, dependsOn: spec.dependsOn }, 'waiting for bootstrap pipelines to be READY');
-            await Promise.all(spec.dependsOn.map(async (dep) => {
-              await startRunner(dep);
-              await this.runners.get(dep)!.whenReady();
-            }));
-          }
-          if (this.state !== 'STARTING' && this.state !== 'RUNNING') return;
-          await runner.start();
-        })();
-        started.set(name, p);
-        return p;
-      };
-      for (const spec of cfg.pipelines) {
-        // Dependents start in the background once what they depend on is READY; failures fail the worker.
-        if (spec.dependsOn.length) void startRunner(spec.name).catch((e) => this.fail(asFatal(e)));
-        else await startRunner(spec.name);
-      }
+      validateBeforeAnyCql(this.config);
+      const shared = await this.connect();
+      for (const spec of this.config.pipelines) this.runners.set(spec.name, await this.buildRunner(spec, shared));
+      await this.startRunners();
       if (this.state === 'STARTING') this.state = 'RUNNING';
-      this.logger.info({ workerId: this.workerId, pipelines: cfg.pipelines.map((p) => p.name) }, 'worker running');
+      this.logger.info({ workerId: this.workerId, pipelines: this.config.pipelines.map((p) => p.name) }, 'worker running');
     } catch (e) {
       this.fail(asFatal(e));
       throw this.lastError;
     }
+  }
+
+  /** Connects Cassandra (keyspace, catalog), Kafka (admin, DLQ producer and topics) and the registry. */
+  private async connect(): Promise<SharedClients> {
+    const cfg = this.config;
+    this.cassandra = createCassandra(cfg.cassandra);
+    await this.cassandra.connect();
+    await ensureKeyspaceFor(this.cassandra, cfg.cassandra);
+    await ensureCatalog(this.cassandra, cfg.cassandra.keyspace);
+    this.statusTable = new PipelineStatusTable(this.cassandra, cfg.cassandra.keyspace);
+    this.kafka = createKafka(cfg.kafka, this.logger);
+    this.admin = this.kafka.admin();
+    await this.admin.connect();
+    if (cfg.registry) this.registry = createRegistry(cfg.registry);
+    const dlqs = cfg.pipelines.flatMap((p) => (p.errors.deadLetterQueue ? [p.errors.deadLetterQueue] : []));
+    for (const d of dlqs) await ensureDeadLetterTopic(this.admin, d);
+    if (dlqs.length) {
+      // Few producer retries: the sink retries a failed dead letter itself, heartbeating between attempts.
+      this.producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1, retry: { retries: 2, maxRetryTime: 2_000 } });
+      await this.producer.connect();
+    }
+    // With write batching, maxInFlight bounds Cassandra requests (batches); the record budget lets them be full.
+    const budget = new WriteBudget(recordsInFlight(cfg), cfg.worker.maxInFlightBytes);
+    return { catalog: new StoreCatalog(this.cassandra, cfg.cassandra.keyspace), budget };
+  }
+
+  /** The runner of one pipeline: its table, its shared task parts (settings compiled once) and its generations. */
+  private async buildRunner(spec: PipelineSpec, shared: SharedClients): Promise<PipelineRunner> {
+    const options = compileSinkTaskOptions(sinkTaskOptionsFromConfig(this.config, spec));
+    const stall = new StallMonitor({ pipeline: spec.name, retryTimeoutMs: options.retryTimeoutMs, stallTimeoutMs: options.stallTimeoutMs }, this.clock);
+    stall.onChange((stalled) => this.onStallChange(spec.name, stalled, stall.cause));
+    const wiring = new StoreWiring(this.cassandra!, this.config.cassandra, spec, this.storeRetry(spec.name, stall), (j) => this.onStreamTimeJump(spec.name, j), this.config.worker.maxInFlight, this.config.registry);
+    const entry = await shared.catalog.register(wiring.catalogEntry());
+    await wiring.ensureTable(entry.currentGeneration);
+    const processor = new RecordProcessor(createConverter(spec.keyConverter, 'key-convert', this.registry), createConverter(spec.valueConverter, 'value-convert', this.registry), await createExtractor(spec.extract, this.loaded.baseDir));
+    const dlqSpec = spec.errors.deadLetterQueue;
+    const dlq = dlqSpec && this.producer ? new DeadLetterQueueReporter(this.producer, dlqSpec.topic, spec.name, dlqSpec.contextHeaders) : undefined;
+    const parts: PipelineParts = { options, kafka: this.kafka!, admin: this.admin!, processor, dlq, budget: shared.budget, stall, clock: this.clock, metrics: this.metrics, logger: this.logger };
+    return new PipelineRunner(parts, {
+      spec, admin: this.admin!, baseGroupId: this.config.worker.groupId, catalog: shared.catalog, status: this.statusTable!, entry,
+      writersFor: (g) => wiring.writerFactory(g), dropGeneration: (g) => wiring.dropTable(g),
+      workerId: this.workerId, progressBar: this.options.progressBar ?? false, onFatal: (e) => this.fail(e),
+    });
+  }
+
+  /**
+   * Store writes retry every failure that is not the record's own (unavailable, timeouts, dropped table, auth) with
+   * backoff, for as long as it lasts: the pipeline stalls instead of skipping; shutdown or errors.stallTimeout end it.
+   */
+  private storeRetry(pipeline: string, stall: StallMonitor): StoreRetryPolicy {
+    const options = this.config.pipelines.find((p) => p.name === pipeline)!.errors;
+    return {
+      timeoutMs: Number.POSITIVE_INFINITY,
+      maxDelayMs: options.retryMaxDelay,
+      isRetriable: (e) => !isRecordFailure(e),
+      shouldStop: () => this.state === 'STOPPING' || this.state === 'STOPPED' || stall.expired !== null,
+      onRetry: (e, attempt, delayMs) => {
+        stall.failed(e);
+        this.metrics.retries.inc({ pipeline, stage: 'write' });
+        if (attempt === 1 || attempt % 10 === 0) this.logger.warn({ pipeline, attempt, delayMs, err: describeError(e) }, 'Cassandra failure: retrying with backoff; offsets are not committed past it (STALLED after errors.retryTimeout)');
+      },
+    };
+  }
+
+  private onStreamTimeJump(pipeline: string, j: StreamTimeJump): void {
+    this.metrics.streamTimeJumps.inc({ pipeline });
+    this.logger.warn(
+      { pipeline, topic: j.topic, partition: j.partition, from: j.from, to: j.to, historyRetentionMs: j.historyRetentionMs },
+      `one record moved the stream time of ${j.topic}/${j.partition} from ${new Date(j.from).toISOString()} to ${new Date(j.to).toISOString()}, more than the history retention (${j.historyRetentionMs} ms): every older version of that partition expired at once; check for a stray event timestamp`,
+    );
+  }
+
+  private onStallChange(pipeline: string, stalled: boolean, cause: string | undefined): void {
+    this.metrics.stalled.set({ pipeline }, stalled ? 1 : 0);
+    if (stalled) this.logger.error({ pipeline, cause }, 'pipeline STALLED: a dependency is unavailable; retrying, nothing is committed past it');
+    else this.logger.warn({ pipeline }, 'pipeline resumed: the dependency is back');
+  }
+
+  /** Starts bootstrap pipelines first; dependents start in the background once what they depend on is READY. */
+  private async startRunners(): Promise<void> {
+    const started = new Map<string, Promise<void>>();
+    const startRunner = (name: string): Promise<void> => {
+      let p = started.get(name);
+      if (!p) {
+        p = this.startAfterDependencies(name, startRunner);
+        started.set(name, p);
+      }
+      return p;
+    };
+    for (const spec of this.config.pipelines) {
+      if (spec.dependsOn.length) void startRunner(spec.name).catch((e) => this.fail(asFatal(e)));
+      else await startRunner(spec.name);
+    }
+  }
+
+  private async startAfterDependencies(name: string, startRunner: (name: string) => Promise<void>): Promise<void> {
+    const spec = this.config.pipelines.find((x) => x.name === name)!;
+    if (spec.dependsOn.length) {
+      this.logger.info({ pipeline: name, dependsOn: spec.dependsOn }, 'waiting for bootstrap pipelines to be READY');
+      await Promise.all(spec.dependsOn.map(async (dep) => {
+        await startRunner(dep);
+        await this.runners.get(dep)!.whenReady();
+      }));
+    }
+    if (this.state !== 'STARTING' && this.state !== 'RUNNING') return;
+    await this.runners.get(name)!.start();
   }
 
   /** Records a fatal failure: state FAILED; the process owner decides to stop (the CLI exits non-zero). */
@@ -189,9 +232,9 @@ export class Worker {
     this.options.onFatal?.(e);
   }
 
-  /** True when every bootstrap pipeline is READY. */
+  /** True when every bootstrap pipeline is READY and no pipeline is STALLED or FAILED. */
   isReady(): boolean {
-    return this.state === 'RUNNING' && [...this.runners.values()].every((r) => r.isReady());
+    return this.state === 'RUNNING' && [...this.runners.values()].every((r) => r.isReady() && r.state !== 'STALLED' && r.state !== 'FAILED');
   }
 
   /** Looks up a pipeline runner by name. */

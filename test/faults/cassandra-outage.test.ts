@@ -40,7 +40,7 @@ describe(`fault: Cassandra outage mid-load (${PROFILE} profile)`, () => {
     await sampler.stop();
     await waitCaughtUp(admin, group, n.topic, 300_000);
     expect(w.child.exitCode).toBeNull();
-    expect(w.output()).toMatch(/retriable Cassandra failure: retrying/);
+    expect(w.output()).toMatch(/Cassandra failure: retrying with backoff/);
     await killWorker(w, 'SIGTERM');
     expect((await w.exited).code).toBe(0);
 

@@ -1,5 +1,5 @@
 import { OffsetTracker } from '../../src/sink/offset-tracker';
-import { Semaphore } from '../../src/sink/semaphore';
+import { WriteBudget } from '../../src/sink/write-budget';
 import { withRetry, RetriesExhaustedError } from '../../src/errors/retry';
 import { contextHeadersFor } from '../../src/sink/dlq-reporter';
 import { BadRecordError, AdjunctError } from '../../src/errors';
@@ -15,9 +15,9 @@ describe('OffsetTracker', () => {
     t.complete(r11);
     expect(t.watermark()).toBeNull();
     t.complete(r10);
-    expect(t.watermark()).toEqual({ offset: 12n, streamTime: 150 });
+    expect(t.watermark()).toEqual({ offset: 12n, observedStreamTime: 150 });
     t.complete(r12);
-    expect(t.watermark()).toEqual({ offset: 13n, streamTime: 150 });
+    expect(t.watermark()).toEqual({ offset: 13n, observedStreamTime: 150 });
     expect(t.inFlight).toBe(0);
   });
   it('property: watermark is the first incomplete offset', () => {
@@ -30,27 +30,41 @@ describe('OffsetTracker', () => {
         const wm = t.watermark();
         if (firstPending === 0) return wm === null;
         const expected = firstPending === -1 ? doneFlags.length : firstPending;
-        return wm !== null && wm.offset === BigInt(expected) && wm.streamTime === expected - 1;
+        return wm !== null && wm.offset === BigInt(expected) && wm.observedStreamTime === expected - 1;
       }),
     );
   });
 });
 
-describe('Semaphore', () => {
-  it('bounds permits and hands them to waiters', async () => {
-    const s = new Semaphore(2);
-    expect(s.tryAcquire()).toBe(true);
-    expect(s.tryAcquire()).toBe(true);
-    expect(await s.acquire(10)).toBe(false);
-    const w = s.acquire(1000);
-    s.release();
+describe('WriteBudget', () => {
+  it('bounds writes by count and hands budget to waiters', async () => {
+    const b = new WriteBudget(2, 1 << 20);
+    expect(b.tryAcquire(10)).toBe(true);
+    expect(b.tryAcquire(10)).toBe(true);
+    expect(await b.acquire(10, 10)).toBe(false);
+    const w = b.acquire(10, 1000);
+    b.release(10);
     expect(await w).toBe(true);
-    expect(s.inUse).toBe(2);
+    expect(b.inFlight).toBe(2);
+  });
+  it('bounds writes by bytes, and admits one oversized record when nothing else is in flight', async () => {
+    const b = new WriteBudget(64, 100);
+    expect(b.tryAcquire(60)).toBe(true);
+    expect(b.tryAcquire(50)).toBe(false);
+    expect(b.tryAcquire(40)).toBe(true);
+    expect(b.inFlightBytes).toBe(100);
+    const big = b.acquire(500, 1000);
+    b.release(60);
+    expect(b.tryAcquire(500)).toBe(false);
+    b.release(40);
+    expect(await big).toBe(true);
+    expect(b.inFlightBytes).toBe(500);
+    expect(b.tryAcquire(1)).toBe(false);
   });
 });
 
 describe('withRetry', () => {
-  const retriable = new AdjunctError('busy', { code: 'X', retriable: true });
+  const retriable = new AdjunctError('busy', { code: 'CASSANDRA_UNAVAILABLE', retriable: true });
   it('retries retriable errors then succeeds', async () => {
     let n = 0;
     const r = await withRetry(async () => { if (++n < 3) throw retriable; return 'ok'; }, { timeoutMs: 5000, maxDelayMs: 5, initialDelayMs: 1, isRetriable: (e) => (e as AdjunctError).retriable });

@@ -13,6 +13,8 @@ export interface StoreRetryPolicy {
   onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
   /** Stop retrying early (shutdown). */
   shouldStop?: () => boolean;
+  /** Which failures to retry (default: the transient ones, isRetriableCassandraError). */
+  isRetriable?: (error: unknown) => boolean;
 }
 
 let lastMicros = 0;
@@ -134,7 +136,7 @@ export class CqlExecutor {
     };
     const retry = this.settings.retry;
     if (!retry) return attempt();
-    return withRetry(attempt, { timeoutMs: retry.timeoutMs, maxDelayMs: retry.maxDelayMs, initialDelayMs: 100, isRetriable: isRetriableCassandraError, onRetry: retry.onRetry, shouldStop: retry.shouldStop });
+    return withRetry(attempt, { timeoutMs: retry.timeoutMs, maxDelayMs: retry.maxDelayMs, initialDelayMs: 100, isRetriable: retry.isRetriable ?? isRetriableCassandraError, onRetry: retry.onRetry, shouldStop: retry.shouldStop });
   }
 
   /** Executes an unlogged batch of prepared writes (one request). */
@@ -176,6 +178,6 @@ export class CqlExecutor {
     if (!retry || opts.isIdempotent === false) return once();
     // A retried write keeps its first client timestamp, so it can never overwrite a later write of the same row.
     if (isWrite && opts.timestamp === undefined) opts.timestamp = nextWriteTimestamp();
-    return withRetry(once, { timeoutMs: retry.timeoutMs, maxDelayMs: retry.maxDelayMs, initialDelayMs: 100, isRetriable: isRetriableCassandraError, onRetry: retry.onRetry, shouldStop: retry.shouldStop });
+    return withRetry(once, { timeoutMs: retry.timeoutMs, maxDelayMs: retry.maxDelayMs, initialDelayMs: 100, isRetriable: retry.isRetriable ?? isRetriableCassandraError, onRetry: retry.onRetry, shouldStop: retry.shouldStop });
   }
 }

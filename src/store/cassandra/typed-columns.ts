@@ -147,7 +147,13 @@ export class TypedColumns {
 
   /** Takes a schema's columns: types of existing columns must match; new ones are added to the table. */
   private async adopt(schema: ColumnSchema): Promise<void> {
-    requireValidColumns([...this.keyColumns, ...schema.columns], schema.origin);
+    try {
+      requireValidColumns([...this.keyColumns, ...schema.columns], schema.origin);
+    } catch (e) {
+      // Names from a registry schema are the record's problem (tolerance / DLQ), not the configuration's.
+      if (!this.source) throw e;
+      throw new BadRecordError((e as Error).message, { stage: 'write', code: 'TYPED_COLUMN_SCHEMA', cause: e });
+    }
     const byColumn = new Map(this.columns.map((c) => [c.column, c]));
     const added = schema.columns.filter((c) => !byColumn.has(c.column));
     await this.addToTable(schema.columns, [...this.keyColumns, ...this.columns], schema.origin);

@@ -185,7 +185,7 @@ describe('against a running HTTP API', () => {
   const worker: HttpWorker = {
     metrics: new AdjunctMetrics({ defaultMetrics: false }),
     isReady: () => true,
-    status: () => ({ workerId: 'w1', state: 'RUNNING', startedAt: null, pipelines: [{ name: 'customers-pipe', state: 'RUNNING', store: 'customers', generation: 1, counts: { consumed: 5, written: 4, deadLettered: 0 }, bootstrap: { state: 'READY', done: 5, total: 5 }, partitions: [{ topic: 'customers-changelog', partition: 0, committedOffset: '5', lag: 0, streamTime: 5000, horizon: 4000 }] }] }) as never,
+    status: () => ({ workerId: 'w1', state: 'RUNNING', startedAt: null, pipelines: [{ name: 'customers-pipe', state: 'RUNNING', store: 'customers', generation: 1, counts: { consumed: 5, written: 4, deadLettered: 0 }, bootstrap: { state: 'READY', done: 5, total: 5 }, partitions: [{ topic: 'customers-changelog', partition: 0, committedOffset: '5', lag: 0, observedStreamTime: 5000, horizon: 4000 }] }] }) as never,
     runner: (name: string) => {
       if (name !== 'customers-pipe') throw new AdjunctError(`unknown pipeline ${name}`, { code: 'UNKNOWN_PIPELINE' });
       return { pause: () => undefined, resume: () => undefined, reload: async () => (calls.push('reload'), 2), rollback: async () => (calls.push('rollback'), { current: 1, previous: 2 }) };

@@ -1,0 +1,3 @@
+/** Injected time. */
+export * from './clock';
+export * from './manual-clock';

@@ -1,0 +1,110 @@
+import { Clock } from '../clock';
+import { AdjunctError, describeError, isPipelineStage, isRecordFailure, PipelineStage, RetriesExhaustedError } from '../errors';
+import { Logger } from '../observability/logger';
+import { AdjunctMetrics } from '../observability/metrics';
+import { DeadLetterSink } from './pipeline-parts';
+import { SinkRecord, recordLocation } from './sink-record';
+import { StallMonitor } from './stall-monitor';
+import { TaskLifecycle } from './task-lifecycle';
+import { CompiledSinkTaskOptions } from './task-options';
+
+/** Keeps the consumer in its group while the loop waits (kafkajs `heartbeat()` of the batch). */
+export type Heartbeat = () => Promise<void>;
+
+/** What became of a failed record: durable in the DLQ, or deliberately left uncommitted. */
+export type Disposition = 'dead-lettered' | 'left-pending';
+
+/** Collaborators of an error handler. */
+export interface ErrorHandlerParts {
+  lifecycle: TaskLifecycle;
+  stall: StallMonitor;
+  dlq?: DeadLetterSink;
+  clock: Clock;
+  metrics: AdjunctMetrics;
+  log: Logger;
+}
+
+/**
+ * Kafka Connect's RetryWithToleranceOperator for a sink: infrastructure failures are retried with backoff (the
+ * pipeline stalls, heartbeating, until the dependency is back, shutdown, or errors.stallTimeout); tolerance applies to
+ * record failures only (DLQ or stop). A record whose retries were interrupted is never dead-lettered: it stays pending.
+ */
+export class ErrorHandler {
+  constructor(
+    private readonly o: CompiledSinkTaskOptions,
+    private readonly p: ErrorHandlerParts,
+  ) {}
+
+  /** Runs op, retrying retriable failures with backoff and heartbeats until success; throws record failures at once. */
+  async retry<T>(op: () => Promise<T>, stage: PipelineStage, heartbeat: Heartbeat): Promise<T> {
+    const start = this.p.clock.now();
+    let delay = this.o.retryInitialDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const r = await op();
+        if (attempt > 1) this.p.stall.recovered();
+        return r;
+      } catch (e) {
+        if (!(e instanceof AdjunctError && e.retriable)) throw e;
+        this.p.stall.failed(e);
+        if (!this.p.lifecycle.accepting || this.p.stall.expired) throw new RetriesExhaustedError(e, attempt, this.p.clock.now() - start);
+        const at = isPipelineStage(e.stage) ? e.stage : stage;
+        this.p.metrics.retries.inc({ pipeline: this.o.pipeline, stage: at });
+        if (attempt === 1 || attempt % 10 === 0) this.p.log.warn({ stage: at, attempt, delayMs: delay, err: describeError(e) }, 'dependency unavailable: retrying with backoff; nothing is committed past this record');
+        await this.backoff(delay, heartbeat);
+        delay = Math.min(delay * 2, this.o.retryMaxDelayMs);
+      }
+    }
+  }
+
+  /** Sleeps with jitter in slices of at most one heartbeat interval, heartbeating between them. */
+  private async backoff(delayMs: number, heartbeat: Heartbeat): Promise<void> {
+    let left = Math.round(delayMs / 2 + Math.random() * (delayMs / 2));
+    while (left > 0 && this.p.lifecycle.accepting) {
+      const slice = Math.min(left, this.o.heartbeatIntervalMs);
+      await this.p.clock.sleep(slice);
+      left -= slice;
+      await heartbeat().catch(() => undefined);
+    }
+  }
+
+  /** Applies tolerance to a failed record: DLQ it (tolerance all, record failures only) or leave it pending and stop. */
+  async handle(record: SinkRecord, err: AdjunctError, heartbeat: Heartbeat): Promise<Disposition> {
+    const { lifecycle } = this.p;
+    if (lifecycle.failed) return 'left-pending';
+    if (!isRecordFailure(err)) return this.infrastructureFailure(record, err);
+    const stage = isPipelineStage(err.stage) ? err.stage : 'write';
+    this.p.metrics.errors.inc({ pipeline: this.o.pipeline, stage, class: err.code });
+    const where = recordLocation(record);
+    if (this.o.tolerance !== 'all' || !this.p.dlq) {
+      lifecycle.fail(new AdjunctError(`pipeline ${this.o.pipeline} stopped at ${where} (stage ${stage}): ${err.message}`, { code: err.code, stage, cause: err, context: { topic: record.topic, partition: record.partition, offset: record.offset } }));
+      return 'left-pending';
+    }
+    return this.deadLetter(record, err, stage, heartbeat);
+  }
+
+  /** An infrastructure failure reached tolerance: its retries were interrupted. Never a dead letter. */
+  private infrastructureFailure(record: SinkRecord, err: AdjunctError): Disposition {
+    const { lifecycle, stall } = this.p;
+    if (stall.expired) lifecycle.fail(stall.expired);
+    else if (!lifecycle.stopping) {
+      lifecycle.fail(new AdjunctError(`pipeline ${this.o.pipeline} stopped at ${recordLocation(record)}: ${err.message}`, { code: err.code, stage: err.stage, cause: err, context: { topic: record.topic, partition: record.partition, offset: record.offset } }));
+    }
+    return 'left-pending';
+  }
+
+  private async deadLetter(record: SinkRecord, err: AdjunctError, stage: PipelineStage, heartbeat: Heartbeat): Promise<Disposition> {
+    const dlq = this.p.dlq!;
+    try {
+      await this.retry(() => dlq.report(record, err, stage), 'dlq', heartbeat);
+    } catch (e) {
+      if (e instanceof RetriesExhaustedError && this.p.lifecycle.stopping) return 'left-pending';
+      const cause = e instanceof RetriesExhaustedError && this.p.stall.expired ? this.p.stall.expired : e;
+      this.p.lifecycle.fail(new AdjunctError(`cannot write record ${recordLocation(record)} to the dead-letter queue: ${describeError(cause)}`, { code: 'DLQ_FAILED', stage: 'dlq', cause, context: { topic: record.topic, partition: record.partition, offset: record.offset } }));
+      return 'left-pending';
+    }
+    this.p.metrics.deadLettered.inc({ pipeline: this.o.pipeline, stage });
+    this.p.log.warn({ topic: record.topic, partition: record.partition, offset: record.offset, stage, code: err.code, err: err.message }, 'record sent to dead-letter queue');
+    return 'dead-lettered';
+  }
+}

@@ -1,0 +1,76 @@
+import { describeError } from '../errors';
+import { topicPartitionKey } from '../kafka/topic-partition';
+import { Logger } from '../observability/logger';
+import { PartitionState } from './partition-state';
+import { PartitionWriterFactory } from './partition-writer';
+
+/** Where a newly assigned partition resumes: the group's committed offset, or null when it has none. */
+export type CommittedOffsetLookup = (topic: string, partition: number) => Promise<bigint | null>;
+
+/** The partitions a task owns: opened on their first batch (once, even under concurrent batches), closed on revoke. */
+export class PartitionRegistry {
+  private readonly owned = new Map<string, PartitionState>();
+  private readonly opening = new Map<string, Promise<PartitionState>>();
+
+  constructor(
+    private readonly writers: PartitionWriterFactory,
+    private readonly committedOffset: CommittedOffsetLookup,
+    private readonly log: Logger,
+  ) {}
+
+  /** The state of a partition, opening its writer on first use. */
+  open(topic: string, partition: number): Promise<PartitionState> {
+    const k = topicPartitionKey(topic, partition);
+    const existing = this.owned.get(k);
+    if (existing) return Promise.resolve(existing);
+    let p = this.opening.get(k);
+    if (!p) {
+      p = (async () => {
+        const [writer, committed] = await Promise.all([this.writers.open(topic, partition), this.committedAtAssignment(topic, partition)]);
+        const st = new PartitionState(topic, partition, writer, committed);
+        this.owned.set(k, st);
+        return st;
+      })().finally(() => this.opening.delete(k));
+      this.opening.set(k, p);
+    }
+    return p;
+  }
+
+  /** The group's committed offset; unknown (no loss check on the first batch) when the look-up fails. */
+  private async committedAtAssignment(topic: string, partition: number): Promise<bigint | null> {
+    try {
+      return await this.committedOffset(topic, partition);
+    } catch (e) {
+      this.log.warn({ topic, partition, err: describeError(e) }, 'committed offset look-up failed: the first batch of this partition is not checked for lost offsets');
+      return null;
+    }
+  }
+
+  /** Keeps only the partitions of a new assignment; the writers of the others are closed. */
+  retain(assignment: Record<string, number[]>): void {
+    const keep = new Set<string>();
+    for (const [t, ps] of Object.entries(assignment)) for (const p of ps) keep.add(topicPartitionKey(t, p));
+    for (const [k, st] of this.owned) {
+      if (keep.has(k)) continue;
+      this.owned.delete(k);
+      this.log.info({ topic: st.topic, partition: st.partition }, 'partition revoked');
+      void st.writer.close().catch(() => undefined);
+    }
+  }
+
+  /** Every owned partition. */
+  all(): PartitionState[] {
+    return [...this.owned.values()];
+  }
+
+  /** True while some partition has writes in flight that are not deliberately left pending. */
+  draining(): boolean {
+    return this.all().some((p) => p.draining);
+  }
+
+  /** Closes every writer and forgets the partitions. */
+  async closeAll(): Promise<void> {
+    for (const p of this.owned.values()) await p.writer.close().catch(() => undefined);
+    this.owned.clear();
+  }
+}

@@ -1,0 +1,56 @@
+import { OffsetTracker } from './offset-tracker';
+import { PartitionWriter } from './partition-writer';
+import { PartitionStatus } from './task-status';
+
+/** Records between the committed offset and the log end. */
+const lagOf = (high: bigint, committed: bigint): number => Number(high > committed ? high - committed : 0n);
+
+/** What the task knows about one assigned partition: its writer, which records are durable, and its positions. */
+export class PartitionState {
+  /** Issued records and the durable watermark. */
+  readonly tracker = new OffsetTracker();
+  /** Last committed offset (next record to read), null before the first commit of this task. */
+  committed: bigint | null = null;
+  /** High watermark as of the last fetched batch. */
+  high: bigint | null = null;
+  /**
+   * Offset the next fetched record should have: the group's committed offset at assignment, then last consumed + 1.
+   * A batch starting past it, where it is below the log start, means records fell off the log.
+   */
+  expectedNext: bigint | null;
+  /** Records left pending on purpose (tolerance none, shutdown, failure): the commit never passes them. */
+  stuck = 0;
+
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    readonly writer: PartitionWriter,
+    committedAtAssignment: bigint | null,
+  ) {
+    this.expectedNext = committedAtAssignment;
+  }
+
+  /** True while some issued record is neither durable nor deliberately left pending. */
+  get draining(): boolean {
+    return this.tracker.notDurable > this.stuck;
+  }
+
+  /** Records end-lag against the committed offset, null when either is unknown. */
+  lag(): number | null {
+    return this.high !== null && this.committed !== null ? lagOf(this.high, this.committed) : null;
+  }
+
+  /** Status snapshot. */
+  status(): PartitionStatus {
+    const st = this.writer.observedStreamTime();
+    return {
+      topic: this.topic,
+      partition: this.partition,
+      committedOffset: this.committed?.toString() ?? null,
+      endOffset: this.high?.toString() ?? null,
+      lag: this.lag(),
+      inFlight: this.tracker.inFlight,
+      observedStreamTime: Number.isFinite(st) ? st : null,
+    };
+  }
+}

@@ -1,0 +1,185 @@
+import { KafkaMessage } from 'kafkajs';
+import { Clock } from '../clock';
+import { AdjunctError, asAdjunctError, BadRecordError } from '../errors';
+import { Extracted, isSkip } from '../extract';
+import { Logger } from '../observability/logger';
+import { AdjunctMetrics } from '../observability/metrics';
+import { ErrorHandler, Heartbeat } from './error-handler';
+import { OffsetLossGuard } from './offset-loss-guard';
+import { PartitionRegistry } from './partition-registry';
+import { PartitionState } from './partition-state';
+import { IssuedWrite, WriteOutcome } from './partition-writer';
+import { RecordProcessor } from './record-processor';
+import { SinkRecord, recordSize, sinkRecordOf } from './sink-record';
+import { StallMonitor } from './stall-monitor';
+import { TaskLifecycle } from './task-lifecycle';
+import { CompiledSinkTaskOptions } from './task-options';
+import { TaskCounts } from './task-status';
+import { WriteBudget } from './write-budget';
+import { TrackedRecord } from './offset-tracker';
+
+/** One fetched batch as the loop sees it (kafkajs's EachBatchPayload fits). */
+export interface FetchedBatch {
+  batch: { topic: string; partition: number; highWatermark: string; messages: KafkaMessage[] };
+  resolveOffset(offset: string): void;
+  heartbeat(): Promise<void>;
+  isRunning(): boolean;
+  isStale(): boolean;
+}
+
+/** Per batch: heartbeat throttled to the heartbeat interval, heartbeat now, and whether to go on. */
+interface BatchControl {
+  heartbeat: Heartbeat;
+  beat: Heartbeat;
+  keepGoing(): boolean;
+}
+
+/** Collaborators of the loop, built once by the task. */
+export interface SinkLoopParts {
+  partitions: PartitionRegistry;
+  processor: RecordProcessor;
+  errors: ErrorHandler;
+  guard: OffsetLossGuard;
+  budget: WriteBudget;
+  lifecycle: TaskLifecycle;
+  stall: StallMonitor;
+  clock: Clock;
+  metrics: AdjunctMetrics;
+  log: Logger;
+  counts: TaskCounts;
+}
+
+/** The record is settled (skipped or dead-lettered): go on with the next one. */
+const SETTLED = Symbol('settled');
+/** The record is left pending on purpose: stop this batch. */
+const STOP = Symbol('stop');
+
+/**
+ * Kafka Connect's WorkerSinkTask iteration for one fetched batch: convert each record, deliver it to the store under
+ * the write budget, track it until durable. Records of a partition are issued in offset order.
+ */
+export class SinkLoop {
+  private readonly m;
+
+  constructor(
+    private readonly o: CompiledSinkTaskOptions,
+    private readonly p: SinkLoopParts,
+  ) {
+    const pipeline = o.pipeline;
+    this.m = { consumed: p.metrics.consumed.labels(pipeline), written: p.metrics.written.labels(pipeline), skipped: p.metrics.skipped.labels(pipeline), notPut: p.metrics.notPut.labels(pipeline), writeLatency: p.metrics.writeLatency.labels(pipeline) };
+  }
+
+  /** Processes one fetched batch: guard against lost offsets, then convert → deliver → resolve each record. */
+  async eachBatch(b: FetchedBatch): Promise<void> {
+    if (!this.p.lifecycle.accepting) return;
+    const endTimer = this.p.metrics.batchLatency.startTimer({ pipeline: this.o.pipeline });
+    const st = await this.p.partitions.open(b.batch.topic, b.batch.partition);
+    st.high = BigInt(b.batch.highWatermark);
+    const first = b.batch.messages[0];
+    if (!first || !(await this.p.guard.admit(st, BigInt(first.offset)))) return;
+    const control = this.controlOf(b);
+    for (const message of b.batch.messages) {
+      if (!control.keepGoing()) break;
+      const record = sinkRecordOf(b.batch.topic, b.batch.partition, message);
+      const converted = await this.convert(st, record, control);
+      if (converted === STOP) break;
+      if (converted !== SETTLED && !(await this.deliver(st, record, converted, control))) break;
+      b.resolveOffset(message.offset);
+      st.expectedNext = BigInt(message.offset) + 1n;
+      await control.heartbeat();
+    }
+    endTimer();
+  }
+
+  private controlOf(b: FetchedBatch): BatchControl {
+    let last = this.p.clock.now();
+    const heartbeat = async () => {
+      if (this.p.clock.now() - last < this.o.heartbeatIntervalMs) return;
+      last = this.p.clock.now();
+      await b.heartbeat();
+    };
+    const beat = async () => {
+      last = this.p.clock.now();
+      await b.heartbeat();
+    };
+    return { heartbeat, beat, keepGoing: () => b.isRunning() && !b.isStale() && this.p.lifecycle.accepting };
+  }
+
+  /** Decodes and extracts (retrying an unavailable registry); a skip is settled at once, a failure goes to tolerance. */
+  private async convert(st: PartitionState, record: SinkRecord, c: BatchControl): Promise<Extracted | typeof SETTLED | typeof STOP> {
+    this.p.counts.consumed++;
+    this.m.consumed.inc();
+    try {
+      const out = await this.p.errors.retry(() => this.p.processor.process(record, st.writer.observedStreamTime()), 'value-convert', c.heartbeat);
+      if (!isSkip(out)) return out;
+      this.p.counts.skipped++;
+      this.m.skipped.inc();
+      this.p.log.debug({ topic: record.topic, partition: record.partition, offset: record.offset, reason: out.reason }, 'record skipped');
+      st.tracker.complete(st.tracker.begin(BigInt(record.offset), st.writer.observedStreamTime()));
+      return SETTLED;
+    } catch (e) {
+      const tracked = st.tracker.begin(BigInt(record.offset), st.writer.observedStreamTime());
+      return (await this.settleFailure(st, record, tracked, asBadRecord(e, 'extract'), c.heartbeat)) ? SETTLED : STOP;
+    }
+  }
+
+  /** Issues the write under the write budget (waiting heartbeats); false when the task stops while waiting. */
+  private async deliver(st: PartitionState, record: SinkRecord, x: Extracted, c: BatchControl): Promise<boolean> {
+    const size = recordSize(record);
+    while (!(await this.p.budget.acquire(size, this.o.budgetWaitMs))) {
+      await c.beat();
+      if (!c.keepGoing()) return false;
+    }
+    this.p.metrics.inFlight.inc();
+    this.p.metrics.inFlightBytes.inc(size);
+    const stopTimer = this.m.writeLatency.startTimer();
+    const issued = this.issue(st, x);
+    const tracked = st.tracker.begin(BigInt(record.offset), issued.observedStreamTime);
+    void issued.done
+      .then((outcome) => this.written(st, tracked, outcome), (e) => this.settleFailure(st, record, tracked, asBadRecord(e, 'write'), c.heartbeat))
+      .finally(() => {
+        stopTimer();
+        this.p.budget.release(size);
+        this.p.metrics.inFlight.dec();
+        this.p.metrics.inFlightBytes.dec(size);
+      });
+    return true;
+  }
+
+  private issue(st: PartitionState, x: Extracted): IssuedWrite {
+    try {
+      return st.writer.write(x.key, x.value, x.timestamp);
+    } catch (e) {
+      return { observedStreamTime: st.writer.observedStreamTime(), done: Promise.reject(e) };
+    }
+  }
+
+  private written(st: PartitionState, tracked: TrackedRecord, outcome: WriteOutcome): void {
+    this.p.stall.recovered();
+    if (outcome === 'expired') {
+      this.p.counts.expired++;
+      this.m.notPut.inc();
+    } else {
+      this.p.counts.written++;
+      this.m.written.inc();
+    }
+    st.tracker.complete(tracked);
+  }
+
+  /** Tolerance for one failed record: true when it is settled (dead-lettered), false when it stays pending. */
+  private async settleFailure(st: PartitionState, record: SinkRecord, tracked: TrackedRecord, err: AdjunctError, heartbeat: Heartbeat): Promise<boolean> {
+    const disposition = await this.p.errors.handle(record, err, heartbeat);
+    if (disposition === 'left-pending') {
+      st.stuck++;
+      return false;
+    }
+    this.p.counts.deadLettered++;
+    st.tracker.complete(tracked);
+    return true;
+  }
+}
+
+/** A failure of one record tagged with its stage; an unexpected throw counts as a bad record. */
+function asBadRecord(e: unknown, stage: 'extract' | 'write'): AdjunctError {
+  return asAdjunctError(e, (message, cause) => new BadRecordError(message, { stage, cause }), stage);
+}

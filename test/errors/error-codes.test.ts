@@ -1,0 +1,91 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { errors } from 'cassandra-driver';
+import { ALL_ERROR_CODES, AdjunctError, ERROR_CODES, ErrorCode, isPipelineStage, isRecordFailure, PIPELINE_STAGES, SUBSYSTEMS, wrapCassandraError } from '../../src/errors';
+import { ExitCode, exitCodeOfError } from '../../src/cli/exit-codes';
+import { statusOf } from '../../src/http/error-reply';
+
+/** Every `code: 'X'` literal in src/ (the codes the code base raises). */
+function codesRaisedInSource(): Set<string> {
+  const found = new Set<string>();
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (p.endsWith('.ts')) for (const m of fs.readFileSync(p, 'utf8').matchAll(/code: '([A-Z_]+)'/g)) found.add(m[1]);
+    }
+  };
+  walk(path.resolve(__dirname, '../../src'));
+  return found;
+}
+
+describe('ErrorCode table', () => {
+  it('maps every code to an HTTP status, a CLI exit code and a retriable flag', () => {
+    const exits = new Set<number>(Object.values(ExitCode));
+    for (const c of ALL_ERROR_CODES) {
+      const info = ERROR_CODES[c];
+      expect([400, 404, 409, 500, 503]).toContain(info.http);
+      expect(exits.has(info.exit)).toBe(true);
+      expect(typeof info.retriable).toBe('boolean');
+      expect(info.meaning.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('every code raised in src/ is in the table', () => {
+    const missing = [...codesRaisedInSource()].filter((c) => !(c in ERROR_CODES));
+    expect(missing).toEqual([]);
+  });
+
+  it('the HTTP API and the CLI read the same table', () => {
+    for (const c of ALL_ERROR_CODES) {
+      const e = new AdjunctError('x', { code: c, retriable: false });
+      expect(statusOf(e)).toBe(ERROR_CODES[c].http);
+      expect(exitCodeOfError(e)).toBe(ERROR_CODES[c].exit);
+    }
+    expect(exitCodeOfError(new AdjunctError('x', { code: 'UNKNOWN_STORE' }))).toBe(ExitCode.NOT_FOUND);
+    expect(exitCodeOfError(new AdjunctError('x', { code: 'CASSANDRA_UNAVAILABLE' }))).toBe(ExitCode.UNAVAILABLE);
+    expect(exitCodeOfError(new Error('x'))).toBe(ExitCode.FAILED);
+  });
+
+  it('the retriable flag defaults to the table and follows the code', () => {
+    const codes: ErrorCode[] = ['CASSANDRA_UNAVAILABLE', 'REGISTRY_UNAVAILABLE', 'BAD_RECORD', 'CONFIG_INVALID'];
+    expect(codes.map((c) => new AdjunctError('x', { code: c }).retriable)).toEqual([true, true, false, false]);
+  });
+
+  it('the CLI no longer imports the HTTP layer for its exit codes', () => {
+    const src = ['exit-codes.ts', 'read-commands.ts', 'main.ts'].map((f) => fs.readFileSync(path.resolve(__dirname, '../../src/cli', f), 'utf8')).join('\n');
+    expect(src).not.toMatch(/http\/error-reply/);
+  });
+});
+
+describe('ErrorStage: pipeline stages and subsystems', () => {
+  it('are disjoint, and only pipeline stages are record stages', () => {
+    expect(PIPELINE_STAGES.filter((s) => (SUBSYSTEMS as readonly string[]).includes(s))).toEqual([]);
+    expect(PIPELINE_STAGES.every((s) => isPipelineStage(s))).toBe(true);
+    expect(SUBSYSTEMS.some((s) => isPipelineStage(s))).toBe(false);
+  });
+});
+
+describe('record failures versus infrastructure failures', () => {
+  it('tolerance applies to record failures only', () => {
+    expect(isRecordFailure(new AdjunctError('x', { code: 'DECODE_FAILED' }))).toBe(true);
+    expect(isRecordFailure(new AdjunctError('x', { code: 'MISSING_FIELD' }))).toBe(true);
+    expect(isRecordFailure(new AdjunctError('x', { code: 'RECORD_REJECTED' }))).toBe(true);
+    expect(isRecordFailure(new AdjunctError('x', { code: 'CASSANDRA_UNAVAILABLE' }))).toBe(false);
+    expect(isRecordFailure(new AdjunctError('x', { code: 'CASSANDRA_ERROR' }))).toBe(false);
+    expect(isRecordFailure(new AdjunctError('x', { code: 'RETRIES_EXHAUSTED' }))).toBe(false);
+    expect(isRecordFailure(new Error('plain'))).toBe(false);
+  });
+
+  it('Cassandra: a mutation too large is the record, an unconfigured table or a refused login is the infrastructure', () => {
+    const tooLarge = new errors.ResponseError(0x2200, 'Rejected an oversized mutation (20000000/16777216) for keyspace ks');
+    const keyTooLong = new errors.ResponseError(0x2200, 'Key length of 70000 is longer than maximum of 65535');
+    const dropped = new errors.ResponseError(0x2200, 'unconfigured table t_g1');
+    const unauthorized = new errors.ResponseError(0x2100, 'User x has no MODIFY permission');
+    expect(wrapCassandraError(tooLarge, 'writing').code).toBe('RECORD_REJECTED');
+    expect(wrapCassandraError(keyTooLong, 'writing').code).toBe('RECORD_REJECTED');
+    expect(isRecordFailure(wrapCassandraError(dropped, 'writing'))).toBe(false);
+    expect(isRecordFailure(wrapCassandraError(unauthorized, 'writing'))).toBe(false);
+    expect(wrapCassandraError(new errors.NoHostAvailableError({}), 'writing').code).toBe('CASSANDRA_UNAVAILABLE');
+  });
+});

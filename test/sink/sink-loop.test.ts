@@ -1,0 +1,197 @@
+import { AdjunctError, RetriesExhaustedError, StoreError } from '../../src/errors';
+import { batchOf, fakeTask, messages, settle } from './fakes';
+
+const registryDown = () => new AdjunctError('registry unreachable', { code: 'REGISTRY_UNAVAILABLE', stage: 'value-convert' });
+
+describe('sink loop (convert → deliver → commit) without Kafka', () => {
+  it('writes every record in offset order and commits past the last one with its observed stream time', async () => {
+    const t = fakeTask();
+    const { b, control } = batchOf(messages(['1', '2', '3', 'skip', '5']));
+    await t.core.loop.eachBatch(b);
+    await settle();
+    await t.core.committer.commit();
+    expect(t.writer.written.map((w) => w.key)).toEqual(['k0', 'k1', 'k2', 'k4']);
+    expect(control.resolved).toEqual(['0', '1', '2', '3', '4']);
+    expect(t.committedOffset()).toBe('5');
+    expect(t.writer.flushed).toEqual([1004]);
+    expect(t.core.counts).toMatchObject({ consumed: 5, written: 4, skipped: 1, deadLettered: 0 });
+  });
+
+  it('tolerance all: a poison record goes to the DLQ with its stage and original bytes; the rest is written and committed', async () => {
+    const t = fakeTask({ tolerance: 'all' });
+    await t.core.loop.eachBatch(batchOf(messages(['1', '{bad', '3'])).b);
+    await settle();
+    await t.core.committer.commit();
+    expect(t.dlq.letters).toHaveLength(1);
+    expect(t.dlq.letters[0].record).toMatchObject({ topic: 't', partition: 0, offset: '1' });
+    expect(t.dlq.letters[0].record.value?.toString()).toBe('{bad');
+    expect(t.dlq.letters[0].stage).toBe('value-convert');
+    expect(t.writer.written.map((w) => w.key)).toEqual(['k0', 'k2']);
+    expect(t.committedOffset()).toBe('3');
+    expect(t.core.lifecycle.state).toBe('CREATED');
+  });
+
+  it('tolerance none: stops at the poison record, names it, and commits nothing past it', async () => {
+    const t = fakeTask({ tolerance: 'none' });
+    await t.core.loop.eachBatch(batchOf(messages(['1', '{bad', '3'])).b);
+    await settle();
+    await t.core.committer.commit();
+    expect(t.fatal).toHaveLength(1);
+    expect(t.fatal[0].message).toContain('stopped at t/0@1 (stage value-convert)');
+    expect(t.core.lifecycle.failed).toBe(true);
+    expect(t.writer.written.map((w) => w.key)).toEqual(['k0']);
+    expect(t.committedOffset()).toBe('1');
+  });
+
+  it('a write the store refuses for this record (RECORD_REJECTED) is dead-lettered at stage write', async () => {
+    const t = fakeTask({ tolerance: 'all' });
+    t.writer.failWith.set('k1', () => new StoreError('mutation too large', { code: 'RECORD_REJECTED' }));
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2', '3'])).b);
+    await settle();
+    await settle();
+    await t.core.committer.commit();
+    expect(t.dlq.letters.map((l) => [l.record.offset, l.stage])).toEqual([['1', 'write']]);
+    expect(t.committedOffset()).toBe('3');
+  });
+
+  it('tolerance all never dead-letters an infrastructure failure: the pipeline fails with nothing committed past it', async () => {
+    const t = fakeTask({ tolerance: 'all' });
+    t.writer.failWith.set('k1', () => new StoreError('table dropped', { code: 'CASSANDRA_ERROR' }));
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2', '3'])).b);
+    await settle();
+    await settle();
+    await t.core.committer.commit();
+    expect(t.dlq.letters).toHaveLength(0);
+    expect(t.core.lifecycle.failed).toBe(true);
+    expect(t.committedOffset()).toBe('1');
+  });
+
+  it('a retriable DLQ failure is retried with backoff, heartbeating between attempts', async () => {
+    const t = fakeTask({ tolerance: 'all' });
+    t.dlq.failures = [new AdjunctError('broker down', { code: 'DLQ_FAILED', retriable: true }), new AdjunctError('broker down', { code: 'DLQ_FAILED', retriable: true })];
+    const { b, control } = batchOf(messages(['{bad', '2']));
+    await t.core.loop.eachBatch(b);
+    await settle();
+    expect(t.dlq.attempts).toBe(3);
+    expect(t.dlq.letters).toHaveLength(1);
+    expect(control.heartbeats).toBeGreaterThanOrEqual(2);
+    expect(t.clock.slept).toBeGreaterThan(0);
+    expect(t.core.lifecycle.failed).toBe(false);
+  });
+
+  it('a DLQ that refuses the record fails the pipeline (DLQ_FAILED) and commits nothing past the record', async () => {
+    const t = fakeTask({ tolerance: 'all' });
+    t.dlq.failures = [new AdjunctError('record too large for the DLQ topic', { code: 'DLQ_FAILED', retriable: false })];
+    await t.core.loop.eachBatch(batchOf(messages(['1', '{bad', '3'])).b);
+    await settle();
+    await t.core.committer.commit();
+    expect(t.fatal[0].code).toBe('DLQ_FAILED');
+    expect(t.fatal[0].message).toContain('t/0@1');
+    expect(t.committedOffset()).toBe('1');
+    expect(t.writer.written.map((w) => w.key)).toEqual(['k0']);
+  });
+
+  it('shutdown mid-batch: a write whose retries were interrupted stays uncommitted, is never dead-lettered, and the task does not fail', async () => {
+    const t = fakeTask({ tolerance: 'all' });
+    t.writer.hold = true;
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2', '3'])).b);
+    t.writer.pending[0].resolve('written');
+    t.core.lifecycle.stopping = true;
+    t.writer.pending[1].reject(new RetriesExhaustedError(new StoreError('unavailable', { code: 'CASSANDRA_UNAVAILABLE' }), 3, 100));
+    t.writer.pending[2].resolve('written');
+    await settle();
+    await settle();
+    await t.core.committer.commit();
+    expect(t.dlq.attempts).toBe(0);
+    expect(t.core.lifecycle.failed).toBe(false);
+    expect(t.committedOffset()).toBe('1');
+    expect(t.core.partitions.draining()).toBe(false);
+  });
+
+  it('backpressure: with the write budget full the loop waits, heartbeating, and goes on when writes complete', async () => {
+    const t = fakeTask({}, {}, { count: 2, bytes: 1 << 20 });
+    t.writer.hold = true;
+    const { b, control } = batchOf(messages(['1', '2', '3', '4']));
+    const loop = t.core.loop.eachBatch(b);
+    while (control.heartbeats < 2) await new Promise((r) => setTimeout(r, 5));
+    expect(t.writer.pending).toHaveLength(2);
+    expect(control.resolved).toEqual(['0', '1']);
+    t.writer.pending[0].resolve('written');
+    t.writer.pending[1].resolve('written');
+    await loop;
+    expect(t.writer.pending).toHaveLength(4);
+  });
+
+  it('backpressure by bytes: records larger than what is left of the byte budget wait for it', async () => {
+    const t = fakeTask({}, {}, { count: 64, bytes: 10 });
+    t.writer.hold = true;
+    const { b, control } = batchOf(messages(['"12345"', '"67890"']));
+    const loop = t.core.loop.eachBatch(b);
+    while (control.heartbeats < 1) await new Promise((r) => setTimeout(r, 5));
+    expect(t.writer.pending).toHaveLength(1);
+    t.writer.pending[0].resolve('written');
+    await loop;
+    expect(t.writer.pending).toHaveLength(2);
+  });
+
+  it('registry outage: the record is retried (never dead-lettered), the task shows STALLED past retryTimeout and RUNNING after', async () => {
+    const t = fakeTask({ tolerance: 'all', retryTimeoutMs: 2_000 });
+    t.core.lifecycle.set('RUNNING');
+    t.valueConverter.failures = Array.from({ length: 12 }, registryDown);
+    const states: string[] = [];
+    t.parts.stall.onChange(() => states.push(t.core.lifecycle.state));
+    const { b, control } = batchOf(messages(['1', '2']));
+    await t.core.loop.eachBatch(b);
+    await settle();
+    expect(states).toContain('STALLED');
+    expect(t.core.lifecycle.state).toBe('RUNNING');
+    expect(t.dlq.attempts).toBe(0);
+    expect(t.writer.written.map((w) => w.key)).toEqual(['k0', 'k1']);
+    expect(control.heartbeats).toBeGreaterThan(3);
+  });
+
+  it('errors.stallTimeout turns a long stall into FAILED (STALL_TIMEOUT), never into dead letters', async () => {
+    const t = fakeTask({ tolerance: 'all', retryTimeoutMs: 1_000, stallTimeoutMs: 5_000 });
+    t.valueConverter.failures = Array.from({ length: 1000 }, registryDown);
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'])).b);
+    await settle();
+    await t.core.committer.commit();
+    expect(t.fatal.map((e) => e.code)).toEqual(['STALL_TIMEOUT']);
+    expect(t.dlq.attempts).toBe(0);
+    expect(t.commits).toHaveLength(0);
+  });
+});
+
+describe('offsets that fell off the log at run time', () => {
+  it('policy fail: a batch starting past the expected offset, below the log start, fails the pipeline naming the lost range', async () => {
+    const t = fakeTask({ onOffsetOutOfRange: 'fail' }, { committed: 10n, logStart: 50n });
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'], 50)).b);
+    expect(t.fatal[0].code).toBe('OFFSET_OUT_OF_RANGE');
+    expect(t.fatal[0].message).toContain('t/0 offsets 10..49 (40 records)');
+    expect(t.writer.written).toHaveLength(0);
+  });
+
+  it('policy latest: logs and counts the gap, then goes on', async () => {
+    const t = fakeTask({ onOffsetOutOfRange: 'latest' }, { committed: 10n, logStart: 50n });
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'], 50)).b);
+    expect(t.core.counts.lostOffsets).toBe(40);
+    expect(t.writer.written).toHaveLength(2);
+    expect(t.fatal).toHaveLength(0);
+  });
+
+  it('policy reload: starts a new generation (once per loss) and goes on', async () => {
+    const t = fakeTask({ onOffsetOutOfRange: 'reload' }, { committed: 10n, logStart: 50n });
+    await t.core.loop.eachBatch(batchOf(messages(['1'], 50)).b);
+    await t.core.loop.eachBatch(batchOf(messages(['2'], 51)).b);
+    expect(t.reloads()).toBe(1);
+    expect(t.writer.written).toHaveLength(2);
+  });
+
+  it('a jump inside the log (compaction) is not a loss', async () => {
+    const t = fakeTask({ onOffsetOutOfRange: 'fail' }, { committed: 10n, logStart: 0n });
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'], 50)).b);
+    expect(t.fatal).toHaveLength(0);
+    expect(t.core.counts.lostOffsets).toBe(0);
+    expect(t.writer.written).toHaveLength(2);
+  });
+});
