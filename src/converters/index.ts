@@ -6,3 +6,4 @@ export * from './registry-errors';
 export * from './factory';
 export * from './schema-columns';
 export * from './registry-column-source';
+export * from './typed-columns-check';
