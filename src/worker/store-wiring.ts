@@ -15,7 +15,7 @@ import { TableOptions } from '../store/cassandra/table-options';
 import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra/typed-column-spec';
 import { TypedColumnsOptions } from '../store/cassandra/typed-columns';
 import { RegistryColumnSource, RegistrySettings } from '../converters';
-import { topicPartitionKey } from '../kafka/topic-partition';
+import { writerIdOf } from '../kafka/topic-partition';
 import { createWriteBatcher } from '../store/cassandra/batch-sender';
 import { WriteBatcher } from '../store/cassandra/write-batcher';
 
@@ -152,7 +152,7 @@ export class StoreWiring {
   writerFactory(generation: number, withTyped = true): PartitionWriterFactory {
     return {
       open: async (topic: string, partition: number) => {
-        const writerId = topicPartitionKey(topic, partition);
+        const writerId = writerIdOf(topic, partition);
         const common = { ...this.common(generation), partition, writerId };
         const kSerde = this.keySerdeName;
         const vSerde = this.spec.store.valueSerde;
