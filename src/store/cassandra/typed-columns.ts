@@ -97,7 +97,8 @@ export class TypedColumns {
   async row(key: unknown, value: unknown): Promise<TypedRow> {
     if (this.pending) await this.pending.catch(() => undefined);
     const fields = this.fieldsOf(value);
-    const unknown = fields === null ? [] : Object.keys(fields).filter((f) => !this.known.has(f));
+    // Values with free-form keys (a JSON map) would re-read the schema for every new key: past a bound, they do not.
+    const unknown = fields === null || this.known.size >= MAX_KNOWN_FIELDS ? [] : Object.keys(fields).filter((f) => !this.known.has(f));
     let reread = false;
     if (this.source && unknown.length > 0) {
       await this.evolve(Object.keys(fields!));
@@ -200,6 +201,9 @@ export class TypedColumns {
     }
   }
 }
+
+/** Most value field names a writer remembers; beyond it, unknown fields no longer trigger a schema re-read. */
+const MAX_KNOWN_FIELDS = 10_000;
 
 /** Tries of the column-visibility probe, 100 ms apart. */
 const VISIBLE_ATTEMPTS = 100;
