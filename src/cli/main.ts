@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { configJsonSchema, ConfigValidationError, configWarnings, loadConfigFile, pathToString } from '../config';
+import { checkTypedColumnsAgainstRegistry } from '../converters/typed-columns-check';
 import { describeError } from '../errors';
 import { ExitCode, exitCodeOfError } from './exit-codes';
 import { runCommand } from './run-command';
@@ -35,12 +36,15 @@ export function buildProgram(): Command {
 
   program
     .command('validate')
-    .description('validate a config file (every problem with its YAML path and line); connects to nothing')
+    .description('validate a config file (every problem with its YAML path and line); connects to nothing unless --registry')
     .requiredOption('-c, --config <file>', 'pipelines YAML')
     .option('--json', 'machine-readable output')
-    .action((o: { config: string; json?: boolean }) => {
+    .option('--registry', 'also check typed-column mappings against the latest schemas in the registry')
+    .action(async (o: { config: string; json?: boolean; registry?: boolean }) => {
       try {
         const { config } = loadConfigFile(o.config);
+        const misfits = o.registry ? await checkTypedColumnsAgainstRegistry(config) : [];
+        if (misfits.length > 0) throw new ConfigValidationError(misfits, o.config);
         const warnings = configWarnings(config).map((w) => ({ path: pathToString(w.path), message: w.message }));
         if (o.json) console.log(JSON.stringify({ valid: true, pipelines: config.pipelines.map((p) => p.name), warnings }));
         else {

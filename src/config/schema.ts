@@ -219,6 +219,18 @@ export const StoreConfig = z.strictObject({
   tableOptions: TableOptions.optional(),
   ttlSeconds: z.number().int().min(0).max(630_720_000).optional(),
   cleanupEvery: z.number().int().min(1).max(1_000_000).default(64),
+  typed: z
+    .boolean()
+    .default(false)
+    .describe('versioned stores: also write the top-level scalar fields of the value schema (registry value converter) as typed CQL columns, for plain-CQL readers; new schema fields add columns'),
+  columns: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe('versioned stores: explicit typed columns {valueField: cqlType}, e.g. {rate: decimal, source: text}; the column is the field name in snake_case'),
+  keyColumns: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe('versioned stores: typed key columns key_<name>, e.g. {currency: text}; one entry for a scalar key, or entries named after extract.key.fields for a composite key'),
 });
 
 /** Error handling of a pipeline (Kafka Connect style). */

@@ -41,6 +41,9 @@ export const ERROR_CODES = {
   VALUE_TOO_DEEP: code(500, 1, false, 'an extracted key or value nests deeper than MAX_VALUE_DEPTH objects/arrays'),
   BAD_TIMESTAMP: code(500, 1, false, 'the record timestamp is invalid'),
   RECORD_REJECTED: code(500, 1, false, 'the store rejected this one record (too large, invalid for the column)'),
+  TYPED_COLUMN_MISMATCH: code(500, 1, false, 'a field value does not fit its typed column'),
+  TYPED_COLUMN_INCOMPATIBLE: code(500, 1, false, "the record's schema changed the type of a field that has a typed column"),
+  TYPED_COLUMN_SCHEMA: code(500, 1, false, "typed columns cannot be derived from the record's schema"),
   // Infrastructure (retriable: the pipeline stalls and resumes by itself)
   CASSANDRA_UNAVAILABLE: code(503, 4, true, 'Cassandra is unreachable, overloaded or timing out'),
   REGISTRY_UNAVAILABLE: code(503, 4, true, 'the schema registry is unreachable'),

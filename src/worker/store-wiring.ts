@@ -12,6 +12,9 @@ import { openCassandraKeyValueStore } from '../store/cassandra/open-kv-store';
 import { DEFAULT_KV_BUCKETS } from '../store/cassandra/kv-table-reader';
 import { IssuedWrite, PartitionWriterFactory } from '../sink/partition-writer';
 import { TableOptions } from '../store/cassandra/table-options';
+import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra/typed-column-spec';
+import { TypedColumnsOptions } from '../store/cassandra/typed-columns';
+import { RegistryColumnSource, RegistrySettings } from '../converters';
 import { writerIdOf } from '../kafka/topic-partition';
 import { createWriteBatcher } from '../store/cassandra/batch-sender';
 import { WriteBatcher } from '../store/cassandra/write-batcher';
@@ -66,6 +69,7 @@ export class StoreWiring {
     private readonly retry?: StoreRetryPolicy,
     private readonly onStreamTimeJump?: (jump: StreamTimeJump) => void,
     maxInFlight = 64,
+    private readonly registry?: RegistrySettings,
   ) {
     this.base = baseTableForStore(spec.store.name);
     this.keySerdeName = keySerdeName(spec);
@@ -123,9 +127,23 @@ export class StoreWiring {
     };
   }
 
+  /**
+   * Typed columns of the writer of one topic: the explicit mapping, or the latest value schema of the topic's subject
+   * (`<topic>-value`), restricted to the projected fields; plus the explicit key columns. Undefined when the store is not typed.
+   */
+  private typedColumns(topic: string): TypedColumnsOptions | undefined {
+    const s = this.spec.store;
+    const keyColumns = s.keyColumns === undefined ? undefined : explicitKeyColumns(s.keyColumns, this.spec.extract.key?.fields);
+    if (!s.typed) return s.columns === undefined && keyColumns === undefined ? undefined : { columns: explicitTypedColumns(s.columns ?? {}), keyColumns };
+    if (!this.registry) throw new InvalidArgumentError('typed: true needs a schema registry');
+    const project = this.spec.extract.value?.project?.map((f) => f.split(/[.[]/)[0]);
+    return { source: new RegistryColumnSource(this.registry, `${topic}-value`, project), keyColumns };
+  }
+
   /** Creates the table of a generation (validated options; waits for schema agreement). */
   async ensureTable(generation: number): Promise<void> {
-    const w = await this.writerFactory(generation).open(this.spec.topics?.[0] ?? this.spec.name, 0); // any writer identity creates the table
+    // Any writer identity creates the table; typed columns are added by each topic's writers (a pattern has no topic yet).
+    const w = await this.writerFactory(generation, false).open(this.spec.topics?.[0] ?? this.spec.name, 0);
     await w.close();
   }
 
@@ -140,8 +158,8 @@ export class StoreWiring {
     await requireSchemaAgreement(this.client, `dropping table ${t}`);
   }
 
-  /** Writers into the table of one generation. */
-  writerFactory(generation: number): PartitionWriterFactory {
+  /** Writers into the table of one generation (with the store's typed columns unless withTyped is false). */
+  writerFactory(generation: number, withTyped = true): PartitionWriterFactory {
     return {
       open: async (topic: string, partition: number) => {
         const writerId = writerIdOf(topic, partition);
@@ -150,7 +168,7 @@ export class StoreWiring {
         const vSerde = this.spec.store.valueSerde;
         if (this.spec.store.kind === 'versioned') {
           const retention = this.spec.store.historyRetention;
-          const store = await openCassandraVersionedStore<unknown, unknown>({ ...common, historyRetentionMs: retention, cleanupEvery: this.spec.store.cleanupEvery });
+          const store = await openCassandraVersionedStore<unknown, unknown>({ ...common, historyRetentionMs: retention, cleanupEvery: this.spec.store.cleanupEvery, typed: withTyped ? this.typedColumns(topic) : undefined });
           return {
             observedStreamTime: () => store.observedStreamTime(),
             write: (key, value, ts): IssuedWrite => {

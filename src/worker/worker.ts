@@ -7,6 +7,7 @@ import { LoadedConfig } from '../config/load';
 import { renderTableOptions, TableOptions } from '../store/cassandra/table-options';
 import { tableNameForStore } from '../store/cassandra/identifiers';
 import { storeTableCollisions } from '../config/cross-check';
+import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra/typed-column-spec';
 import { ensureCatalog, PipelineStatusTable, StoreCatalog, TableOwners } from '../catalog';
 import { createConverter, createRegistry } from '../converters';
 import { Clock, systemClock } from '../clock';
@@ -62,6 +63,8 @@ function validateBeforeAnyCql(cfg: AdjunctConfig): void {
   for (const spec of cfg.pipelines) {
     renderTableOptions(spec.store.tableOptions as TableOptions | undefined, spec.store.ttlSeconds);
     tableNameForStore(spec.store.name);
+    if (spec.store.columns) explicitTypedColumns(spec.store.columns);
+    if (spec.store.keyColumns) explicitKeyColumns(spec.store.keyColumns, spec.extract.key?.fields);
   }
   const collisions = storeTableCollisions(cfg.pipelines);
   if (collisions.length) throw new ConfigError(collisions.map((c) => `pipelines[${c.path[1]}].store.name: ${c.message}`).join('\n'), { context: { problems: collisions } });
@@ -147,7 +150,7 @@ export class Worker {
     const options = compileSinkTaskOptions(sinkTaskOptionsFromConfig(this.config, spec));
     const stall = new StallMonitor({ pipeline: spec.name, retryTimeoutMs: options.retryTimeoutMs, stallTimeoutMs: options.stallTimeoutMs }, this.clock);
     stall.onChange((stalled) => this.onStallChange(spec.name, stalled, stall.cause));
-    const wiring = new StoreWiring(this.cassandra!, this.config.cassandra, spec, this.storeRetry(spec.name, stall), (j) => this.onStreamTimeJump(spec.name, j), this.config.worker.maxInFlight);
+    const wiring = new StoreWiring(this.cassandra!, this.config.cassandra, spec, this.storeRetry(spec.name, stall), (j) => this.onStreamTimeJump(spec.name, j), this.config.worker.maxInFlight, this.config.registry);
     // One owner per base table: claimed (LWT) before the catalog entry is written, so a colliding store never gets one.
     const owner = { store: spec.store.name, pipeline: spec.name, groupId: this.config.worker.groupId };
     const existing = await shared.catalog.get(spec.store.name);
