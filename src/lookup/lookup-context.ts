@@ -1,9 +1,9 @@
 import { Client } from 'cassandra-driver';
 import { generationTable, PipelineStatusTable, StoreCatalog, StoreEntry } from '../catalog';
 import { AdjunctError } from '../errors';
-import { CqlExecutor } from '../store/cassandra/cql-executor';
-import { listPartitions } from '../store/cassandra/paging';
-import { StreamTimeTable } from '../store/cassandra/stream-time-table';
+import { CqlExecutor } from '../store/cassandra';
+import { listPartitions } from '../store/cassandra';
+import { StreamTimeTable } from '../store/cassandra';
 import { serdeByName } from '../store/serde';
 import { Serde } from '../store/types';
 import { unknownStore } from './lookup-error';
