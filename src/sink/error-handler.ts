@@ -35,13 +35,16 @@ export class ErrorHandler {
     private readonly p: ErrorHandlerParts,
   ) {}
 
-  /** Runs op, retrying retriable failures with backoff and heartbeats until success; throws record failures at once. */
-  async retry<T>(op: () => Promise<T>, stage: PipelineStage, heartbeat: Heartbeat): Promise<T> {
+  /**
+   * Runs op, retrying retriable failures with backoff and heartbeats until success; throws record failures at once.
+   * `first` is the first attempt already under way (the per-record fast path: no retry closure is called on success).
+   */
+  async retry<T>(first: Promise<T> | null, op: () => Promise<T>, stage: PipelineStage, heartbeat: Heartbeat): Promise<T> {
     const start = this.p.clock.now();
     let delay = this.o.retryInitialDelayMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        const r = await op();
+        const r = await (attempt === 1 && first !== null ? first : op());
         if (attempt > 1) this.p.stall.recovered();
         return r;
       } catch (e) {
@@ -96,7 +99,7 @@ export class ErrorHandler {
   private async deadLetter(record: SinkRecord, err: AdjunctError, stage: PipelineStage, heartbeat: Heartbeat): Promise<Disposition> {
     const dlq = this.p.dlq!;
     try {
-      await this.retry(() => dlq.report(record, err, stage), 'dlq', heartbeat);
+      await this.retry(null, () => dlq.report(record, err, stage), 'dlq', heartbeat);
     } catch (e) {
       if (e instanceof RetriesExhaustedError && this.p.lifecycle.stopping) return 'left-pending';
       const cause = e instanceof RetriesExhaustedError && this.p.stall.expired ? this.p.stall.expired : e;

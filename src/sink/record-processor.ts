@@ -18,8 +18,18 @@ export class RecordProcessor {
 
   /** Decodes and extracts one record (the writer's observed stream time is shown to the extractor): what to write, or a Skip. */
   async process(r: SinkRecord, observedStreamTime: number): Promise<Extracted | Skip> {
-    const key = await this.keyConverter.decode(r.key).catch((e) => Promise.reject(atStage(e, 'key-convert')));
-    const value = await this.valueConverter.decode(r.value).catch((e) => Promise.reject(atStage(e, 'value-convert')));
+    let key: unknown;
+    let value: unknown;
+    try {
+      key = await this.keyConverter.decode(r.key);
+    } catch (e) {
+      throw atStage(e, 'key-convert');
+    }
+    try {
+      value = await this.valueConverter.decode(r.value);
+    } catch (e) {
+      throw atStage(e, 'value-convert');
+    }
     try {
       const headers = (r.headers ?? {}) as Record<string, Buffer | string | undefined>;
       const streamTime = Number.isFinite(observedStreamTime) ? observedStreamTime : undefined;

@@ -31,6 +31,12 @@ export interface FetchedBatch {
 interface BatchControl {
   heartbeat: Heartbeat;
   beat: Heartbeat;
+  /** True when a heartbeat is due (checked synchronously per record). */
+  heartbeatDue(): boolean;
+  /** Notes a record handed over (settled or issued): the position to resolve next. */
+  handedOver(offset: string): void;
+  /** Resolves the consumer position up to the last record handed over (kafkajs `resolveOffset`), once. */
+  resolve(): void;
   keepGoing(): boolean;
 }
 
@@ -69,7 +75,10 @@ export class SinkLoop {
     this.m = { consumed: p.metrics.consumed.labels(pipeline), written: p.metrics.written.labels(pipeline), skipped: p.metrics.skipped.labels(pipeline), notPut: p.metrics.notPut.labels(pipeline), writeLatency: p.metrics.writeLatency.labels(pipeline) };
   }
 
-  /** Processes one fetched batch: guard against lost offsets, then convert → deliver → resolve each record. */
+  /**
+   * Processes one fetched batch: guard against lost offsets, then convert → deliver each record. The consumer position
+   * is resolved once per batch (and before any wait), up to the last record handed over; commits follow durability.
+   */
   async eachBatch(b: FetchedBatch): Promise<void> {
     if (!this.p.lifecycle.accepting) return;
     const endTimer = this.p.metrics.batchLatency.startTimer({ pipeline: this.o.pipeline });
@@ -78,39 +87,63 @@ export class SinkLoop {
     const first = b.batch.messages[0];
     if (!first || !(await this.p.guard.admit(st, BigInt(first.offset)))) return;
     const control = this.controlOf(b);
-    for (const message of b.batch.messages) {
-      if (!control.keepGoing()) break;
-      const record = sinkRecordOf(b.batch.topic, b.batch.partition, message);
-      const converted = await this.convert(st, record, control);
-      if (converted === STOP) break;
-      if (converted !== SETTLED && !(await this.deliver(st, record, converted, control))) break;
-      b.resolveOffset(message.offset);
-      st.expectedNext = BigInt(message.offset) + 1n;
-      await control.heartbeat();
+    let consumed = 0;
+    try {
+      for (const message of b.batch.messages) {
+        if (!control.keepGoing()) break;
+        const record = sinkRecordOf(b.batch.topic, b.batch.partition, message);
+        consumed++;
+        const converted = await this.convert(st, record, control);
+        if (converted === STOP) break;
+        if (converted !== SETTLED && !(await this.deliver(st, record, converted, control))) break;
+        control.handedOver(message.offset);
+        st.expectedNext = BigInt(message.offset) + 1n;
+        if (control.heartbeatDue()) await control.heartbeat();
+      }
+    } finally {
+      control.resolve();
+      if (consumed > 0) this.m.consumed.inc(consumed);
     }
     endTimer();
   }
 
   private controlOf(b: FetchedBatch): BatchControl {
-    let last = this.p.clock.now();
+    const clock = this.p.clock;
+    const interval = this.o.heartbeatIntervalMs;
+    let last = clock.now();
+    let handed: string | null = null;
+    const heartbeatDue = () => clock.now() - last >= interval;
     const heartbeat = async () => {
-      if (this.p.clock.now() - last < this.o.heartbeatIntervalMs) return;
-      last = this.p.clock.now();
+      if (!heartbeatDue()) return;
+      last = clock.now();
       await b.heartbeat();
     };
     const beat = async () => {
-      last = this.p.clock.now();
+      last = clock.now();
       await b.heartbeat();
     };
-    return { heartbeat, beat, keepGoing: () => b.isRunning() && !b.isStale() && this.p.lifecycle.accepting };
+    const resolve = () => {
+      if (handed === null) return;
+      b.resolveOffset(handed);
+      handed = null;
+    };
+    return {
+      heartbeat,
+      beat,
+      heartbeatDue,
+      handedOver: (offset) => {
+        handed = offset;
+      },
+      resolve,
+      keepGoing: () => b.isRunning() && !b.isStale() && this.p.lifecycle.accepting,
+    };
   }
 
   /** Decodes and extracts (retrying an unavailable registry); a skip is settled at once, a failure goes to tolerance. */
   private async convert(st: PartitionState, record: SinkRecord, c: BatchControl): Promise<Extracted | typeof SETTLED | typeof STOP> {
     this.p.counts.consumed++;
-    this.m.consumed.inc();
     try {
-      const out = await this.p.errors.retry(() => this.p.processor.process(record, st.writer.observedStreamTime()), 'value-convert', c.heartbeat);
+      const out = await this.p.errors.retry(this.p.processor.process(record, st.writer.observedStreamTime()), () => this.p.processor.process(record, st.writer.observedStreamTime()), 'value-convert', c.heartbeat);
       if (!isSkip(out)) return out;
       this.p.counts.skipped++;
       this.m.skipped.inc();
@@ -126,24 +159,34 @@ export class SinkLoop {
   /** Issues the write under the write budget (waiting heartbeats); false when the task stops while waiting. */
   private async deliver(st: PartitionState, record: SinkRecord, x: Extracted, c: BatchControl): Promise<boolean> {
     const size = recordSize(record);
-    while (!(await this.p.budget.acquire(size, this.o.budgetWaitMs))) {
-      await c.beat();
-      if (!c.keepGoing()) return false;
+    if (!this.p.budget.tryAcquire(size)) {
+      c.resolve();
+      while (!(await this.p.budget.acquire(size, this.o.budgetWaitMs))) {
+        await c.beat();
+        if (!c.keepGoing()) return false;
+      }
     }
     this.p.metrics.inFlight.inc();
     this.p.metrics.inFlightBytes.inc(size);
     const stopTimer = this.m.writeLatency.startTimer();
     const issued = this.issue(st, x);
     const tracked = st.tracker.begin(BigInt(record.offset), issued.observedStreamTime);
-    void issued.done
-      .then((outcome) => this.written(st, tracked, outcome), (e) => this.settleFailure(st, record, tracked, asBadRecord(e, 'write'), c.heartbeat))
-      .finally(() => {
-        stopTimer();
-        this.p.budget.release(size);
-        this.p.metrics.inFlight.dec();
-        this.p.metrics.inFlightBytes.dec(size);
-      });
+    void issued.done.then(
+      (outcome) => {
+        this.written(st, tracked, outcome);
+        this.finished(size, stopTimer);
+      },
+      (e) => this.settleFailure(st, record, tracked, asBadRecord(e, 'write'), c.heartbeat).finally(() => this.finished(size, stopTimer)),
+    );
     return true;
+  }
+
+  /** Returns a settled write's budget and in-flight gauges. */
+  private finished(size: number, stopTimer: () => void): void {
+    stopTimer();
+    this.p.budget.release(size);
+    this.p.metrics.inFlight.dec();
+    this.p.metrics.inFlightBytes.dec(size);
   }
 
   private issue(st: PartitionState, x: Extracted): IssuedWrite {
