@@ -3,7 +3,7 @@ import { validateKeyspaceName } from '../store/cassandra/identifiers';
 import { CqlExecutor } from '../store/cassandra/cql-executor';
 import { requireSchemaAgreement } from './catalog-cql';
 
-/** CQL of the catalog tables (store pointers/generations and pipeline status), created in the store keyspace. */
+/** CQL of the catalog tables (store generations, pipeline status, pause flags, worker heartbeats), created in the store keyspace. */
 export function catalogDdl(keyspace: string): string[] {
   validateKeyspaceName(keyspace);
   return [
@@ -18,6 +18,11 @@ export function catalogDdl(keyspace: string): string[] {
       store text, state text, records_done bigint, records_total bigint,
       end_offsets text, progress text, last_error text, worker text, updated_at timestamp,
       PRIMARY KEY ((pipeline), generation)) WITH CLUSTERING ORDER BY (generation DESC)`,
+    `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_pipeline_control (
+      pipeline text PRIMARY KEY, paused boolean, updated_at timestamp)`,
+    `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_workers (
+      pipeline text, worker text, generation int, role text, updated_at timestamp,
+      PRIMARY KEY ((pipeline), worker, generation))`,
   ];
 }
 

@@ -1,5 +1,4 @@
-/** The catalog: store generations and pipeline bootstrap status, persisted in Cassandra. */
+/** The catalog tables (schema, CQL helpers, pipeline bootstrap status); generations live in ../generations. */
 export * from './catalog-schema';
 export * from './catalog-cql';
-export * from './store-catalog';
 export * from './pipeline-status-table';

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { LoadedConfig, loadConfigFile } from '../config';
 import { AdjunctError, describeError } from '../errors';
+import { AdminAction, catalogAdmin } from './catalog-admin';
 import { Exit, ExitCode, exitCodeOfError } from './exit-codes';
 
 /** A CLI failure carrying its exit code. */
@@ -76,7 +77,7 @@ async function withLookup<T>(configFile: string, fn: (l: import('../lookup').Loo
 }
 
 /** Calls the worker's HTTP API; UNAVAILABLE when unreachable, NOT_FOUND on 404, FAILED on other errors. */
-async function callApi(base: string, method: 'GET' | 'POST', path: string, token?: string): Promise<unknown> {
+async function callApi(base: string, method: 'GET' | 'POST', path: string, token?: string, payload?: unknown): Promise<unknown> {
   let url: URL;
   try {
     url = new URL(path, base.endsWith('/') ? base : `${base}/`);
@@ -85,7 +86,8 @@ async function callApi(base: string, method: 'GET' | 'POST', path: string, token
   }
   let res: Response;
   try {
-    res = await fetch(url, { method, headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(30_000) });
+    const headers: Record<string, string> = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload === undefined ? {} : { 'content-type': 'application/json' }) };
+    res = await fetch(url, { method, headers, body: payload === undefined ? undefined : JSON.stringify(payload), signal: AbortSignal.timeout(30_000) });
   } catch (e) {
     const c = (e as { cause?: { code?: string; message?: string } }).cause;
     const cause = c?.code ?? c?.message ?? describeError(e);
@@ -118,7 +120,9 @@ async function statusCommand(o: StatusOpts): Promise<void> {
       const bootstrap = loaded.config.pipelines.filter((p) => p.bootstrap).map((p) => p.name);
       const stores = await l.stores();
       const horizons = await Promise.all(stores.map(async (s) => ({ store: s.name, writers: await l.store(s.name).horizons() })));
-      return { stores, readiness: await l.readiness(bootstrap), horizons };
+      const { WorkerRegistry } = await import('../generations');
+      const workers = await new WorkerRegistry(l.client, loaded.config.cassandra.keyspace).all();
+      return { stores, readiness: await l.readiness(bootstrap), horizons, workers };
     });
     if (o.json) return printJson(out);
     const stores = out.stores.map((s) => ({ store: s.name, kind: s.kind, scope: s.scope, gen: s.generation, building: s.buildingGeneration, previous: s.previousGeneration, keys: s.keySerde, values: s.valueSerde, table: s.table }));
@@ -127,6 +131,8 @@ async function statusCommand(o: StatusOpts): Promise<void> {
     const pipes = out.readiness.pipelines.map((p) => ({ pipeline: p.pipeline, store: p.store, gen: p.generation, state: p.state, records: `${p.recordsDone}/${p.recordsTotal}` }));
     process.stdout.write(`${table(pipes, ['pipeline', 'store', 'gen', 'state', 'records'])}\n`);
     const writers = out.horizons.flatMap((h) => h.writers.map((w) => ({ store: h.store, writer: w.writer, streamTime: iso(w.streamTime), horizon: iso(w.horizon) })));
+    const live = out.workers.map((w) => ({ pipeline: w.pipeline, worker: w.worker, generation: w.generation, role: w.role, heartbeat: w.updatedAt?.toISOString() }));
+    process.stdout.write(`\nLIVE WORKERS (heartbeat within the TTL)\n${table(live, ['pipeline', 'worker', 'generation', 'role', 'heartbeat'])}\n`);
     if (writers.length) process.stdout.write(`\nSTREAM TIME AND RETENTION HORIZON PER PARTITION (as persisted at the last commit)\n${table(writers, ['store', 'writer', 'streamTime', 'horizon'])}\n`);
     return;
   }
@@ -141,6 +147,8 @@ async function statusCommand(o: StatusOpts): Promise<void> {
       return { ...p, consumed: c.consumed, written: c.written, deadLettered: c.deadLettered, bootstrap: b ? `${b.state} ${b.done}/${b.total}` : '-' };
     });
     process.stdout.write(`${table(rows, ['name', 'state', 'store', 'generation', 'consumed', 'written', 'deadLettered', 'bootstrap'])}\n`);
+    const live = (st.pipelines as { name: string; writers?: Record<string, unknown>[] }[]).flatMap((p) => (p.writers ?? []).map((w) => ({ pipeline: p.name, worker: w.worker, generation: w.generation, role: w.role })));
+    if (live.length) process.stdout.write(`\nLIVE WORKERS\n${table(live, ['pipeline', 'worker', 'generation', 'role'])}\n`);
     const parts = (st.pipelines as { name: string; partitions?: Record<string, unknown>[] }[]).flatMap((p) =>
       (p.partitions ?? []).map((x) => ({ pipeline: p.name, partition: `${String(x.topic)}/${String(x.partition)}`, committed: x.committedOffset, lag: x.lag, streamTime: iso(x.observedStreamTime as number | null), horizon: iso(x.horizon as number | null) })),
     );
@@ -213,14 +221,20 @@ interface AdminOpts {
   url: string;
   token?: string;
   json?: boolean;
+  config?: string;
+  to?: string;
 }
 
-async function adminCommand(actionName: 'reload' | 'rollback' | 'pause' | 'resume', pipeline: string, o: AdminOpts): Promise<void> {
+async function adminCommand(actionName: AdminAction, pipeline: string, o: AdminOpts): Promise<void> {
   const token = o.token ?? process.env.ADJUNCT_ADMIN_TOKEN;
-  const res = (await callApi(o.url, 'POST', `pipelines/${encodeURIComponent(pipeline)}/${actionName}`, token)) as Record<string, unknown>;
+  const to = o.to === undefined ? undefined : Number(o.to);
+  if (actionName === 'rollback' && (to === undefined || !Number.isInteger(to) || to < 1)) throw new CliFailure('rollback needs --to <generation> (a positive integer)', ExitCode.FAILED);
+  const res = o.config
+    ? await catalogAdmin(o.config, actionName, pipeline, to)
+    : ((await callApi(o.url, 'POST', `pipelines/${encodeURIComponent(pipeline)}/${actionName}`, token, actionName === 'rollback' ? { to } : undefined)) as Record<string, unknown>);
   if (o.json) return printJson(res);
-  if (actionName === 'reload') process.stdout.write(`${pipeline}: building generation ${String(res.building)} from the earliest offset; readers switch when it is READY\n`);
-  else if (actionName === 'rollback') process.stdout.write(`${pipeline}: rolled back to generation ${String(res.current)} (generation ${String(res.previous)} kept as previous)\n`);
+  if (actionName === 'reload') process.stdout.write(`${pipeline}: building generation ${String(res.building)} from the earliest offset; every worker joins it; readers switch when it is READY\n`);
+  else if (actionName === 'rollback') process.stdout.write(res.changed === false ? `${pipeline}: generation ${String(res.current)} already current; nothing changed\n` : `${pipeline}: rolled back to generation ${String(res.current)} (generation ${String(res.previous)} kept as previous)\n`);
   else process.stdout.write(`${pipeline}: ${actionName}d (state ${String(res.state)})\n`);
 }
 
@@ -287,16 +301,18 @@ export function registerReadCommands(program: Command): void {
 
   for (const [name, description] of [
     ['reload', 'rebuild a pipeline\'s store into a new generation from the earliest offset (readers switch when READY)'],
-    ['rollback', 'switch a pipeline\'s store back to its previous generation'],
+    ['rollback', 'switch a pipeline\'s store back to generation --to (its previous one); idempotent'],
     ['pause', 'pause a pipeline\'s consumption'],
     ['resume', 'resume a paused pipeline'],
   ] as const) {
     program
       .command(`${name} <pipeline>`)
-      .description(`${description} (admin API of a running worker)`)
+      .description(`${description} (through a running worker's admin API, or --config: directly in the catalog; every worker follows within worker.generationPoll)`)
       .addOption(urlOption())
+      .option('-c, --config <file>', 'act in the Cassandra catalog directly (no worker needed)')
       .addOption(new Option('--token <token>', 'admin bearer token').env('ADJUNCT_ADMIN_TOKEN'))
       .option('--json', 'machine-readable output')
+      .option('--to <generation>', 'rollback: the generation to make current (required for rollback)')
       .action(action((pipeline: string, o: AdminOpts) => adminCommand(name, pipeline, o)));
   }
 

@@ -6,7 +6,8 @@ import type { AdjunctConfig, PipelineSpec } from '../config/schema';
 import { LoadedConfig } from '../config/load';
 import { renderTableOptions, TableOptions } from '../store/cassandra/table-options';
 import { tableNameForStore } from '../store/cassandra/identifiers';
-import { ensureCatalog, PipelineStatusTable, StoreCatalog } from '../catalog';
+import { ensureCatalog, PipelineStatusTable } from '../catalog';
+import { Generations } from '../generations';
 import { createConverter, createRegistry } from '../converters';
 import { Clock, systemClock } from '../clock';
 import { AdjunctError, asAdjunctError, describeError, isRecordFailure } from '../errors';
@@ -51,7 +52,7 @@ export interface WorkerOptions {
 
 /** What every pipeline of the worker shares once connected. */
 interface SharedClients {
-  catalog: StoreCatalog;
+  generations: Generations;
   budget: WriteBudget;
 }
 
@@ -135,7 +136,7 @@ export class Worker {
     }
     // With write batching, maxInFlight bounds Cassandra requests (batches); the record budget lets them be full.
     const budget = new WriteBudget(recordsInFlight(cfg), cfg.worker.maxInFlightBytes);
-    return { catalog: new StoreCatalog(this.cassandra, cfg.cassandra.keyspace), budget };
+    return { generations: new Generations(this.cassandra, cfg.cassandra.keyspace, cfg.worker.generationPoll), budget };
   }
 
   /** The runner of one pipeline: its table, its shared task parts (settings compiled once) and its generations. */
@@ -144,14 +145,14 @@ export class Worker {
     const stall = new StallMonitor({ pipeline: spec.name, retryTimeoutMs: options.retryTimeoutMs, stallTimeoutMs: options.stallTimeoutMs }, this.clock);
     stall.onChange((stalled) => this.onStallChange(spec.name, stalled, stall.cause));
     const wiring = new StoreWiring(this.cassandra!, this.config.cassandra, spec, this.storeRetry(spec.name, stall), (j) => this.onStreamTimeJump(spec.name, j), this.config.worker.maxInFlight);
-    const entry = await shared.catalog.register(wiring.catalogEntry());
+    const entry = await shared.generations.catalog.register(wiring.catalogEntry());
     await wiring.ensureTable(entry.currentGeneration);
     const processor = new RecordProcessor(createConverter(spec.keyConverter, 'key-convert', this.registry), createConverter(spec.valueConverter, 'value-convert', this.registry), await createExtractor(spec.extract, this.loaded.baseDir));
     const dlqSpec = spec.errors.deadLetterQueue;
     const dlq = dlqSpec && this.producer ? new DeadLetterQueueReporter(this.producer, dlqSpec.topic, spec.name, dlqSpec.contextHeaders) : undefined;
     const parts: PipelineParts = { options, kafka: this.kafka!, admin: this.admin!, processor, dlq, budget: shared.budget, stall, clock: this.clock, metrics: this.metrics, logger: this.logger };
     return new PipelineRunner(parts, {
-      spec, admin: this.admin!, baseGroupId: this.config.worker.groupId, catalog: shared.catalog, status: this.statusTable!, entry,
+      spec, admin: this.admin!, baseGroupId: this.config.worker.groupId, generations: shared.generations, generationPollMs: this.config.worker.generationPoll, status: this.statusTable!, entry,
       writersFor: (g) => wiring.writerFactory(g), dropGeneration: (g) => wiring.dropTable(g),
       workerId: this.workerId, progressBar: this.options.progressBar ?? false, onFatal: (e) => this.fail(e),
     });
