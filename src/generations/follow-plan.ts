@@ -50,7 +50,7 @@ export function planFollow(c: CatalogView, l: LocalView): FollowStep[] {
   return steps;
 }
 
-/** True when some live worker (other than the asking one, if named) still writes `generation`: its table must stay. */
+/** True when some live worker still writes `generation`: its table must stay. */
 export function stillWritten(generation: number, writers: readonly LiveWriter[]): boolean {
   return writers.some((w) => w.generation === generation);
 }
