@@ -117,8 +117,8 @@ export interface StackFixture {
   procs: WorkerProcess[];
   /** A connected producer, disconnected after the test. */
   producer(): Promise<Producer>;
-  /** Spawns an `adjunct run` worker process that is killed after the block if still alive. */
-  spawn(configFile: string, env?: NodeJS.ProcessEnv): WorkerProcess;
+  /** Spawns an `adjunct run` worker process that is killed after the block if still alive (HTTP API only when `http`). */
+  spawn(configFile: string, env?: NodeJS.ProcessEnv, http?: boolean): WorkerProcess;
 }
 
 /** Opens a Kafka admin and a Cassandra client for the describe block; stops the test's worker and producers after each test. */
@@ -132,8 +132,8 @@ export function useStack(): StackFixture {
       producers.push(p);
       return p;
     },
-    spawn(configFile: string, env?: NodeJS.ProcessEnv) {
-      const w = spawnWorker(configFile, env);
+    spawn(configFile: string, env?: NodeJS.ProcessEnv, http?: boolean) {
+      const w = spawnWorker(configFile, env, http);
       s.procs.push(w);
       return w;
     },
