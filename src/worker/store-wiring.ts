@@ -13,7 +13,7 @@ import { openCassandraKeyValueStore } from '../store/cassandra/open-kv-store';
 import { DEFAULT_KV_BUCKETS } from '../store/cassandra/kv-table-reader';
 import { IssuedWrite, PartitionWriterFactory } from '../sink/partition-writer';
 import { TableOptions } from '../store/cassandra/table-options';
-import { topicPartitionKey } from '../kafka/topic-partition';
+import { writerIdOf } from '../kafka/topic-partition';
 import { createWriteBatcher } from '../store/cassandra/batch-sender';
 import { WriteBatcher } from '../store/cassandra/write-batcher';
 
@@ -135,7 +135,7 @@ export class StoreWiring {
   writerFactory(generation: number): PartitionWriterFactory {
     return {
       open: async (topic: string, partition: number) => {
-        const writerId = topicPartitionKey(topic, partition);
+        const writerId = writerIdOf(topic, partition);
         const common = { ...this.common(generation), partition, writerId };
         const kSerde = this.keySerdeName;
         const vSerde = this.spec.store.valueSerde;

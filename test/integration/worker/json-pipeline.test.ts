@@ -63,7 +63,7 @@ describe('worker: JSON changelog → versioned global store (real Kafka + Cassan
     const rows = (await stack.client.execute(`SELECT key, valid_from, value, writer FROM ${n.keyspace}.s_g1`)).rows
       .map((r) => `${r.get('key').toString()}@${r.get('valid_from')}:${r.get('value') === null ? 'tombstone' : 'value'}:${r.get('writer')}`)
       .sort();
-    expect(rows).toEqual([`k1@1000:value:${n.topic}/0`, `k1@2000:value:${n.topic}/0`, `k1@2500:tombstone:${n.topic}/0`, `k2@2500:value:${n.topic}/0`, `k3@100000:value:${n.topic}/0`]);
+    expect(rows).toEqual([`k1@1000:value:${n.topic}:0`, `k1@2000:value:${n.topic}:0`, `k1@2500:tombstone:${n.topic}:0`, `k2@2500:value:${n.topic}:0`, `k3@100000:value:${n.topic}:0`]);
     expect(await stack.worker.metrics.registry.metrics()).toMatch(/adjunct_stream_time_jumps_total\{pipeline="p"\} 1/);
     expect(stack.worker.status().pipelines[0].partitions).toMatchObject([{ partition: 0, observedStreamTime: 100_000, horizon: 90_000 }]);
   });
