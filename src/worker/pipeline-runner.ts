@@ -60,6 +60,9 @@ export class PipelineRunner {
   private follower?: NodeJS.Timeout;
   private paused = false;
   private writers: LiveWriter[] = [];
+  /** Generations this worker's tasks may write right now (started or still stopping), heartbeated on their own timer. */
+  private readonly writing = new Map<number, WriterRole>();
+  private heart?: NodeJS.Timeout;
   private readonly log: Logger;
   private readonly subscription: TopicSubscription;
   /** Task swaps (reload switch, rollback, re-subscription, stop) run one at a time. */
@@ -120,16 +123,26 @@ export class PipelineRunner {
     if (this.mainTracker) await this.mainTracker.begin();
     if (reload) await this.reload();
     this.subscription.watch((change) => this.resubscribe(change));
+    this.heart = setInterval(() => void this.beatAll().catch((e) => this.log.warn({ err: describeError(e) }, 'worker heartbeat failed; retrying at the next poll')), this.d.generationPollMs);
     this.follower = setInterval(() => void this.follow().catch((e) => this.log.warn({ err: describeError(e) }, 'following the catalog failed; retrying at the next poll')), this.d.generationPollMs);
     this.janitor = setInterval(() => void this.dropExpiredGeneration().catch((e) => this.log.warn({ err: describeError(e) }, 'generation clean-up failed')), Math.max(this.d.generationPollMs, 1000));
   }
 
   /** Registers (or refreshes) this worker as a writer of a generation; done before any write into it. */
   private beat(generation: number, role: WriterRole): Promise<void> {
+    this.writing.set(generation, role);
     return this.d.generations.beat(this.name, this.d.workerId, generation, role);
   }
 
+  /** Heartbeats every generation a task of this worker may write, independent of task swaps (which may take a while). */
+  private beatAll(): Promise<void> {
+    return Promise.all([...this.writing].map(([g, role]) => this.d.generations.beat(this.name, this.d.workerId, g, role))).then(() => undefined);
+  }
+
+  /** This worker no longer writes `generation` (its task has stopped). */
   private forget(generation: number): Promise<void> {
+    if (generation === this.generation || generation === this.build?.generation) return Promise.resolve();
+    this.writing.delete(generation);
     return this.d.generations.forget(this.name, this.d.workerId, generation).catch((e) => this.log.warn({ generation, err: describeError(e) }, 'unregistering a generation failed; its heartbeat expires by TTL'));
   }
 
@@ -143,8 +156,6 @@ export class PipelineRunner {
       const view = await this.d.generations.view(this.name, this.store);
       const steps = planFollow(view, { main: this.main ? this.generation : undefined, build: this.build?.generation, paused: this.paused });
       for (const step of steps) await this.apply(step);
-      await this.beat(this.generation, 'current');
-      if (this.build) await this.beat(this.build.generation, 'building');
       this.writers = await this.d.generations.writers(this.name);
     });
   }
@@ -384,8 +395,10 @@ export class PipelineRunner {
     this.build?.tracker.stop();
     await this.exclusive(async () => {
       await Promise.all([this.main?.stop(this.parts.options.shutdownTimeoutMs), this.build?.task.stop(this.parts.options.shutdownTimeoutMs)]);
-      await this.forget(this.generation);
-      if (this.build) await this.forget(this.build.generation);
+      if (this.heart) clearInterval(this.heart);
+      const gone = [...this.writing.keys()];
+      this.writing.clear();
+      await Promise.all(gone.map((g) => this.d.generations.forget(this.name, this.d.workerId, g).catch(() => undefined)));
     });
   }
 
