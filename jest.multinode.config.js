@@ -4,8 +4,8 @@
  * kill stack nodes). Profile: ADJUNCT_FAULT_PROFILE=full|ci as for test:faults.
  */
 // The whole run (global setup and tests) targets the 3+3 stack.
-process.env.ADJUNCT_CASSANDRA_NODES = '3';
-process.env.ADJUNCT_KAFKA_BROKERS = '3';
+process.env.ADJUNCT_STACK_CASSANDRA_NODES = '3';
+process.env.ADJUNCT_STACK_KAFKA_BROKERS = '3';
 
 module.exports = {
   testTimeout: 900000,

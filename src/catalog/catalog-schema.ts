@@ -3,7 +3,7 @@ import { validateKeyspaceName } from '../store/cassandra/identifiers';
 import { CqlExecutor } from '../store/cassandra/cql-executor';
 import { requireSchemaAgreement } from './catalog-cql';
 
-/** CQL of the catalog tables (store generations, pipeline status, pause flags, worker heartbeats), created in the store keyspace. */
+/** CQL of the catalog tables (store generations, pipeline status, base-table owners, pause flags, worker heartbeats), created in the store keyspace. */
 export function catalogDdl(keyspace: string): string[] {
   validateKeyspaceName(keyspace);
   return [
@@ -23,6 +23,9 @@ export function catalogDdl(keyspace: string): string[] {
     `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_workers (
       pipeline text, worker text, generation int, role text, updated_at timestamp,
       PRIMARY KEY ((pipeline), worker, generation))`,
+    `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_table_owners (
+      base_table text PRIMARY KEY,
+      store text, pipeline text, group_id text, worker text, claimed_at timestamp)`,
   ];
 }
 

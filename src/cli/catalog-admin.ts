@@ -36,3 +36,12 @@ export async function catalogAdmin(configFile: string, actionName: AdminAction, 
     await client.shutdown().catch(() => undefined);
   }
 }
+
+/** True when `configFile` is a full worker config naming `pipeline` (so its catalog can take the action). */
+export function hasPipeline(configFile: string, pipeline: string): boolean {
+  try {
+    return loadConfigFile(configFile).config.pipelines.some((p) => p.name === pipeline);
+  } catch {
+    return false;
+  }
+}

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
-import { configJsonSchema, ConfigValidationError, loadConfigFile } from '../config';
+import { configJsonSchema, ConfigValidationError, configWarnings, loadConfigFile, pathToString } from '../config';
+import { checkTypedColumnsAgainstRegistry } from '../converters/typed-columns-check';
 import { describeError } from '../errors';
 import { ExitCode, exitCodeOfError } from './exit-codes';
 import { runCommand } from './run-command';
@@ -13,7 +14,12 @@ export function buildProgram(): Command {
     .description('Materialise Kafka changelog topics into versioned Cassandra tables (KIP-889), and look them up.')
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     .version(require('../../package.json').version)
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .option('--log-level <level>', 'log level (trace, debug, info, warn, error, fatal, silent); overrides ADJUNCT_LOG_LEVEL and worker.logLevel')
+    .hook('preAction', (cmd) => {
+      const level = cmd.opts().logLevel as string | undefined;
+      if (level !== undefined) process.env.ADJUNCT_LOG_LEVEL = level;
+    });
 
   program
     .command('run')
@@ -30,14 +36,21 @@ export function buildProgram(): Command {
 
   program
     .command('validate')
-    .description('validate a config file (every problem with its YAML path and line); connects to nothing')
+    .description('validate a config file (every problem with its YAML path and line); connects to nothing unless --registry')
     .requiredOption('-c, --config <file>', 'pipelines YAML')
     .option('--json', 'machine-readable output')
-    .action((o: { config: string; json?: boolean }) => {
+    .option('--registry', 'also check typed-column mappings against the latest schemas in the registry')
+    .action(async (o: { config: string; json?: boolean; registry?: boolean }) => {
       try {
         const { config } = loadConfigFile(o.config);
-        if (o.json) console.log(JSON.stringify({ valid: true, pipelines: config.pipelines.map((p) => p.name) }));
-        else console.log(`${o.config}: valid (${config.pipelines.length} pipeline(s): ${config.pipelines.map((p) => p.name).join(', ')})`);
+        const misfits = o.registry ? await checkTypedColumnsAgainstRegistry(config) : [];
+        if (misfits.length > 0) throw new ConfigValidationError(misfits, o.config);
+        const warnings = configWarnings(config).map((w) => ({ path: pathToString(w.path), message: w.message }));
+        if (o.json) console.log(JSON.stringify({ valid: true, pipelines: config.pipelines.map((p) => p.name), warnings }));
+        else {
+          console.log(`${o.config}: valid (${config.pipelines.length} pipeline(s): ${config.pipelines.map((p) => p.name).join(', ')})`);
+          for (const w of warnings) console.error(`warning: ${w.path}: ${w.message}`);
+        }
         process.exitCode = ExitCode.OK;
       } catch (e) {
         if (o.json) console.log(JSON.stringify({ valid: false, problems: e instanceof ConfigValidationError ? e.problems : [{ path: '', message: describeError(e) }] }));

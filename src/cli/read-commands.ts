@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
-import { LoadedConfig, loadConfigFile } from '../config';
-import { AdjunctError, describeError } from '../errors';
-import { AdminAction, catalogAdmin } from './catalog-admin';
+import { loadReadConfigFile, ReadConfig } from '../config';
+import { AdjunctError, describeError, publicError } from '../errors';
+import { AdminAction, catalogAdmin, hasPipeline } from './catalog-admin';
 import { Exit, ExitCode, exitCodeOfError } from './exit-codes';
 
 /** A CLI failure carrying its exit code. */
@@ -9,16 +9,27 @@ class CliFailure extends Error {
   constructor(
     message: string,
     readonly exitCode: Exit,
+    readonly code: string = CLI_FAILURE_CODES[exitCode],
   ) {
     super(message);
   }
 }
+
+/** The error code a CLI failure reports in --json output, per exit code. */
+const CLI_FAILURE_CODES: Record<Exit, string> = { 0: 'OK', 1: 'FAILED', 2: 'CONFIG_INVALID', 3: 'NOT_FOUND', 4: 'UNAVAILABLE' };
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
 
 /** Exit code for an error: CONFIG_INVALID, NOT_FOUND for unknown stores/pipelines/keys, UNAVAILABLE when a service cannot be reached. */
 function exitCodeOf(e: unknown): Exit {
   return e instanceof CliFailure ? e.exitCode : exitCodeOfError(e);
+}
+
+/** The machine-readable code of a CLI failure. */
+function errorCodeOf(e: unknown): string {
+  if (e instanceof CliFailure) return e.code;
+  if (e instanceof AdjunctError) return e.code;
+  return 'FAILED';
 }
 
 /** Runs a command body, mapping failures to a message on stderr and an exit code. */
@@ -28,8 +39,10 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...arg
       await fn(...args);
       if (process.exitCode === undefined) process.exitCode = ExitCode.OK;
     } catch (e) {
-      process.stderr.write(`adjunct: ${e instanceof CliFailure || e instanceof AdjunctError ? e.message : describeError(e)}\n`);
       process.exitCode = exitCodeOf(e);
+      const opts = args.find((a): a is { json?: boolean } => typeof a === 'object' && a !== null && !Array.isArray(a) && 'json' in a);
+      if (opts?.json) printJson({ error: errorCodeOf(e), message: e instanceof CliFailure ? e.message : e instanceof AdjunctError ? e.message : publicError(e).message, exitCode: process.exitCode });
+      else process.stderr.write(`adjunct: ${e instanceof CliFailure || e instanceof AdjunctError ? e.message : describeError(e)}\n`);
     }
   };
 }
@@ -62,8 +75,8 @@ function iso(t: number | null | undefined): string {
 }
 
 /** Opens a Lookup from a config's cassandra section (UNAVAILABLE when Cassandra cannot be reached). */
-async function withLookup<T>(configFile: string, fn: (l: import('../lookup').Lookup, cfg: LoadedConfig) => Promise<T>): Promise<T> {
-  const loaded = loadConfigFile(configFile);
+async function withLookup<T>(configFile: string, fn: (l: import('../lookup').Lookup, cfg: { config: ReadConfig }) => Promise<T>): Promise<T> {
+  const loaded = loadReadConfigFile(configFile);
   const { createCassandra } = await import('../worker/clients');
   const { openLookup } = await import('../lookup');
   const cfg = loaded.config.cassandra;
@@ -218,23 +231,53 @@ async function notFoundMessage(
 }
 
 interface AdminOpts {
-  url: string;
+  url?: string;
   token?: string;
-  json?: boolean;
   config?: string;
+  json?: boolean;
   to?: string;
+  catalog?: boolean;
 }
 
-async function adminCommand(actionName: AdminAction, pipeline: string, o: AdminOpts): Promise<void> {
-  const token = o.token ?? process.env.ADJUNCT_ADMIN_TOKEN;
+/** The worker's HTTP address from a config's worker.http (a wildcard bind is reached on loopback; https with tls). */
+export function workerUrlOf(config: ReadConfig): string {
+  const h = config.worker.http;
+  const host = h.host === '0.0.0.0' || h.host === '::' || h.host === '' ? '127.0.0.1' : h.host;
+  return `${h.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${h.port}`;
+}
+
+/** Where an admin command goes and with which token: --url/--token first, then the config's worker.http, then the defaults. */
+function adminTarget(o: AdminOpts): { url: string; token?: string } {
+  const cfg = o.config ? loadReadConfigFile(o.config).config : undefined;
+  return { url: o.url ?? (cfg ? workerUrlOf(cfg) : DEFAULT_URL), token: o.token || cfg?.worker.http.adminToken };
+}
+
+/**
+ * Sends an admin action to a worker's API; with --catalog, or with -c when no worker answers, performs it in the
+ * Cassandra catalog directly (reload/rollback/pause/resume): every worker follows the catalog within worker.generationPoll.
+ */
+async function adminCommand(actionName: AdminAction | 'restart', pipeline: string, o: AdminOpts): Promise<void> {
   const to = o.to === undefined ? undefined : Number(o.to);
   if (actionName === 'rollback' && (to === undefined || !Number.isInteger(to) || to < 1)) throw new CliFailure('rollback needs --to <generation> (a positive integer)', ExitCode.FAILED);
-  const res = o.config
-    ? await catalogAdmin(o.config, actionName, pipeline, to)
-    : ((await callApi(o.url, 'POST', `pipelines/${encodeURIComponent(pipeline)}/${actionName}`, token, actionName === 'rollback' ? { to } : undefined)) as Record<string, unknown>);
+  const inCatalog = (a: AdminAction) => catalogAdmin(o.config!, a, pipeline, to);
+  let res: Record<string, unknown>;
+  if (o.catalog && actionName !== 'restart') {
+    if (!o.config) throw new CliFailure('--catalog needs -c <config>', ExitCode.FAILED);
+    res = await inCatalog(actionName);
+  } else {
+    const target = adminTarget(o);
+    try {
+      res = (await callApi(target.url, 'POST', `pipelines/${encodeURIComponent(pipeline)}/${actionName}`, target.token, actionName === 'rollback' ? { to } : undefined)) as Record<string, unknown>;
+    } catch (e) {
+      if (!(e instanceof CliFailure && e.exitCode === ExitCode.UNAVAILABLE && o.config && !o.url && actionName !== 'restart' && hasPipeline(o.config, pipeline))) throw e;
+      process.stderr.write(`adjunct: no worker answers at ${target.url}; ${actionName} done in the catalog, which every worker follows\n`);
+      res = await inCatalog(actionName);
+    }
+  }
   if (o.json) return printJson(res);
   if (actionName === 'reload') process.stdout.write(`${pipeline}: building generation ${String(res.building)} from the earliest offset; every worker joins it; readers switch when it is READY\n`);
   else if (actionName === 'rollback') process.stdout.write(res.changed === false ? `${pipeline}: generation ${String(res.current)} already current; nothing changed\n` : `${pipeline}: rolled back to generation ${String(res.current)} (generation ${String(res.previous)} kept as previous)\n`);
+  else if (actionName === 'restart') process.stdout.write(`${pipeline}: restarted (state ${String(res.state)})\n`);
   else process.stdout.write(`${pipeline}: ${actionName}d (state ${String(res.state)})\n`);
 }
 
@@ -245,11 +288,10 @@ interface ServeOpts {
 }
 
 async function serveCommand(o: ServeOpts): Promise<void> {
-  const loaded = loadConfigFile(o.config);
-  const cfg = loaded.config;
+  const cfg = loadReadConfigFile(o.config).config;
   const port = o.port === undefined ? cfg.worker.http.port : Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliFailure(`invalid --port ${o.port}`, ExitCode.CONFIG_INVALID);
-  const settings = { host: o.host ?? cfg.worker.http.host, port, adminToken: cfg.worker.http.adminToken };
+  const settings = { ...cfg.worker.http, host: o.host ?? cfg.worker.http.host, port };
   const { createLogger } = await import('../observability/logger');
   const { createCassandra } = await import('../worker/clients');
   const { openLookup } = await import('../lookup');
@@ -289,7 +331,7 @@ export function registerReadCommands(program: Command): void {
   program
     .command('lookup <store> <key>')
     .description('read a key (latest, --as-of, or --history); the key is text per the store\'s key serde (int64 as integer, json/tuple as JSON)')
-    .requiredOption('-c, --config <file>', 'config with the Cassandra settings')
+    .requiredOption('-c, --config <file>', 'config with the Cassandra settings (a config holding only `cassandra` is enough)')
     .option('--as-of <time>', 'the version valid at this time (epoch ms or ISO-8601)')
     .option('--history', 'every version valid in [--from, --to]')
     .option('--from <time>', 'history lower bound (epoch ms or ISO-8601)')
@@ -304,13 +346,15 @@ export function registerReadCommands(program: Command): void {
     ['rollback', 'switch a pipeline\'s store back to generation --to (its previous one); idempotent'],
     ['pause', 'pause a pipeline\'s consumption'],
     ['resume', 'resume a paused pipeline'],
+    ['restart', 'restart a FAILED pipeline in place (the worker keeps running)'],
   ] as const) {
     program
       .command(`${name} <pipeline>`)
-      .description(`${description} (through a running worker's admin API, or --config: directly in the catalog; every worker follows within worker.generationPoll)`)
-      .addOption(urlOption())
-      .option('-c, --config <file>', 'act in the Cassandra catalog directly (no worker needed)')
-      .addOption(new Option('--token <token>', 'admin bearer token').env('ADJUNCT_ADMIN_TOKEN'))
+      .description(`${description} (admin API of a running worker)`)
+      .addOption(new Option('--url <url>', `base URL of a running worker's HTTP API (default: worker.http of -c, else ${DEFAULT_URL})`))
+      .option('-c, --config <file>', "the worker's config: its worker.http host, port, tls and adminToken locate and authorise the call")
+      .addOption(new Option('--token <token>', 'admin bearer token (default: worker.http.adminToken of -c)').env('ADJUNCT_ADMIN_TOKEN'))
+      .option('--catalog', 'reload/rollback/pause/resume: act in the Cassandra catalog of -c directly (no worker needed; every worker follows within worker.generationPoll)')
       .option('--json', 'machine-readable output')
       .option('--to <generation>', 'rollback: the generation to make current (required for rollback)')
       .action(action((pipeline: string, o: AdminOpts) => adminCommand(name, pipeline, o)));

@@ -1,7 +1,9 @@
 import { AdjunctConfig, PipelineSpec } from './schema';
 import { topicMatcher } from './topic-matcher';
 import { renderTableOptions, TableOptions } from '../store/cassandra/table-options';
-import { tableNameForStore } from '../store/cassandra/identifiers';
+import { baseTableForStore, tableNameForStore } from '../store/cassandra/identifiers';
+import { parseFieldPath } from '../extract/field-path';
+import { columnNameFor, keyColumnProblems, keyColumnsOf, typedColumnProblems } from '../store/cassandra/typed-column-spec';
 
 /** A semantic problem found after schema validation. */
 export interface CrossProblem {
@@ -25,6 +27,40 @@ function checkTopics(p: PipelineSpec, i: number): CrossProblem[] {
   return [];
 }
 
+/** Typed columns: opt-in on versioned stores of object values; explicit mappings must fit the allow-lists and the projection. */
+function checkTypedColumns(p: PipelineSpec, i: number): CrossProblem[] {
+  const s = p.store;
+  if (!s.typed && s.columns === undefined && s.keyColumns === undefined) return [];
+  const at = (...rest: (string | number)[]) => ['pipelines', i, 'store', ...rest];
+  const problems: CrossProblem[] = [];
+  if (s.kind !== 'versioned') problems.push({ path: at('kind'), message: 'typed columns are written for versioned stores only' });
+  if (s.valueSerde !== 'json') problems.push({ path: at('valueSerde'), message: 'typed columns read fields of an object value: valueSerde must be json' });
+  if (s.typed && s.columns !== undefined) problems.push({ path: at('columns'), message: 'set either typed: true (columns from the schema) or an explicit columns mapping, not both' });
+  if (s.typed) {
+    if (!REGISTRY_CONVERTERS.has(p.valueConverter)) problems.push({ path: at('typed'), message: `typed: true derives columns from the registry schema of the value; valueConverter ${p.valueConverter} has none (use an explicit columns mapping)` });
+    if (p.extract.value?.path || p.extract.preset !== 'none' || p.extract.module) {
+      problems.push({ path: at('typed'), message: 'typed: true maps the top-level fields of the value schema; with a value path, preset or extractor module use an explicit columns mapping' });
+    }
+  }
+  if (s.keyColumns !== undefined) {
+    const keyFields = p.extract.key?.fields;
+    const key = keyColumnsOf(s.keyColumns, keyFields);
+    if (key.length === 0) problems.push({ path: at('keyColumns'), message: 'keyColumns must map at least one key field' });
+    for (const pr of [...typedColumnProblems(key), ...keyColumnProblems(s.keyColumns, keyFields)]) problems.push({ path: at('keyColumns', pr.field), message: pr.message });
+  }
+  if (s.columns !== undefined) {
+    const columns = Object.entries(s.columns).map(([field, type]) => ({ field, column: columnNameFor(field), type }));
+    if (columns.length === 0) problems.push({ path: at('columns'), message: 'columns must map at least one field' });
+    for (const pr of typedColumnProblems(columns)) problems.push({ path: at('columns', pr.field), message: pr.message });
+    const project = p.extract.value?.project;
+    if (project) {
+      const kept = new Set(project.map((f) => f.split(/[.[]/)[0]));
+      for (const c of columns) if (!kept.has(c.field)) problems.push({ path: at('columns', c.field), message: `field ${JSON.stringify(c.field)} is not kept by extract.value.project [${project.join(', ')}]` });
+    }
+  }
+  return problems;
+}
+
 /** Checks rules that span several fields: unique names, dependsOn targets, converters needing a registry, DLQ rules. */
 export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
   const problems: CrossProblem[] = [];
@@ -36,6 +72,7 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
     if (stores.has(p.store.name)) problems.push({ path: ['pipelines', i, 'store', 'name'], message: `store "${p.store.name}" is already written by pipelines[${stores.get(p.store.name)}]; one pipeline per store` });
     stores.set(p.store.name, i);
   });
+  problems.push(...storeTableCollisions(cfg.pipelines));
   cfg.pipelines.forEach((p, i) => {
     p.dependsOn.forEach((d, j) => {
       const target = names.get(d);
@@ -62,6 +99,14 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
     } catch (e) {
       problems.push({ path: ['pipelines', i, 'store', 'name'], message: (e as Error).message });
     }
+    for (const fp of fieldPathsOf(p)) {
+      try {
+        parseFieldPath(fp.text);
+      } catch (e) {
+        problems.push({ path: ['pipelines', i, 'extract', ...fp.at], message: (e as Error).message });
+      }
+    }
+    problems.push(...checkTypedColumns(p, i));
     const ts = p.extract.timestamp;
     if (ts?.from === 'field' && !ts.path) problems.push({ path: ['pipelines', i, 'extract', 'timestamp', 'path'], message: 'timestamp.from=field needs a path' });
     if (ts?.from === 'header' && !ts.header) problems.push({ path: ['pipelines', i, 'extract', 'timestamp', 'header'], message: 'timestamp.from=header needs a header name' });
@@ -87,5 +132,48 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
     done.add(n);
   };
   for (const p of cfg.pipelines) visit(p.name, []);
+  return problems;
+}
+
+/** Every field path of a pipeline's extract section, with its YAML path below `extract`. */
+function fieldPathsOf(p: AdjunctConfig['pipelines'][number]): { at: (string | number)[]; text: string }[] {
+  const e = p.extract ?? {};
+  const out: { at: (string | number)[]; text: string }[] = [];
+  const add = (at: (string | number)[], text: unknown) => {
+    if (typeof text === 'string') out.push({ at, text });
+  };
+  add(['key', 'path'], e.key?.path);
+  (e.key?.fields ?? []).forEach((f, j) => add(['key', 'fields', j], f));
+  add(['value', 'path'], e.value?.path);
+  (e.value?.project ?? []).forEach((f, j) => add(['value', 'project', j], f));
+  add(['timestamp', 'path'], e.timestamp?.path);
+  (Array.isArray(e.filter) ? e.filter : []).forEach((f, j) => add(['filter', j, 'path'], f?.path));
+  return out;
+}
+
+/**
+ * Different store names that map to the same Cassandra base table (normalisation lower-cases and turns `.`/`-` into
+ * `_`): they would write into one table, so each such pair is a problem at the later store's YAML path.
+ */
+export function storeTableCollisions(pipelines: ReadonlyArray<{ store: { name: string } }>): CrossProblem[] {
+  const problems: CrossProblem[] = [];
+  const owners = new Map<string, { name: string; index: number }>();
+  pipelines.forEach((p, i) => {
+    const name = p?.store?.name;
+    let table: string;
+    try {
+      table = baseTableForStore(name);
+    } catch {
+      return; // an invalid name is reported on its own
+    }
+    const first = owners.get(table);
+    if (first === undefined) owners.set(table, { name, index: i });
+    else if (first.name !== name) {
+      problems.push({
+        path: ['pipelines', i, 'store', 'name'],
+        message: `store "${name}" and store "${first.name}" (pipelines[${first.index}].store.name) both map to Cassandra table "${table}"; rename one of them`,
+      });
+    }
+  });
   return problems;
 }

@@ -3,3 +3,4 @@ export * from './schema';
 export * from './load';
 export * from './duration';
 export * from './interpolate';
+export { configWarnings } from './run-checks';

@@ -4,8 +4,9 @@ import { isScalar, LineCounter, parseDocument, visit } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../errors';
 import { interpolateEnv } from './interpolate';
-import { AdjunctConfig, AdjunctConfigSchema } from './schema';
+import { AdjunctConfig, AdjunctConfigSchema, ReadConfig, ReadConfigSchema } from './schema';
 import { crossCheck } from './cross-check';
+import { knownKeysAt, runChecks, suggestKey } from './run-checks';
 
 /** One configuration problem, located by YAML path and line. */
 export interface ConfigProblem {
@@ -48,6 +49,15 @@ export function pathToString(p: ReadonlyArray<PropertyKey>): string {
 
 /** Parses and validates YAML text; throws ConfigValidationError listing every problem with its YAML path and line. */
 export function parseConfig(text: string, options: { file?: string; env?: NodeJS.ProcessEnv } = {}): AdjunctConfig {
+  return validateConfig(text, AdjunctConfigSchema, options, true);
+}
+
+/** Parses and validates the parts of a config the read commands use (a config holding only `cassandra` is enough). */
+export function parseReadConfig(text: string, options: { file?: string; env?: NodeJS.ProcessEnv } = {}): ReadConfig {
+  return validateConfig(text, ReadConfigSchema, options, false);
+}
+
+function validateConfig<S extends z.ZodType>(text: string, schema: S, options: { file?: string; env?: NodeJS.ProcessEnv }, crossChecks: boolean): z.output<S> {
   const env = options.env ?? process.env;
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -79,10 +89,12 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
   });
 
   const data = doc.toJS();
-  const result = AdjunctConfigSchema.safeParse(data ?? {});
+  const result = schema.safeParse(data ?? {});
   let cross: ReturnType<typeof crossCheck> = [];
-  if (!result.success) {
-    for (const issue of result.error.issues) problems.push(issueToProblem(issue, doc, locate));
+  if (!crossChecks) {
+    if (!result.success) for (const issue of result.error.issues) problems.push(...issueToProblems(issue, doc, locate));
+  } else if (!result.success) {
+    for (const issue of result.error.issues) problems.push(...issueToProblems(issue, doc, locate));
     // Report the cross-field problems in the same round where the raw document allows it (best effort).
     try {
       cross = Array.isArray((data as { pipelines?: unknown })?.pipelines) ? crossCheck(withDefaults(data)) : [];
@@ -90,7 +102,8 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
       cross = [];
     }
   } else {
-    cross = crossCheck(result.data);
+    cross = crossCheck(result.data as AdjunctConfig);
+    cross.push(...runChecks(result.data as AdjunctConfig, data, options.file ? path.dirname(path.resolve(options.file)) : process.cwd()));
   }
   const reported = new Set(problems.map((p) => p.path));
   for (const p of cross) {
@@ -99,8 +112,8 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
     const node = doc.getIn(p.path, true) as { range?: [number, number, number] } | undefined;
     problems.push({ path, ...locate(node?.range?.[0]), message: p.message });
   }
-  if (problems.length) throw new ConfigValidationError(problems, options.file);
-  return (result as { data: AdjunctConfig }).data;
+  if (problems.length) throw new ConfigValidationError(sortByLine(problems), options.file);
+  return (result as { data: z.output<S> }).data;
 }
 
 /** Fills the defaults cross-checks rely on into a raw (schema-invalid) document. */
@@ -119,22 +132,35 @@ function withDefaults(data: unknown): AdjunctConfig {
   } as unknown as AdjunctConfig;
 }
 
-function issueToProblem(issue: z.core.$ZodIssue, doc: ReturnType<typeof parseDocument>, locate: (o?: number) => { line?: number; column?: number }): ConfigProblem {
+/** Problems in document order (by line, then column); problems without a line come last. */
+function sortByLine(problems: ConfigProblem[]): ConfigProblem[] {
+  const at = (p: ConfigProblem) => (p.line ?? Number.MAX_SAFE_INTEGER) * 10_000 + (p.column ?? 0);
+  return [...problems].sort((a, b) => at(a) - at(b));
+}
+
+function issueToProblems(issue: z.core.$ZodIssue, doc: ReturnType<typeof parseDocument>, locate: (o?: number) => { line?: number; column?: number }): ConfigProblem[] {
   const p = issue.path as PropertyKey[];
+  if (issue.code === 'unrecognized_keys') {
+    // One problem per unknown key, at the key's own line, with the closest known key as a suggestion.
+    const parent = doc.getIn(p as unknown[], true) as { items?: { key: { value?: unknown; range?: [number, number, number] } }[]; range?: [number, number, number] } | undefined;
+    const known = knownKeysAt(p);
+    return issue.keys.map((k) => {
+      const keyNode = parent?.items?.find((it) => String(it.key?.value) === k)?.key;
+      const hint = suggestKey(k, known);
+      return { path: pathToString(p), ...locate((keyNode?.range ?? parent?.range)?.[0]), message: `unknown key(s): ${k}${hint ? ` (did you mean "${hint}"?)` : ''}` };
+    });
+  }
   let node: unknown = undefined;
   // Walk up until a node exists (missing keys are reported at their parent).
+  let exists = true;
   for (let i = p.length; i >= 0 && node === undefined; i--) {
     node = i === 0 ? doc.contents : doc.getIn(p.slice(0, i) as unknown[], true);
+    if (node === undefined) exists = false;
   }
-  let message = issue.message;
-  if (issue.code === 'unrecognized_keys') {
-    message = `unknown key(s): ${issue.keys.join(', ')}`;
-    const parent = doc.getIn(p as unknown[], true) as { items?: { key: { value?: unknown; range?: [number, number, number] } }[] } | undefined;
-    const keyNode = parent?.items?.find((it) => issue.keys.includes(String(it.key?.value)));
-    if (keyNode?.key?.range) node = keyNode.key;
-  }
+  const missing = !exists && issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+  const message = missing ? `required (${issue.message.replace(/^Invalid input: /, '').replace(/, received undefined$/, '')})` : issue.message;
   const range = (node as { range?: [number, number, number] } | undefined)?.range;
-  return { path: pathToString(p), ...locate(range?.[0]), message };
+  return [{ path: pathToString(p), ...locate(range?.[0]), message }];
 }
 
 function yamlPathOf(visitPath: readonly unknown[], node: unknown): (string | number)[] {
@@ -160,11 +186,18 @@ function coercePlain(v: string): unknown {
 
 /** Reads, interpolates and validates a YAML config file. */
 export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  let text: string;
+  return { config: parseConfig(readConfigText(file), { file, env }), file, baseDir: path.dirname(path.resolve(file)) };
+}
+
+/** Reads and validates a config file for the read commands (see ReadConfigSchema). */
+export function loadReadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): { config: ReadConfig; file: string } {
+  return { config: parseReadConfig(readConfigText(file), { file, env }), file };
+}
+
+function readConfigText(file: string): string {
   try {
-    text = fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`, { cause: e, context: { file } });
+    throw new ConfigError(`cannot read config file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`, { cause: e, context: { file } });
   }
-  return { config: parseConfig(text, { file, env }), file, baseDir: path.dirname(path.resolve(file)) };
 }

@@ -9,7 +9,7 @@ export function configReferenceMarkdown(): string {
   const walk = (node: Json, path: string, required: boolean) => {
     const n = resolve(node, root);
     const variants = (n.anyOf ?? n.oneOf) as Json[] | undefined;
-    const objectVariant = variants?.map((v) => resolve(v, root)).find((v) => v.type === 'object' && v.properties);
+    const objectVariants = (variants ?? []).map((v) => resolve(v, root)).filter((v) => v.type === 'object' && v.properties);
     if (n.type === 'object' && n.properties) {
       if (path) rows.push(row(path, 'object', n, required));
       const req = new Set<string>(n.required ?? []);
@@ -22,7 +22,7 @@ export function configReferenceMarkdown(): string {
       return;
     }
     rows.push(row(path, typeOf(n, root), n, required));
-    if (objectVariant) {
+    for (const objectVariant of objectVariants) {
       const req = new Set<string>(objectVariant.required ?? []);
       for (const [k, v] of Object.entries(objectVariant.properties as Json)) walk(v as Json, `${path}.${k}`, req.has(k));
     }
@@ -42,6 +42,7 @@ function resolve(n: Json, root: Json): Json {
 }
 
 function typeOf(n: Json, root: Json): string {
+  if (n.format === 'duration') return 'duration';
   if (n.enum) return n.enum.map((e: unknown) => `\`${String(e)}\``).join(' \\| ');
   if (n.const !== undefined) return `\`${String(n.const)}\``;
   const variants = (n.anyOf ?? n.oneOf) as Json[] | undefined;

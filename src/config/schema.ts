@@ -61,7 +61,9 @@ export const CassandraConfig = z.strictObject({
   replication: z
     .union([
       z.strictObject({ class: z.literal('SimpleStrategy'), replicationFactor: z.number().int().min(1).max(10) }),
-      z.strictObject({ class: z.literal('NetworkTopologyStrategy'), dataCenters: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), z.number().int().min(1).max(10)) }),
+      z
+        .strictObject({ class: z.literal('NetworkTopologyStrategy'), dataCenters: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), z.number().int().min(1).max(10)).describe('replication factor per data center, e.g. { dc1: 3, dc2: 3 }') })
+        .describe('NetworkTopologyStrategy: replicas per data center (production, multi-DC)'),
     ])
     .default({ class: 'SimpleStrategy', replicationFactor: 1 }),
   auth: z.strictObject({ username: z.string(), password: z.string() }).optional(),
@@ -101,7 +103,11 @@ export const WorkerConfig = z
     commitInterval: Duration.default(1_000),
     shutdownTimeout: Duration.default(30_000),
     generationPoll: Duration.default(2_000).describe('how often every worker re-reads the catalog to follow reloads, switches, rollbacks and pauses started anywhere (the bound on how long they take to reach every worker)'),
-    logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    pipelineFailure: z
+      .enum(['exit', 'isolate'])
+      .default('exit')
+      .describe('a FAILED pipeline stops the worker (exit, the CLI exits 1), or only itself (isolate: the others keep running, /readyz is 503, POST /pipelines/:name/restart restarts it)'),
+    logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).optional().describe('log level (default info); ADJUNCT_LOG_LEVEL and --log-level override it'),
     http: z
       .strictObject({
         enabled: z.boolean().default(true),
@@ -110,7 +116,19 @@ export const WorkerConfig = z
         adminToken: z
           .preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional())
           .optional()
-          .describe('bearer token required by admin routes when not bound to loopback (an empty value means none)'),
+          .describe('bearer token required by admin routes when not bound to loopback (at least 16 characters; an empty value means none)'),
+        readToken: z
+          .preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional())
+          .optional()
+          .describe('optional bearer token required by every read route except /healthz (at least 16 characters; the admin token is accepted too)'),
+        tls: z
+          .strictObject({ keyFile: z.string().min(1).describe('PEM private key file'), certFile: z.string().min(1).describe('PEM certificate (chain) file') })
+          .optional()
+          .describe('serve HTTPS with this key and certificate'),
+        requestTimeout: Duration.default(30_000).describe('a request must be received completely within this time (Node requestTimeout)'),
+        connectionTimeout: Duration.default(60_000).describe('an idle socket is closed after this time (fastify connectionTimeout)'),
+        keepAliveTimeout: Duration.default(5_000).describe('how long an idle keep-alive connection stays open'),
+        maxReplyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024).describe('byte cap of a history reply: versions beyond it go to the next page (at least one version per page)'),
       })
       .prefault({}),
   })
@@ -202,6 +220,18 @@ export const StoreConfig = z.strictObject({
   tableOptions: TableOptions.optional(),
   ttlSeconds: z.number().int().min(0).max(630_720_000).optional(),
   cleanupEvery: z.number().int().min(1).max(1_000_000).default(64),
+  typed: z
+    .boolean()
+    .default(false)
+    .describe('versioned stores: also write the top-level scalar fields of the value schema (registry value converter) as typed CQL columns, for plain-CQL readers; new schema fields add columns'),
+  columns: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe('versioned stores: explicit typed columns {valueField: cqlType}, e.g. {rate: decimal, source: text}; the column is the field name in snake_case'),
+  keyColumns: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe('versioned stores: typed key columns key_<name>, e.g. {currency: text}; one entry for a scalar key, or entries named after extract.key.fields for a composite key'),
 });
 
 /** Error handling of a pipeline (Kafka Connect style). */
@@ -249,6 +279,21 @@ export const AdjunctConfigSchema = z.strictObject({
   pipelines: z.array(PipelineConfig).min(1),
 });
 
+/**
+ * What the read commands (`lookup`, `serve`, `status -c`) need: `cassandra`, optionally `worker` (HTTP settings) and the
+ * pipelines' names and bootstrap flags. A full worker config is accepted as is; a config holding only `cassandra` too.
+ */
+export const ReadConfigSchema = z.strictObject({
+  kafka: z.unknown().optional(),
+  cassandra: CassandraConfig,
+  registry: z.unknown().optional(),
+  worker: WorkerConfig,
+  pipelines: z.array(z.looseObject({ name: Name, bootstrap: z.boolean().default(false) })).default([]),
+});
+
+/** Validated read-only configuration. */
+export type ReadConfig = z.output<typeof ReadConfigSchema>;
+
 /** Validated configuration (after defaults). */
 export type AdjunctConfig = z.output<typeof AdjunctConfigSchema>;
 /** One validated pipeline. */
@@ -260,5 +305,32 @@ export type StoreSpec = z.output<typeof StoreConfig>;
 
 /** The configuration schema as JSON Schema (draft 2020-12) for editors. */
 export function configJsonSchema(): unknown {
-  return z.toJSONSchema(AdjunctConfigSchema, { io: 'input', unrepresentable: 'any' });
+  return z.toJSONSchema(AdjunctConfigSchema, {
+    io: 'input',
+    unrepresentable: 'any',
+    override: (ctx) => {
+      const def = ctx.zodSchema._zod.def as { type: string; innerType?: unknown; defaultValue?: unknown };
+      const duration = ctx.zodSchema === Duration || ((def.type === 'default' || def.type === 'optional') && def.innerType === Duration);
+      if (!duration) return;
+      const js = ctx.jsonSchema as Record<string, unknown>;
+      delete js.anyOf;
+      js.type = ['integer', 'string'];
+      js.pattern = DURATION_PATTERN;
+      js.format = 'duration';
+      if (def.type === 'default') js.default = formatDurationMs(def.defaultValue as number);
+      if (typeof js.description === 'string' && js.description.includes('duration:')) return;
+      const own = typeof js.description === 'string' ? `${js.description}; ` : '';
+      js.description = `${own}duration: milliseconds, or a number with ms, s, m, h, d or w (e.g. 250ms, 30s, 7d)`;
+    },
+  });
+}
+
+/** The string form of a duration the JSON Schema accepts (a bare integer is milliseconds). */
+const DURATION_PATTERN = '^\\s*\\d+\\s*(ms|s|m|h|d|w)?\\s*$';
+
+/** Shortest exact unit form of a duration in ms (86400000 → "1d", 1500 → "1500ms"). */
+export function formatDurationMs(ms: number): string {
+  const units: [string, number][] = [['w', 604_800_000], ['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]];
+  for (const [u, f] of units) if (ms > 0 && ms % f === 0) return `${ms / f}${u}`;
+  return `${ms}ms`;
 }

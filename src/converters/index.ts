@@ -4,3 +4,6 @@ export * from './basic-converters';
 export * from './registry-converter';
 export * from './registry-errors';
 export * from './factory';
+export * from './schema-columns';
+export * from './registry-column-source';
+export * from './typed-columns-check';

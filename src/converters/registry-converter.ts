@@ -1,6 +1,7 @@
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { Type as AvroType } from 'avsc';
 import { Type as ProtoType } from 'protobufjs';
+import { LRUCache } from 'lru-cache';
 import { BadRecordError, ErrorStage } from '../errors';
 import { Converter } from './converter';
 import { addWellKnownTypes, decodeToPlain, messageTypeAt } from './protobuf-message';
@@ -12,6 +13,11 @@ export type RegistryFormat = 'avro' | 'json-schema' | 'protobuf';
 
 /** A parsed schema as the registry client caches it: an avsc type, a JSON Schema validator, or a .proto file's first message. */
 type ParsedSchema = Awaited<ReturnType<SchemaRegistry['getSchema']>>;
+
+/** How long a schema id the registry does not know is remembered as unknown (no registry call meanwhile). */
+export const SCHEMA_MISS_TTL_MS = 30_000;
+/** Most unknown schema ids remembered at once. */
+const MAX_SCHEMA_MISSES = 1024;
 
 /** The registry's schemaType of each format. */
 const SCHEMA_TYPES: Record<RegistryFormat, string> = { avro: 'AVRO', 'json-schema': 'JSON', protobuf: 'PROTOBUF' };
@@ -28,13 +34,20 @@ function formatOf(schema: ParsedSchema): RegistryFormat {
  * message indexes, then the body. Schemas are fetched from the registry by id, parsed and cached by
  * @kafkajs/confluent-schema-registry; every format goes through the same fetch, so one cache and one error mapping
  * apply to all three. A record whose schema is of another format than the configured one is a bad record.
+ * Unknown schema ids are cached as misses for SCHEMA_MISS_TTL_MS, so a burst of records with one bad id makes one
+ * registry call, not one per record.
  */
 export class RegistryConverter implements Converter {
+  private readonly misses: LRUCache<number, string>;
+
   constructor(
     readonly name: RegistryFormat,
     private readonly registry: SchemaRegistry,
     private readonly stage: ErrorStage,
-  ) {}
+    missTtlMs = SCHEMA_MISS_TTL_MS,
+  ) {
+    this.misses = new LRUCache<number, string>({ max: MAX_SCHEMA_MISSES, ttl: missTtlMs });
+  }
 
   async decode(bytes: Buffer | null): Promise<unknown> {
     if (bytes === null) return null;
@@ -52,12 +65,18 @@ export class RegistryConverter implements Converter {
     }
   }
 
-  /** The parsed schema of an id: from the client's cache, or fetched once from the registry. */
+  /** The parsed schema of an id: from the client's cache, or fetched once from the registry; unknown ids are remembered. */
   private async schemaFor(schemaId: number): Promise<ParsedSchema> {
+    const missed = this.misses.get(schemaId);
+    if (missed !== undefined) {
+      throw new BadRecordError(`unknown schema id ${schemaId}: ${missed} (remembered for ${this.misses.ttl} ms)`, { stage: this.stage, code: 'UNKNOWN_SCHEMA', context: { schemaId } });
+    }
     try {
       return await this.registry.getSchema(schemaId);
     } catch (e) {
-      throw classifyRegistryError(e, this.stage, schemaId);
+      const err = classifyRegistryError(e, this.stage, schemaId);
+      if (err.code === 'UNKNOWN_SCHEMA') this.misses.set(schemaId, (e as Error)?.message ?? 'not found');
+      throw err;
     }
   }
 

@@ -47,7 +47,7 @@ export function isRecordRejectedByCassandra(e: unknown): boolean {
 }
 
 /** Codes of failures that belong to one record: error tolerance (DLQ or stop) applies to these and only these. */
-const RECORD_FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['BAD_RECORD', 'DECODE_FAILED', 'UNKNOWN_SCHEMA', 'SCHEMA_FORMAT_MISMATCH', 'BAD_ENVELOPE', 'MISSING_FIELD', 'BAD_TIMESTAMP', 'INVALID_ARGUMENT', 'RECORD_REJECTED']);
+const RECORD_FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['BAD_RECORD', 'DECODE_FAILED', 'UNKNOWN_SCHEMA', 'SCHEMA_FORMAT_MISMATCH', 'BAD_ENVELOPE', 'MISSING_FIELD', 'VALUE_TOO_DEEP', 'BAD_TIMESTAMP', 'INVALID_ARGUMENT', 'RECORD_REJECTED', 'TYPED_COLUMN_MISMATCH', 'TYPED_COLUMN_INCOMPATIBLE', 'TYPED_COLUMN_SCHEMA']);
 
 /**
  * Kafka Connect's rule for sinks: tolerance applies to records (conversion, extraction, a write refused for this

@@ -26,8 +26,11 @@ export const ERROR_CODES = {
   UNKNOWN_PIPELINE: code(404, 3, false, 'no pipeline of that name'),
   // State conflicts
   NO_PREVIOUS_GENERATION: code(409, 1, false, 'no previous generation to roll back to'),
+  PIPELINE_NOT_FAILED: code(409, 1, false, 'restart applies only to a FAILED pipeline'),
   SWITCH_CONFLICT: code(409, 1, true, 'a generation switch lost a race; state changed underneath'),
   STORE_SHAPE_MISMATCH: code(409, 2, false, 'the store exists with another kind, scope or serde'),
+  TABLE_OWNED: code(409, 2, false, "the store's base table belongs to another store or deployment (adjunct_table_owners)"),
+  DROP_REFUSED: code(409, 1, false, 'a table was not dropped: not owned, or its generation is current or being built'),
   // Bad records (tolerance applies)
   BAD_RECORD: code(500, 1, false, 'a record that cannot be processed'),
   DECODE_FAILED: code(500, 1, false, 'record bytes could not be decoded'),
@@ -35,8 +38,12 @@ export const ERROR_CODES = {
   SCHEMA_FORMAT_MISMATCH: code(500, 1, false, "the record's schema is of another format than the converter"),
   BAD_ENVELOPE: code(500, 1, false, 'the record is not a valid Debezium envelope'),
   MISSING_FIELD: code(500, 1, false, 'a field the extractor needs is missing'),
+  VALUE_TOO_DEEP: code(500, 1, false, 'an extracted key or value nests deeper than MAX_VALUE_DEPTH objects/arrays'),
   BAD_TIMESTAMP: code(500, 1, false, 'the record timestamp is invalid'),
   RECORD_REJECTED: code(500, 1, false, 'the store rejected this one record (too large, invalid for the column)'),
+  TYPED_COLUMN_MISMATCH: code(500, 1, false, 'a field value does not fit its typed column'),
+  TYPED_COLUMN_INCOMPATIBLE: code(500, 1, false, "the record's schema changed the type of a field that has a typed column"),
+  TYPED_COLUMN_SCHEMA: code(500, 1, false, "typed columns cannot be derived from the record's schema"),
   // Infrastructure (retriable: the pipeline stalls and resumes by itself)
   CASSANDRA_UNAVAILABLE: code(503, 4, true, 'Cassandra is unreachable, overloaded or timing out'),
   REGISTRY_UNAVAILABLE: code(503, 4, true, 'the schema registry is unreachable'),
@@ -62,6 +69,7 @@ export const ERROR_CODES = {
   CONSUMER_CRASH: code(500, 1, false, 'the Kafka consumer crashed'),
   RELOAD_FAILED: code(500, 1, false, 'a reload could not complete'),
   RESUBSCRIBE_FAILED: code(500, 1, false, "re-subscribing to a topic pattern's new matches failed"),
+  INTERNAL: code(500, 1, false, 'an unexpected internal error (the public form of any error that is not an AdjunctError)'),
   WORKER_FAILED: code(500, 1, false, 'the worker failed'),
 } as const satisfies Record<string, ErrorCodeInfo>;
 

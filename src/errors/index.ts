@@ -4,3 +4,4 @@ export * from './error-stage';
 export * from './adjunct-error';
 export * from './classify';
 export * from './retry';
+export * from './public-error';

@@ -4,9 +4,14 @@ import { BuiltinExtractor } from './builtin-extractor';
 import { ExtractResult, Extractor, SourceRecord, skip } from './extractor';
 import { MissingTimestampPolicy, missingTimestamp, toEpochMillis } from './timestamp';
 
+/** An own property of a record object (never an inherited one), or undefined. */
+function own(v: unknown, name: string): any {
+  return v !== null && typeof v === 'object' && Object.hasOwn(v, name) ? (v as Record<string, unknown>)[name] : undefined;
+}
+
 /** Unwraps the `{schema, payload}` envelope of the JSON converter with schemas enabled. */
 function unwrap(v: unknown): unknown {
-  if (v && typeof v === 'object' && !Array.isArray(v) && 'payload' in v && 'schema' in v) return (v as { payload: unknown }).payload;
+  if (v && typeof v === 'object' && !Array.isArray(v) && Object.hasOwn(v, 'payload') && Object.hasOwn(v, 'schema')) return own(v, 'payload');
   return v;
 }
 
@@ -24,28 +29,29 @@ export class DebeziumExtractor implements Extractor {
 
   extract(record: SourceRecord): ExtractResult {
     const key = unwrap(record.key);
-    const env = unwrap(record.value) as Record<string, any> | null;
+    const env = unwrap(record.value);
     const base: SourceRecord = { ...record, key };
     if (env === null || env === undefined) {
       // A Kafka tombstone has no source.ts_ms: extract.timestamp.onMissing decides (default: the partition's stream time).
       return { key: this.key(base), value: null, timestamp: missingTimestamp(base, this.onMissing, 'Debezium source.ts_ms') };
     }
     if (typeof env !== 'object') throw new BadRecordError('Debezium value is not an object envelope', { stage: 'extract', code: 'BAD_ENVELOPE' });
-    const op = env.op;
-    const ts = env.source?.ts_ms ?? env.ts_ms;
+    const op = own(env, 'op');
+    const ts = own(own(env, 'source'), 'ts_ms') ?? own(env, 'ts_ms');
     const timestamp = ts === undefined ? record.timestamp : toEpochMillis(ts, 'millis', 'Debezium source.ts_ms');
     switch (op) {
       case 'c':
       case 'r':
       case 'u': {
-        if (env.after === null || env.after === undefined) throw new BadRecordError(`Debezium op "${op}" without "after"`, { stage: 'extract', code: 'BAD_ENVELOPE' });
-        const after: SourceRecord = { ...base, value: env.after };
+        const afterValue = own(env, 'after');
+        if (afterValue === null || afterValue === undefined) throw new BadRecordError(`Debezium op "${op}" without "after"`, { stage: 'extract', code: 'BAD_ENVELOPE' });
+        const after: SourceRecord = { ...base, value: afterValue };
         const r = this.inner.extract(after);
         if ('skip' in r) return r;
         return { key: this.key(after), value: r.value, timestamp };
       }
       case 'd': {
-        const before: SourceRecord = { ...base, value: env.before ?? null };
+        const before: SourceRecord = { ...base, value: own(env, 'before') ?? null };
         return { key: this.key(before), value: null, timestamp };
       }
       case 't':

@@ -5,4 +5,5 @@ export * from './builtin-extractor';
 export * from './debezium-extractor';
 export * from './filter';
 export * from './loader';
+export * from './depth-limit';
 export * from './timestamp';

@@ -3,6 +3,7 @@ import type { ExtractSpec } from '../config/schema';
 import { ConfigError } from '../errors';
 import { BuiltinExtractor } from './builtin-extractor';
 import { DebeziumExtractor } from './debezium-extractor';
+import { DepthLimitedExtractor } from './depth-limit';
 import { Extractor, ExtractorFactory } from './extractor';
 
 /** Requires a module; a TypeScript file that plain `require` cannot compile goes through tsx (none registered). */
@@ -34,8 +35,12 @@ export async function loadCustomExtractor(modulePath: string, baseDir: string, o
   return ex;
 }
 
-/** Builds the extractor a pipeline's `extract` section describes. */
+/** Builds the extractor a pipeline's `extract` section describes; keys and values deeper than MAX_VALUE_DEPTH are bad records. */
 export async function createExtractor(spec: ExtractSpec, baseDir: string): Promise<Extractor> {
+  return new DepthLimitedExtractor(await createInnerExtractor(spec, baseDir));
+}
+
+async function createInnerExtractor(spec: ExtractSpec, baseDir: string): Promise<Extractor> {
   if (spec.module) return loadCustomExtractor(spec.module, baseDir, spec.options ?? {});
   if (spec.preset === 'debezium') return new DebeziumExtractor(spec);
   return new BuiltinExtractor(spec);

@@ -5,3 +5,4 @@ export * from './worker-registry';
 export * from './pipeline-control';
 export * from './follow-plan';
 export * from './generations';
+export * from './table-owners';

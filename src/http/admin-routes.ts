@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { adminRoutesEnabled, bearerMatches } from './auth';
+import { refuseCrossSite } from './request-guards';
 import { HttpServerOptions } from './types';
 
 /** Admin actions on a pipeline. */
-const ADMIN_ACTIONS = ['pause', 'resume', 'reload', 'rollback'] as const;
+const ADMIN_ACTIONS = ['pause', 'resume', 'reload', 'rollback', 'restart'] as const;
 
 /**
- * Registers POST /pipelines/:name/{pause,resume,reload,rollback}. When an admin token is configured every admin call
+ * Registers POST /pipelines/:name/{pause,resume,reload,rollback,restart}. When an admin token is configured every admin call
  * needs `Authorization: Bearer <token>`; bound beyond loopback without a token, every admin call gets 403 (routes off).
  */
 export function registerAdminRoutes(app: FastifyInstance, o: HttpServerOptions): void {
@@ -16,6 +17,7 @@ export function registerAdminRoutes(app: FastifyInstance, o: HttpServerOptions):
     if (!enabled) {
       return reply.code(403).send({ error: 'ADMIN_DISABLED', message: 'admin routes are off: the API is bound beyond loopback without worker.http.adminToken' });
     }
+    if (refuseCrossSite(req, reply, o.config)) return reply;
     if (token !== undefined && !bearerMatches(req.headers.authorization, token)) {
       req.log.warn({ route: req.routeOptions.url, remote: req.ip }, 'admin call refused: missing or wrong bearer token');
       return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'UNAUTHORIZED', message: 'admin routes need Authorization: Bearer <adminToken>' });
@@ -27,6 +29,7 @@ export function registerAdminRoutes(app: FastifyInstance, o: HttpServerOptions):
       {
         preHandler: guard,
         schema: {
+          querystring: { type: 'object', properties: {}, additionalProperties: false },
           params: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 48 } }, required: ['name'] },
           ...(action === 'rollback' ? { body: { type: 'object', properties: { to: { type: 'integer', minimum: 1 } }, required: ['to'], additionalProperties: false } } : {}),
         },
@@ -46,6 +49,9 @@ export function registerAdminRoutes(app: FastifyInstance, o: HttpServerOptions):
             return reply.code(202).send({ pipeline: req.params.name, action, building: await runner.reload() });
           case 'rollback':
             return { pipeline: req.params.name, action, ...(await runner.rollback(req.body!.to!)) };
+          case 'restart':
+            if (!runner.restart) return reply.code(501).send({ error: 'NOT_IMPLEMENTED', message: 'this worker cannot restart a pipeline in place' });
+            return { pipeline: req.params.name, action, state: await runner.restart() };
         }
       },
     );

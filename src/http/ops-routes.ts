@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { HttpServerOptions } from './types';
+import { HttpServerOptions, NO_QUERY } from './types';
 
 /** Registers GET /healthz, /readyz, /status and /metrics (worker-backed, or catalog-backed in serve mode). */
 export function registerOpsRoutes(app: FastifyInstance, o: HttpServerOptions): void {
@@ -14,9 +14,9 @@ export function registerOpsRoutes(app: FastifyInstance, o: HttpServerOptions): v
     return serveRegistry;
   };
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', { schema: NO_QUERY }, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', async (_req, reply) => {
+  app.get('/readyz', { schema: NO_QUERY }, async (_req, reply) => {
     if (o.worker) {
       if (o.worker.isReady()) return { ready: true };
       const st = o.worker.status();
@@ -28,7 +28,7 @@ export function registerOpsRoutes(app: FastifyInstance, o: HttpServerOptions): v
     return reply.code(r.ready ? 200 : 503).send(r);
   });
 
-  app.get('/status', async () => {
+  app.get('/status', { schema: NO_QUERY }, async () => {
     if (o.worker) return o.worker.status();
     const [stores, readiness] = await Promise.all([o.lookup.stores(), o.lookup.readiness(o.expectedPipelines ?? [])]);
     // Each versioned store's writers (source partitions) with their persisted stream time and retention horizon.
@@ -36,7 +36,7 @@ export function registerOpsRoutes(app: FastifyInstance, o: HttpServerOptions): v
     return { mode: 'serve', stores, readiness, horizons };
   });
 
-  app.get('/metrics', async (_req, reply) => {
+  app.get('/metrics', { schema: NO_QUERY }, async (_req, reply) => {
     const reg = registry();
     return reply.header('content-type', reg.contentType).send(await reg.metrics());
   });

@@ -1,8 +1,12 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { decodeCursor, encodeCursor, Lookup, LookupRecord, parseKeyText, toJsonValue } from '../lookup';
+import { NO_QUERY } from './types';
+import { cutHistoryPage, decodeHistoryCursor, DEFAULT_MAX_REPLY_BYTES, HISTORY_LIMIT, pageRange, parseTimeParam } from './history-page';
 
 const storeParam = { type: 'string', minLength: 1, maxLength: 249 } as const;
-const timestamp = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
+/** A time: epoch milliseconds or ISO-8601 (parsed by parseTimeParam). */
+const timestamp = { type: 'string', minLength: 1, maxLength: 40 } as const;
+const historyLimit = { type: 'integer', minimum: 1, maximum: HISTORY_LIMIT.max, default: HISTORY_LIMIT.default } as const;
 const limit = { type: 'integer', minimum: 1, maximum: 10_000, default: 100 } as const;
 const partition = { type: 'integer', minimum: 0, maximum: 2147483647 } as const;
 
@@ -23,12 +27,12 @@ function notFound(reply: FastifyReply, message: string): FastifyReply {
 }
 
 /** Registers the read routes: GET /stores, key get/as-of, history, range and prefix scans (JSON out; Buffers base64, bigints as strings). */
-export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup): void {
-  app.get('/stores', async () => ({ stores: await lookup.stores() }));
+export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup, maxReplyBytes = DEFAULT_MAX_REPLY_BYTES): void {
+  app.get('/stores', { schema: NO_QUERY }, async () => ({ stores: await lookup.stores() }));
 
-  app.get<{ Params: { store: string } }>('/stores/:store', { schema: { params: { type: 'object', properties: { store: storeParam }, required: ['store'] } } }, async (req) => lookup.store(req.params.store).info());
+  app.get<{ Params: { store: string } }>('/stores/:store', { schema: { ...NO_QUERY, params: { type: 'object', properties: { store: storeParam }, required: ['store'] } } }, async (req) => lookup.store(req.params.store).info());
 
-  app.get<{ Params: KeyParams; Querystring: { asOf?: number; partition?: number } }>(
+  app.get<{ Params: KeyParams; Querystring: { asOf?: string; partition?: number } }>(
     '/stores/:store/keys/:key',
     {
       schema: {
@@ -40,21 +44,26 @@ export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup): void 
       const s = await lookup.store(req.params.store).pinned();
       const info = await s.info();
       const key = parseKeyText(info.keySerde, req.params.key);
-      const rec = await s.get(key, req.query.asOf, { partition: req.query.partition });
+      const asOf = parseTimeParam('asOf', req.query.asOf);
+      const rec = await s.get(key, asOf, { partition: req.query.partition });
       if (rec === null) {
-        const when = req.query.asOf === undefined ? '' : ` as of ${req.query.asOf}`;
+        const when = asOf === undefined ? '' : ` as of ${new Date(asOf).toISOString()}`;
         return notFound(reply, `key ${JSON.stringify(req.params.key)} not found in store ${JSON.stringify(info.name)}${when}`);
       }
       return { store: info.name, key: toJsonValue(key), ...recordJson(rec), generation: info.generation };
     },
   );
 
-  app.get<{ Params: KeyParams; Querystring: { from?: number; to?: number; order?: 'asc' | 'desc'; partition?: number } }>(
+  app.get<{ Params: KeyParams; Querystring: { from?: string; to?: string; order?: 'asc' | 'desc'; partition?: number; limit: number; cursor?: string } }>(
     '/stores/:store/keys/:key/history',
     {
       schema: {
         params: { type: 'object', properties: { store: storeParam, key: { type: 'string', minLength: 1 } }, required: ['store', 'key'] },
-        querystring: { type: 'object', properties: { from: timestamp, to: timestamp, order: { type: 'string', enum: ['asc', 'desc'] }, partition }, additionalProperties: false },
+        querystring: {
+          type: 'object',
+          properties: { from: timestamp, to: timestamp, order: { type: 'string', enum: ['asc', 'desc'] }, partition, limit: historyLimit, cursor: { type: 'string', minLength: 1, maxLength: 64 } },
+          additionalProperties: false,
+        },
       },
     },
     async (req) => {
@@ -62,8 +71,14 @@ export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup): void 
       const info = await s.info();
       const key = parseKeyText(info.keySerde, req.params.key);
       const q = req.query;
-      const versions = await s.history(key, { fromTime: q.from, toTime: q.to, order: q.order }, { partition: q.partition });
-      return { store: info.name, key: toJsonValue(key), versions: versions.map(recordJson), generation: info.generation };
+      const order = q.order ?? 'asc';
+      const cursor = q.cursor === undefined ? undefined : decodeHistoryCursor(q.cursor, order);
+      const range = pageRange(parseTimeParam('from', q.from), parseTimeParam('to', q.to), cursor);
+      const versions = range.from !== undefined && range.to !== undefined && range.from > range.to ? [] : await s.history(key, { fromTime: range.from, toTime: range.to, order, maxVersions: q.limit + 1 }, { partition: q.partition });
+      const page = cutHistoryPage(versions, recordJson, { limit: q.limit, maxBytes: maxReplyBytes, order, cursor });
+      const out: Record<string, unknown> = { store: info.name, key: toJsonValue(key), versions: page.items, generation: info.generation };
+      if (page.next !== undefined) out.nextCursor = page.next;
+      return out;
     },
   );
 

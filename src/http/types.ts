@@ -8,23 +8,31 @@ export interface AdminRunner {
   resume(): Promise<void>;
   reload(): Promise<number>;
   rollback(to: number): Promise<{ current: number; previous: number | null; changed: boolean }>;
+  /** Restarts a FAILED pipeline in place (the worker keeps running); resolves with the new state. */
+  restart?(): Promise<string>;
   readonly state?: string;
 }
 
-/** A pipeline in a worker status snapshot, as far as readiness needs it. */
+/** A pipeline in a worker status snapshot, as far as the HTTP API shows it. */
 export interface HttpPipelineStatus {
   name: string;
   /** Pipeline state (RUNNING, STALLED, FAILED…). */
   state?: string;
+  generation?: number;
+  store?: string;
+  /** Per-partition rows (lag, offsets, stream time, horizon). */
+  partitions?: object[];
+  /** The last error, already in public form (no driver internals). */
+  lastError?: string;
   /** Why the pipeline is STALLED. */
   stalledBy?: string;
-  lastError?: string;
   bootstrap?: { state: string; done?: number; total?: number };
+  building?: { generation: number };
 }
 
 /** What the HTTP server needs from a worker (implemented by Worker). */
 export interface HttpWorker {
-  status(): { state: string; pipelines: HttpPipelineStatus[] };
+  status(): { workerId?: string; state: string; pipelines: HttpPipelineStatus[] };
   isReady(): boolean;
   runner(name: string): AdminRunner;
   readonly metrics: { readonly registry: Registry };
@@ -36,6 +44,18 @@ export interface HttpSettings {
   port: number;
   /** Bearer token of the admin routes (without one, admin routes are off unless bound to loopback). */
   adminToken?: string;
+  /** Optional bearer token of the read routes (/healthz stays open; the admin token is accepted too). */
+  readToken?: string;
+  /** Serve HTTPS with these PEM files. */
+  tls?: { keyFile: string; certFile: string };
+  /** Ms to receive a whole request (default 30 s). */
+  requestTimeout?: number;
+  /** Ms an idle socket stays open (default 60 s). */
+  connectionTimeout?: number;
+  /** Ms an idle keep-alive connection stays open (default 5 s). */
+  keepAliveTimeout?: number;
+  /** Byte cap of a history reply (default 1 MiB). */
+  maxReplyBytes?: number;
 }
 
 /** Options of buildHttpServer. */
@@ -50,3 +70,6 @@ export interface HttpServerOptions {
   /** Serve mode: registry exposed on /metrics (default: a registry with the process metrics). */
   registry?: Registry;
 }
+
+/** Route schema of a route that takes no query parameters (unknown ones are a 400). */
+export const NO_QUERY = { querystring: { type: 'object', properties: {}, additionalProperties: false } } as const;

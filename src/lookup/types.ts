@@ -67,6 +67,8 @@ export interface LookupHistoryOptions {
   fromTime?: number;
   toTime?: number;
   order?: 'asc' | 'desc';
+  /** Order desc only: stop after this many versions, newest first (pages read only what they return). */
+  maxVersions?: number;
 }
 
 /** Options of kv scans. */

@@ -34,7 +34,7 @@ export class VersionedReads {
     const writers = this.ctx.streamTimes(rs.table);
     writers.catch(() => undefined); // awaited below; a failure surfaces there
     const horizonOf = async (v: RawVersion | null): Promise<number> => (await writers).of(v) - rs.entry.historyRetentionMs;
-    const entries = await this.reader(rs).history(loc, fromTime, toTime, horizonOf);
+    const entries = await this.reader(rs).history(loc, fromTime, toTime, horizonOf, order === 'desc' ? options.maxVersions : undefined);
     return historyRecords(entries, rs.valueSerde, order);
   }
 

@@ -1,5 +1,5 @@
 import { Admin, IHeaders, Producer } from 'kafkajs';
-import { AdjunctError, describeError, PipelineStage } from '../errors';
+import { AdjunctError, describeError, PipelineStage, scrubErrorText } from '../errors';
 import { SinkRecord } from './sink-record';
 
 /** The original bytes and coordinates of a failed record. */
@@ -62,16 +62,14 @@ export function contextHeadersFor(record: FailedRecord, error: unknown, stage: P
     '__connect.errors.stage': stage,
     '__connect.errors.class.name': err instanceof AdjunctError ? err.code : err.name,
     '__connect.errors.exception.class.name': err.constructor?.name ?? 'Error',
-    '__connect.errors.exception.message': truncate(err.message, 4000),
-    '__connect.errors.exception.stacktrace': truncate(err.stack ?? '', 8000),
+    // Messages without stack frames, source paths or addresses (scrubErrorText); the full error is in the worker log.
+    '__connect.errors.exception.message': scrubErrorText(err.message),
+    '__connect.errors.exception.stacktrace': `${err instanceof AdjunctError ? err.code : err.name}: ${scrubErrorText(err.message)}`,
   };
   if (cause instanceof Error) {
     h['__connect.errors.cause.class.name'] = cause.constructor?.name ?? 'Error';
-    h['__connect.errors.cause.message'] = truncate(cause.message, 4000);
+    h['__connect.errors.cause.message'] = scrubErrorText(cause.message);
   }
   return h;
 }
 
-function truncate(s: string, n: number): string {
-  return s.length > n ? s.slice(0, n) + '…' : s;
-}

@@ -1,3 +1,4 @@
+import { publicErrorText } from '../errors';
 import { ErrorHandler } from './error-handler';
 import { OffsetCommit, OffsetCommitter } from './offset-committer';
 import { OffsetLossGuard } from './offset-loss-guard';
@@ -40,8 +41,8 @@ export class SinkTaskCore {
     return {
       name: this.parts.options.pipeline,
       state: this.lifecycle.state,
-      lastError: this.lifecycle.lastError?.message,
-      stalledBy: this.parts.stall.cause,
+      lastError: this.lifecycle.lastError === undefined ? undefined : publicErrorText(this.lifecycle.lastError),
+      stalledBy: this.parts.stall.publicCause,
       counts: { ...this.counts },
       partitions: this.partitions.all().map((p) => p.status()),
     };

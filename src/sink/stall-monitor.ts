@@ -1,5 +1,5 @@
 import { Clock } from '../clock';
-import { AdjunctError, describeError } from '../errors';
+import { AdjunctError, describeError, publicErrorText } from '../errors';
 
 /** Settings of a stall monitor. */
 export interface StallMonitorOptions {
@@ -18,6 +18,7 @@ export class StallMonitor {
   private since: number | null = null;
   private lastCause: string | undefined;
   private expiredError: AdjunctError | null = null;
+  private lastPublicCause?: string;
   /** Whether listeners were told STALLED (they hear each transition once). */
   private reported = false;
   private readonly listeners: ((stalled: boolean) => void)[] = [];
@@ -32,6 +33,7 @@ export class StallMonitor {
     const now = this.clock.now();
     this.since ??= now;
     this.lastCause = describeError(e);
+    this.lastPublicCause = publicErrorText(e);
     if (this.stalled && !this.reported) this.notify(true);
     if (this.o.stallTimeoutMs !== undefined && now - this.since >= this.o.stallTimeoutMs && !this.expiredError) {
       this.expiredError = new AdjunctError(`pipeline ${this.o.pipeline} stalled for ${now - this.since} ms (errors.stallTimeout ${this.o.stallTimeoutMs} ms): ${this.lastCause}`, { code: 'STALL_TIMEOUT', stage: 'worker', cause: e });
@@ -46,6 +48,15 @@ export class StallMonitor {
     if (this.reported) this.notify(false);
   }
 
+  /** Forgets the failure and an expired stallTimeout (a restarted task starts with a fresh budget). */
+  reset(): void {
+    this.since = null;
+    this.lastCause = undefined;
+    this.lastPublicCause = undefined;
+    this.expiredError = null;
+    if (this.reported) this.notify(false);
+  }
+
   /** True while a failure has lasted at least retryTimeout. */
   get stalled(): boolean {
     return this.since !== null && this.clock.now() - this.since >= this.o.retryTimeoutMs;
@@ -54,6 +65,11 @@ export class StallMonitor {
   /** The last failure, while stalled. */
   get cause(): string | undefined {
     return this.stalled ? this.lastCause : undefined;
+  }
+
+  /** The last failure in public form (no driver internals; for /status), while stalled. */
+  get publicCause(): string | undefined {
+    return this.stalled ? this.lastPublicCause : undefined;
   }
 
   /** The STALL_TIMEOUT error once the stall outlasted errors.stallTimeout; retries stop then. */

@@ -40,11 +40,24 @@ export function createKafka(cfg: AdjunctConfig['kafka'], logger: Logger, clientI
   });
 }
 
+/**
+ * The native-protocol port the contact points name (`host:port`, all alike), or undefined for the driver's 9042.
+ * The driver reaches the peers it discovers on this port, so without it a cluster on another port is half-reached.
+ */
+export function contactPointPort(contactPoints: readonly string[]): number | undefined {
+  const ports = new Set(contactPoints.map((c) => /^(?:\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(c)?.[1]));
+  if (ports.size !== 1) return undefined;
+  const [only] = ports;
+  return only === undefined ? undefined : Number(only);
+}
+
 /** Creates the Cassandra client (token-aware, prepared statements, configured consistency and timeouts). */
 export function createCassandra(cfg: AdjunctConfig['cassandra']): Client {
   const ssl = tlsOptions(cfg.ssl);
+  const port = contactPointPort(cfg.contactPoints);
   return new Client({
     contactPoints: cfg.contactPoints,
+    protocolOptions: port === undefined ? undefined : { port },
     localDataCenter: cfg.localDataCenter,
     authProvider: cfg.auth ? new auth.PlainTextAuthProvider(cfg.auth.username, cfg.auth.password) : undefined,
     sslOptions: ssl === true ? {} : (ssl as never),

@@ -356,6 +356,25 @@ export class PipelineRunner {
     return g;
   }
 
+  /** Restarts a FAILED main task in place from its committed offsets (Kafka Connect's task restart); resolves with the new state. */
+  restart(): Promise<string> {
+    return this.exclusive(async () => {
+      const old = this.main;
+      if (this.stopped || !old || old.state !== 'FAILED') {
+        throw new AdjunctError(`pipeline ${this.name} is ${this.state}, not FAILED: nothing to restart`, { code: 'PIPELINE_NOT_FAILED', stage: 'worker' });
+      }
+      await old.stop(this.parts.options.shutdownTimeoutMs);
+      this.parts.stall.reset();
+      const next = this.newTask(this.generation);
+      Object.assign(next.counts, old.counts);
+      this.main = next;
+      await next.start();
+      if (this.paused) next.pause();
+      this.log.warn({ generation: this.generation, failedWith: old.lastError?.code }, 'pipeline restarted from its committed offsets');
+      return next.state;
+    });
+  }
+
   /** Pauses consumption on every worker: persisted in the catalog, applied here now and elsewhere at the next poll. */
   async pause(): Promise<void> {
     await this.d.generations.setPaused(this.name, true);

@@ -5,7 +5,7 @@ import { generationTable, StoreEntry } from '../generations';
 import { InvalidArgumentError, wrapCassandraError } from '../errors';
 import { coerceKey, coerceValue, serdeByName } from '../store/serde';
 import { Serde } from '../store/types';
-import { tableNameForStore, validateKeyspaceName } from '../store/cassandra/identifiers';
+import { baseTableForStore, validateKeyspaceName, validateTableName } from '../store/cassandra/identifiers';
 import { ensureKeyspace, renderReplication, ReplicationOptions } from '../store/cassandra/schema';
 import { CqlExecutor, StoreRetryPolicy } from '../store/cassandra/cql-executor';
 import { openCassandraVersionedStore } from '../store/cassandra/open-versioned-store';
@@ -13,6 +13,9 @@ import { openCassandraKeyValueStore } from '../store/cassandra/open-kv-store';
 import { DEFAULT_KV_BUCKETS } from '../store/cassandra/kv-table-reader';
 import { IssuedWrite, PartitionWriterFactory } from '../sink/partition-writer';
 import { TableOptions } from '../store/cassandra/table-options';
+import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra/typed-column-spec';
+import { TypedColumnsOptions } from '../store/cassandra/typed-columns';
+import { RegistryColumnSource, RegistrySettings } from '../converters';
 import { writerIdOf } from '../kafka/topic-partition';
 import { createWriteBatcher } from '../store/cassandra/batch-sender';
 import { WriteBatcher } from '../store/cassandra/write-batcher';
@@ -53,7 +56,7 @@ export interface StreamTimeJump {
 
 /** Connects a pipeline's store config to Cassandra tables: catalog entry, per-generation tables and partition writers. */
 export class StoreWiring {
-  readonly baseTable: string;
+  private base: string;
   private readonly keySerde: Serde<unknown>;
   private readonly valueSerde: Serde<unknown>;
   private readonly keySerdeName: string;
@@ -67,8 +70,9 @@ export class StoreWiring {
     private readonly retry?: StoreRetryPolicy,
     private readonly onStreamTimeJump?: (jump: StreamTimeJump) => void,
     maxInFlight = 64,
+    private readonly registry?: RegistrySettings,
   ) {
-    this.baseTable = tableNameForStore(spec.store.name).slice(0, 40);
+    this.base = baseTableForStore(spec.store.name);
     this.keySerdeName = keySerdeName(spec);
     this.keySerde = serdeByName(this.keySerdeName);
     this.valueSerde = serdeByName(spec.store.valueSerde);
@@ -78,6 +82,16 @@ export class StoreWiring {
       const exec = new CqlExecutor(client, { writeConsistency: cfg.writeConsistency, retry }, { keyspace: ks, store: spec.store.name });
       this.batcher = createWriteBatcher(exec, ks, { maxBytes: b.maxBytes, maxRows: b.maxRows, lingerMs: b.linger, maxConcurrent: maxInFlight });
     }
+  }
+
+  /** Base table of the store's generation tables (`<base>_g<N>`). */
+  get baseTable(): string {
+    return this.base;
+  }
+
+  /** Uses the base table the catalog already records for this store (stores created before long names were hashed). */
+  adoptBaseTable(baseTable: string): void {
+    this.base = validateTableName(baseTable);
   }
 
   /** The catalog entry describing this store. */
@@ -114,9 +128,23 @@ export class StoreWiring {
     };
   }
 
+  /**
+   * Typed columns of the writer of one topic: the explicit mapping, or the latest value schema of the topic's subject
+   * (`<topic>-value`), restricted to the projected fields; plus the explicit key columns. Undefined when the store is not typed.
+   */
+  private typedColumns(topic: string): TypedColumnsOptions | undefined {
+    const s = this.spec.store;
+    const keyColumns = s.keyColumns === undefined ? undefined : explicitKeyColumns(s.keyColumns, this.spec.extract.key?.fields);
+    if (!s.typed) return s.columns === undefined && keyColumns === undefined ? undefined : { columns: explicitTypedColumns(s.columns ?? {}), keyColumns };
+    if (!this.registry) throw new InvalidArgumentError('typed: true needs a schema registry');
+    const project = this.spec.extract.value?.project?.map((f) => f.split(/[.[]/)[0]);
+    return { source: new RegistryColumnSource(this.registry, `${topic}-value`, project), keyColumns };
+  }
+
   /** Creates the table of a generation (validated options; waits for schema agreement). */
   async ensureTable(generation: number): Promise<void> {
-    const w = await this.writerFactory(generation).open(this.spec.topics?.[0] ?? this.spec.name, 0); // any writer identity creates the table
+    // Any writer identity creates the table; typed columns are added by each topic's writers (a pattern has no topic yet).
+    const w = await this.writerFactory(generation, false).open(this.spec.topics?.[0] ?? this.spec.name, 0);
     await w.close();
   }
 
@@ -131,8 +159,8 @@ export class StoreWiring {
     await requireSchemaAgreement(this.client, `dropping table ${t}`);
   }
 
-  /** Writers into the table of one generation. */
-  writerFactory(generation: number): PartitionWriterFactory {
+  /** Writers into the table of one generation (with the store's typed columns unless withTyped is false). */
+  writerFactory(generation: number, withTyped = true): PartitionWriterFactory {
     return {
       open: async (topic: string, partition: number) => {
         const writerId = writerIdOf(topic, partition);
@@ -141,7 +169,7 @@ export class StoreWiring {
         const vSerde = this.spec.store.valueSerde;
         if (this.spec.store.kind === 'versioned') {
           const retention = this.spec.store.historyRetention;
-          const store = await openCassandraVersionedStore<unknown, unknown>({ ...common, historyRetentionMs: retention, cleanupEvery: this.spec.store.cleanupEvery });
+          const store = await openCassandraVersionedStore<unknown, unknown>({ ...common, historyRetentionMs: retention, cleanupEvery: this.spec.store.cleanupEvery, typed: withTyped ? this.typedColumns(topic) : undefined });
           return {
             observedStreamTime: () => store.observedStreamTime(),
             write: (key, value, ts): IssuedWrite => {

@@ -6,11 +6,13 @@ import type { AdjunctConfig, PipelineSpec } from '../config/schema';
 import { LoadedConfig } from '../config/load';
 import { renderTableOptions, TableOptions } from '../store/cassandra/table-options';
 import { tableNameForStore } from '../store/cassandra/identifiers';
+import { storeTableCollisions } from '../config/cross-check';
+import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra/typed-column-spec';
 import { ensureCatalog, PipelineStatusTable } from '../catalog';
-import { Generations } from '../generations';
+import { Generations, TableOwners } from '../generations';
 import { createConverter, createRegistry } from '../converters';
 import { Clock, systemClock } from '../clock';
-import { AdjunctError, asAdjunctError, describeError, isRecordFailure } from '../errors';
+import { AdjunctError, asAdjunctError, ConfigError, describeError, isRecordFailure, publicErrorText } from '../errors';
 import { createExtractor } from '../extract';
 import { createLogger, Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
@@ -53,6 +55,7 @@ export interface WorkerOptions {
 /** What every pipeline of the worker shares once connected. */
 interface SharedClients {
   generations: Generations;
+  owners: TableOwners;
   budget: WriteBudget;
 }
 
@@ -61,7 +64,11 @@ function validateBeforeAnyCql(cfg: AdjunctConfig): void {
   for (const spec of cfg.pipelines) {
     renderTableOptions(spec.store.tableOptions as TableOptions | undefined, spec.store.ttlSeconds);
     tableNameForStore(spec.store.name);
+    if (spec.store.columns) explicitTypedColumns(spec.store.columns);
+    if (spec.store.keyColumns) explicitKeyColumns(spec.store.keyColumns, spec.extract.key?.fields);
   }
+  const collisions = storeTableCollisions(cfg.pipelines);
+  if (collisions.length) throw new ConfigError(collisions.map((c) => `pipelines[${c.path[1]}].store.name: ${c.message}`).join('\n'), { context: { problems: collisions } });
 }
 
 /** The adjunct worker: runs every configured pipeline from changelog topics into versioned/kv stores. */
@@ -136,7 +143,7 @@ export class Worker {
     }
     // With write batching, maxInFlight bounds Cassandra requests (batches); the record budget lets them be full.
     const budget = new WriteBudget(recordsInFlight(cfg), cfg.worker.maxInFlightBytes);
-    return { generations: new Generations(this.cassandra, cfg.cassandra.keyspace, cfg.worker.generationPoll), budget };
+    return { generations: new Generations(this.cassandra, cfg.cassandra.keyspace, cfg.worker.generationPoll), owners: new TableOwners(this.cassandra, cfg.cassandra.keyspace), budget };
   }
 
   /** The runner of one pipeline: its table, its shared task parts (settings compiled once) and its generations. */
@@ -144,8 +151,14 @@ export class Worker {
     const options = compileSinkTaskOptions(sinkTaskOptionsFromConfig(this.config, spec));
     const stall = new StallMonitor({ pipeline: spec.name, retryTimeoutMs: options.retryTimeoutMs, stallTimeoutMs: options.stallTimeoutMs }, this.clock);
     stall.onChange((stalled) => this.onStallChange(spec.name, stalled, stall.cause));
-    const wiring = new StoreWiring(this.cassandra!, this.config.cassandra, spec, this.storeRetry(spec.name, stall), (j) => this.onStreamTimeJump(spec.name, j), this.config.worker.maxInFlight);
-    const entry = await shared.generations.catalog.register(wiring.catalogEntry());
+    const wiring = new StoreWiring(this.cassandra!, this.config.cassandra, spec, this.storeRetry(spec.name, stall), (j) => this.onStreamTimeJump(spec.name, j), this.config.worker.maxInFlight, this.config.registry);
+    // One owner per base table: claimed (LWT) before the catalog entry is written, so a colliding store never gets one.
+    const owner = { store: spec.store.name, pipeline: spec.name, groupId: this.config.worker.groupId };
+    const catalog = shared.generations.catalog;
+    const existing = await catalog.get(spec.store.name);
+    if (existing) wiring.adoptBaseTable(existing.baseTable);
+    await shared.owners.claim(wiring.baseTable, owner, this.workerId);
+    const entry = await catalog.register(wiring.catalogEntry());
     await wiring.ensureTable(entry.currentGeneration);
     const processor = new RecordProcessor(createConverter(spec.keyConverter, 'key-convert', this.registry), createConverter(spec.valueConverter, 'value-convert', this.registry), await createExtractor(spec.extract, this.loaded.baseDir));
     const dlqSpec = spec.errors.deadLetterQueue;
@@ -153,8 +166,14 @@ export class Worker {
     const parts: PipelineParts = { options, kafka: this.kafka!, admin: this.admin!, processor, dlq, budget: shared.budget, stall, clock: this.clock, metrics: this.metrics, logger: this.logger };
     return new PipelineRunner(parts, {
       spec, admin: this.admin!, baseGroupId: this.config.worker.groupId, generations: shared.generations, generationPollMs: this.config.worker.generationPoll, status: this.statusTable!, entry,
-      writersFor: (g) => wiring.writerFactory(g), dropGeneration: (g) => wiring.dropTable(g),
-      workerId: this.workerId, progressBar: this.options.progressBar ?? false, onFatal: (e) => this.fail(e),
+      writersFor: (g) => wiring.writerFactory(g), dropGeneration: async (g) => {
+        // Never drop a table a live pipeline writes: re-read the entry and the owner right before the drop.
+        const now = await catalog.get(spec.store.name);
+        if (now === null) return;
+        await shared.owners.requireDroppable(now, g, owner);
+        await wiring.dropTable(g);
+      },
+      workerId: this.workerId, progressBar: this.options.progressBar ?? false, onFatal: (e) => this.pipelineFailed(spec.name, e),
     });
   }
 
@@ -221,6 +240,18 @@ export class Worker {
     await this.runners.get(name)!.start();
   }
 
+  /**
+   * A pipeline's fatal error: with worker.pipelineFailure isolate, a FAILED main task fails only its pipeline (Kafka
+   * Connect's task model: restart it with POST /pipelines/:name/restart); anything else fails the worker.
+   */
+  private pipelineFailed(name: string, e: AdjunctError): void {
+    if (this.config.worker.pipelineFailure === 'isolate' && this.runners.get(name)?.state === 'FAILED') {
+      this.logger.error({ pipeline: name, code: e.code, err: e.message }, 'pipeline FAILED; the worker keeps running the other pipelines (worker.pipelineFailure isolate); fix the cause, then restart it');
+      return;
+    }
+    this.fail(e);
+  }
+
   /** Records a fatal failure: state FAILED; the process owner decides to stop (the CLI exits non-zero). */
   fail(e: AdjunctError): void {
     if (this.state === 'FAILED') return;
@@ -265,7 +296,7 @@ export class Worker {
       workerId: this.workerId,
       state: this.state,
       startedAt: this.startedAt?.toISOString() ?? null,
-      lastError: this.lastError?.message,
+      lastError: this.lastError === undefined ? undefined : publicErrorText(this.lastError),
       pipelines: [...this.runners.values()].map((r) => r.status()),
     };
   }

@@ -107,6 +107,48 @@ pipelines:
     expect(paths).toContain('pipelines[0].dependsOn[0]');
   });
 
+  it('refuses prototype segments in every field path, naming the YAML path and line', () => {
+    const ps = problems(`
+kafka: { brokers: [a:1] }
+cassandra: { contactPoints: [b:1] }
+pipelines:
+  - name: a
+    topics: [t]
+    store: { name: s }
+    extract:
+      key: { from: value, fields: [id, "__proto__.x"] }
+      value:
+        project: [ok, constructor.prototype.isAdmin]
+      timestamp: { from: field, path: 'a["prototype"]' }
+      filter: [{ path: constructor, exists: true }]
+`);
+    const byPath = Object.fromEntries(ps.map((p) => [p.path, p]));
+    for (const path of ['pipelines[0].extract.key.fields[1]', 'pipelines[0].extract.value.project[1]', 'pipelines[0].extract.timestamp.path', 'pipelines[0].extract.filter[0].path']) {
+      expect(byPath[path]?.message).toMatch(/not allowed \(it would reach a prototype\)/);
+    }
+    expect(byPath['pipelines[0].extract.value.project[1]'].line).toBe(11);
+    expect(ps).toHaveLength(4);
+  });
+
+  it('rejects store names that map to the same Cassandra table, naming both stores and YAML paths', () => {
+    const long = 'orders_by_customer_and_region_projection_';
+    const ps = problems(`
+kafka: { brokers: [a:1] }
+cassandra: { contactPoints: [b:1] }
+pipelines:
+  - { name: p1, topics: [t1], store: { name: a.b } }
+  - { name: p2, topics: [t2], store: { name: A_b } }
+  - { name: p3, topics: [t3], store: { name: ${long}x } }
+  - { name: p4, topics: [t4], store: { name: ${long}y } }
+  - { name: p5, topics: [t5], store: { name: a-B } }
+`);
+    expect(ps.map((p) => [p.path, p.message])).toEqual([
+      ['pipelines[1].store.name', 'store "A_b" and store "a.b" (pipelines[0].store.name) both map to Cassandra table "a_b"; rename one of them'],
+      ['pipelines[4].store.name', 'store "a-B" and store "a.b" (pipelines[0].store.name) both map to Cassandra table "a_b"; rename one of them'],
+    ]);
+    expect(ps[0].line).toBe(6);
+  });
+
   it('rejects YAML syntax errors with a line', () => {
     const ps = problems('kafka: [\n');
     expect(ps[0].message).toMatch(/YAML syntax/);

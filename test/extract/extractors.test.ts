@@ -1,4 +1,4 @@
-import { BuiltinExtractor, DebeziumExtractor, isSkip, parseFieldPath, SourceRecord, getPath, loadCustomExtractor } from '../../src/extract';
+import { BuiltinExtractor, createExtractor, DebeziumExtractor, isSkip, MAX_VALUE_DEPTH, parseFieldPath, SourceRecord, getPath, loadCustomExtractor, setPath, valueDepth } from '../../src/extract';
 import { BadRecordError } from '../../src/errors';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -18,6 +18,66 @@ describe('field paths', () => {
     expect(() => parseFieldPath('a[')).toThrow(/malformed/);
     expect(getPath({ a: [{ b: 2 }] }, parseFieldPath('a[0].b'))).toBe(2);
     expect(getPath({ a: 1 }, parseFieldPath('a.b.c'))).toBeUndefined();
+  });
+});
+
+describe('field paths and untrusted record content', () => {
+  it('refuses __proto__, constructor and prototype segments, dotted or quoted', () => {
+    for (const p of ['__proto__.x', 'constructor.prototype.isAdmin', 'a.prototype', 'a["__proto__"]', 'a["constructor"].b', 'constructor']) {
+      expect(() => parseFieldPath(p)).toThrow(/not allowed \(it would reach a prototype\)/);
+    }
+    expect(parseFieldPath('proto.constructors')).toEqual(['proto', 'constructors']);
+  });
+  it('walks own properties only: inherited members are missing', () => {
+    expect(getPath({}, ['toString'])).toBeUndefined();
+    expect(getPath({ a: {} }, ['a', 'hasOwnProperty'])).toBeUndefined();
+    expect(getPath(JSON.parse('{"__proto__": {"x": 1}}'), ['__proto__', 'x'])).toBe(1); // an own key named __proto__ is data
+  });
+  it('a projection of record content never pollutes Object.prototype', () => {
+    // The path itself is refused at config time; a projection fed hostile JSON stays confined to its own objects.
+    expect(() => new BuiltinExtractor(spec({ value: { project: ['constructor.prototype.isAdmin'] } }))).toThrow(/not allowed/);
+    const ex = new BuiltinExtractor(spec({ value: { project: ['a.b', 'c'] } }));
+    const hostile = JSON.parse('{"a": {"b": {"__proto__": {"isAdmin": true}}}, "c": {"constructor": {"prototype": {"isAdmin": true}}}}');
+    const r = ex.extract(rec(hostile)) as { value: Record<string, unknown> };
+    expect(JSON.stringify(r.value)).toBe('{"a":{"b":{"__proto__":{"isAdmin":true}}},"c":{"constructor":{"prototype":{"isAdmin":true}}}}');
+    expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+    expect(Object.prototype).not.toHaveProperty('isAdmin');
+  });
+  it('setPath creates own data properties and refuses prototype segments', () => {
+    const out: Record<string, unknown> = {};
+    setPath(out, ['a', 0, 'b'], 1);
+    expect(out).toEqual({ a: [{ b: 1 }] });
+    expect(() => setPath(out, ['__proto__', 'isAdmin'], true)).toThrow(/not allowed/);
+    expect(Object.prototype).not.toHaveProperty('isAdmin');
+  });
+});
+
+describe('depth limit on extracted keys and values', () => {
+  const nest = (depth: number): unknown => {
+    let v: unknown = 1;
+    for (let i = 0; i < depth; i++) v = i % 2 ? [v] : { v };
+    return v;
+  };
+  it('counts nesting iteratively, also for values far too deep for recursion', () => {
+    expect(valueDepth(5)).toBe(0);
+    expect(valueDepth({})).toBe(1);
+    expect(valueDepth({ a: [{ b: 1 }], c: 2 })).toBe(3);
+    expect(valueDepth(nest(200_000))).toBe(200_000);
+    expect(valueDepth(nest(200_000), 64)).toBe(65); // stops early past the limit
+  });
+  it('rejects values deeper than MAX_VALUE_DEPTH as bad records at the extract stage; accepts the limit itself', async () => {
+    const ex = await createExtractor(spec({}), process.cwd());
+    expect(await ex.extract(rec(nest(MAX_VALUE_DEPTH)))).toMatchObject({ key: 'k1' });
+    const deep = JSON.parse('['.repeat(5000) + ']'.repeat(5000));
+    let err: unknown;
+    try {
+      await ex.extract(rec(deep));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(BadRecordError);
+    expect(err).toMatchObject({ stage: 'extract', code: 'VALUE_TOO_DEEP', message: expect.stringMatching(/value nests deeper than 64 levels/) });
+    await expect(Promise.resolve().then(() => ex.extract(rec({ a: 1 }, nest(100))))).rejects.toMatchObject({ code: 'VALUE_TOO_DEEP', message: expect.stringMatching(/^extracted key/) });
   });
 });
 

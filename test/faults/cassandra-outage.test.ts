@@ -45,6 +45,6 @@ describe(`fault: Cassandra outage mid-load (${PROFILE} profile)`, () => {
     expect((await w.exited).code).toBe(0);
 
     const diff = await expectTableEqualsReference(kafka, admin, client, n.topic, n.keyspace, 's_g1');
-    note(`cassandra outage: ${diff.records} records, ${size.outageMs} ms freeze, ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra, ${Date.now() - t0} ms total`);
+    note(`cassandra outage: ${diff.records} records, ${size.outageMs} ms freeze, ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra, ${diff.notPut} puts beyond grace, ${Date.now() - t0} ms total`);
   });
 });

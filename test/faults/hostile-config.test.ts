@@ -10,7 +10,7 @@ import { AdjunctConfigSchema } from '../../src/config';
 import { silentLogger } from '../../src/observability/logger';
 import { AdjunctMetrics } from '../../src/observability/metrics';
 import { Worker } from '../../src/worker/worker';
-import { newCassandraClient } from '../integration/helpers';
+import { createTopic, newCassandraClient, newKafka } from '../integration/helpers';
 import { configDoc, names, writeConfigFile } from '../integration/worker/harness';
 import { note } from './lib';
 
@@ -111,6 +111,68 @@ describe('fault: hostile configuration', () => {
       expect({ p, code: r.code }).toEqual({ p, code: 2 });
       expect((JSON.parse(r.out) as { problems: { path: string }[] }).problems.map((x) => x.path)).toEqual([p]);
     }
+  });
+
+  it('adjunct validate rejects prototype-reaching field paths and store names that share a table, naming YAML paths', async () => {
+    const n = names('hostpath');
+    const polluting = configDoc(n.keyspace, n.group, [pipeline({}, { extract: { value: { project: ['ok', 'constructor.prototype.isAdmin'] }, key: { from: 'value', path: '__proto__.id' } } })]);
+    const r = await validate(polluting, true);
+    expect(r.code).toBe(2);
+    const problems = (JSON.parse(r.out) as { problems: { path: string; message: string }[] }).problems;
+    expect(problems.map((x) => x.path).sort()).toEqual(['pipelines[0].extract.key.path', 'pipelines[0].extract.value.project[1]']);
+    expect(problems.every((x) => /would reach a prototype/.test(x.message))).toBe(true);
+
+    const colliding = configDoc(n.keyspace, n.group, [pipeline({ name: 'a.b' }, { name: 'p1' }), pipeline({ name: 'A_b' }, { name: 'p2' })]);
+    const c = await validate(colliding, true);
+    expect(c.code).toBe(2);
+    expect(JSON.parse(c.out).problems).toEqual([expect.objectContaining({ path: 'pipelines[1].store.name', message: expect.stringMatching(/store "A_b" and store "a\.b" \(pipelines\[0\]\.store\.name\) both map to Cassandra table "a_b"/) })]);
+  });
+
+  it('a worker refuses colliding store names in a config built in code before sending any CQL', async () => {
+    const n = names('hostcoll');
+    const doc = shortStop(configDoc(n.keyspace, n.group, [pipeline({ name: 'Orders.v1' }, { name: 'p1' }), pipeline({ name: 'orders-v1' }, { name: 'p2' })]));
+    const w = new Worker({ config: AdjunctConfigSchema.parse(doc), baseDir: process.cwd() }, { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) });
+    await w.start().catch(() => undefined);
+    await w.stop();
+    expect(w.lastError?.code).toBe('CONFIG_INVALID');
+    expect(w.lastError?.message).toMatch(/pipelines\[1\]\.store\.name: store "orders-v1" and store "Orders\.v1" \(pipelines\[0\]\.store\.name\) both map to Cassandra table "orders_v1"/);
+    expect(await keyspaceExists(client, n.keyspace)).toBe(false);
+  });
+
+  it('a second deployment whose store maps to a table another store owns is refused by the catalog; the owner keeps its table', async () => {
+    const n = names('hostown');
+    const kafka = newKafka();
+    await createTopic(kafka, `${n.topic}-1`, 1);
+    await createTopic(kafka, `${n.topic}-2`, 1);
+    const start = async (group: string, pipelineName: string, storeName: string, topic: string) => {
+      const doc = shortStop(configDoc(n.keyspace, group, [{ name: pipelineName, topics: [topic], store: { name: storeName } }]));
+      const w = new Worker({ config: AdjunctConfigSchema.parse(doc), baseDir: process.cwd() }, { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) });
+      const err = await w.start().then(() => undefined, (e: unknown) => e as { code?: string; message: string });
+      return { w, err };
+    };
+    const first = await start(`${n.group}-a`, 'orders', 'a.b', `${n.topic}-1`);
+    expect(first.err).toBeUndefined();
+    // Each config alone is valid; together they would write one table.
+    const second = await start(`${n.group}-b`, 'orders2', 'A_b', `${n.topic}-2`);
+    await second.w.stop();
+    expect(second.err?.code).toBe('TABLE_OWNED');
+    expect(second.err?.message).toMatch(/tables a_b_g\* belong to store "a\.b" \(pipeline "orders", worker group "[^"]+-a"\); store "A_b" \(pipeline "orders2", worker group "[^"]+-b"\) maps to the same tables/);
+    // The same store from another deployment (another worker group) is refused too.
+    const third = await start(`${n.group}-c`, 'orders', 'a.b', `${n.topic}-1`);
+    await third.w.stop();
+    expect(third.err?.code).toBe('TABLE_OWNED');
+    // The refused stores got no catalog entry; the owner's table is live and its owner row unchanged.
+    const stores = await client.execute(`SELECT store FROM ${n.keyspace}.adjunct_stores`);
+    expect(stores.rows.map((r) => r.get('store'))).toEqual(['a.b']);
+    const owner = await client.execute(`SELECT store, pipeline, group_id FROM ${n.keyspace}.adjunct_table_owners WHERE base_table = 'a_b'`);
+    expect(owner.first()).toMatchObject({ store: 'a.b', pipeline: 'orders', group_id: `${n.group}-a` });
+    expect(first.w.state).toBe('RUNNING');
+    // A restart of the owner (a scale-out worker of the same deployment) claims the same table again.
+    const again = await start(`${n.group}-a`, 'orders', 'a.b', `${n.topic}-1`);
+    expect(again.err).toBeUndefined();
+    await again.w.stop();
+    await first.w.stop();
+    expect(await tablesOf(client, n.keyspace)).toContain('a_b_g1');
   });
 
   // Table options that the YAML schema accepts (it is a free-form map) but the store's validator refuses.

@@ -9,6 +9,7 @@ import { ourPid } from '../../tools/devstack/process';
 import { stackSettings } from '../../tools/devstack/endpoints';
 import { MemoryVersionedStore } from '../../src/store/memory/memory-versioned-store';
 import { serdeByName } from '../../src/store/serde';
+import { PUT_RETURN_CODE_NOT_PUT } from '../../src/store/types';
 import { committedOffsets, configDoc, eventually, names, pipelineGroup, StackFixture, useStack, writeConfigFile } from '../integration/worker/harness';
 import { createTopic } from '../integration/helpers';
 import { WorkerProcess } from '../integration/worker/processes';
@@ -25,6 +26,9 @@ export const SIZES = {
   kafkaPause: { records: full ? 60_000 : 20_000, outageMs: 15_000, keys: 500, partitions: 3 },
   rebalance: { records: full ? 90_000 : 24_000, keys: 800, partitions: 6 },
   poison: { valid: full ? 10_000 : 1_000, bad: full ? 1_000 : 100, keys: full ? 1000 : 100, partitions: 3 },
+  // full: the 1,000 records of 1 MB of the brief; ci: 2,500 records whose 60 KB keys (150 MB in all) would overflow the
+  // heap if the clean-up tracker held them all.
+  bigRecords: { records: full ? 1000 : 2500, valueBytes: full ? 1_000_000 : 10_000, keyBytes: 60_000, partitions: 4 },
 };
 
 /** Progress output of long tests (stderr, so it shows under jest). */
@@ -41,18 +45,25 @@ export interface GenRecord {
   timestamp: number;
 }
 
+/** History retention of every fault-test store: far shorter than the spread of the generated timestamps. */
+export const FAULT_RETENTION = '2m';
+/** FAULT_RETENTION in ms. */
+export const FAULT_RETENTION_MS = 2 * 60_000;
+/** Spread of the generated timestamps (10 retentions), so versions expire and late records fall beyond grace. */
+const GEN_SPAN_MS = 20 * 60_000;
+
 /**
- * Realistic changelog records: timestamps a few minutes to ~1 h in the past, mostly increasing, ~5% out of order
- * (up to a minute back), ~2% tombstones, `keys` distinct keys. Every record carries its sequence number `i`.
+ * Realistic changelog records that exercise the versioned rules: timestamps 60 to 40 minutes in the past, spread over
+ * 10 × FAULT_RETENTION, mostly increasing; ~5% out of order by up to 2 × FAULT_RETENTION (so about half of them are
+ * beyond the grace period: NOT_PUT), ~3% tombstones, `keys` distinct keys. Every record carries its sequence number `i`.
  */
 export function genRecords(n: number, keys: number, base = Date.now() - 60 * 60_000): GenRecord[] {
   const out: GenRecord[] = [];
-  const span = Math.min(50 * 60_000, Math.max(n * 3, 60_000)); // keep the newest record well in the past
   for (let i = 0; i < n; i++) {
-    let ts = base + Math.floor((i * span) / n);
-    if (randomInt(100) < 5) ts -= 1 + randomInt(60_000);
+    let ts = base + Math.floor((i * GEN_SPAN_MS) / n);
+    if (randomInt(100) < 5) ts -= 1 + randomInt(2 * FAULT_RETENTION_MS);
     const key = `k${randomInt(keys)}`;
-    const value = randomInt(100) < 2 ? null : JSON.stringify({ i, key, v: randomInt(1_000_000), note: 'x'.repeat(randomInt(40)) });
+    const value = randomInt(100) < 3 ? null : JSON.stringify({ i, key, v: randomInt(1_000_000), note: 'x'.repeat(randomInt(40)) });
     out.push({ key, value, timestamp: ts });
   }
   return out;
@@ -129,34 +140,62 @@ export async function readTopic(kafka: Kafka, admin: Admin, topic: string, timeo
 /** A version in comparable form: `valid_from` and the value bytes as hex (`null` for a tombstone). */
 type Versions = Map<string, Map<number, string>>;
 
+/** What the reference computed: every key's versions, which of them have expired, and what the rules decided. */
+export interface Reference {
+  versions: Versions;
+  /** `key@ts` of versions whose validTo ≤ their writer's horizon: the retention clean-up may have removed them. */
+  expired: Set<string>;
+  stores: Map<number, MemoryVersionedStore<string, unknown>>;
+  applied: number;
+  /** Puts older than the grace period (PUT_RETURN_CODE_NOT_PUT): must not be in the table. */
+  notPut: number;
+  tombstones: number;
+}
+
 /**
  * The reference: feeds the records (per partition, in offset order, one store per partition = one writer's stream
- * time, as the sink does) into MemoryVersionedStore with the store's serdes, and returns every key's versions.
- * `accept` decides which records are valid (others are skipped, as a DLQ'd record is).
+ * time, as the sink does) into MemoryVersionedStore with the store's serdes and retention, and returns every key's
+ * versions. `extract` decides which records are valid (others are skipped, as a DLQ'd record is).
  */
-export async function referenceVersions(records: ReadRecord[], historyRetentionMs: number, extract: (r: ReadRecord) => { key: string; value: unknown | null; timestamp: number } | null = defaultExtract): Promise<{ versions: Versions; stores: Map<number, MemoryVersionedStore<string, unknown>>; applied: number }> {
+export async function referenceVersions(records: ReadRecord[], historyRetentionMs: number, extract: (r: ReadRecord) => { key: string; value: unknown | null; timestamp: number } | null = defaultExtract): Promise<Reference> {
   const stores = new Map<number, MemoryVersionedStore<string, unknown>>();
+  const json = serdeByName('json');
+  // Every accepted put (the reference prunes expired versions itself; the table keeps them until its clean-up runs).
+  const versions: Versions = new Map();
   let applied = 0;
+  let notPut = 0;
+  let tombstones = 0;
   for (const r of records) {
     const x = extract(r);
     if (x === null) continue;
     let s = stores.get(r.partition);
-    if (!s) stores.set(r.partition, (s = new MemoryVersionedStore<string, unknown>({ historyRetentionMs, keySerde: serdeByName('string') as never, valueSerde: serdeByName('json') })));
-    await s.put(x.key, x.value, x.timestamp);
+    if (!s) stores.set(r.partition, (s = new MemoryVersionedStore<string, unknown>({ historyRetentionMs, keySerde: serdeByName('string') as never, valueSerde: json })));
     applied++;
+    if ((await s.put(x.key, x.value, x.timestamp)) === PUT_RETURN_CODE_NOT_PUT) {
+      notPut++;
+      continue;
+    }
+    if (x.value === null) tombstones++;
+    const m = versions.get(x.key) ?? new Map<number, string>();
+    m.set(x.timestamp, x.value === null ? 'null' : Buffer.from(json.serialize(x.value)).toString('hex'));
+    versions.set(x.key, m);
   }
-  const versions: Versions = new Map();
+  // Versions the reference still returns: kept by it and valid past its writer's horizon. All others have expired.
+  const live = new Set<string>();
   for (const s of stores.values()) {
-    // The reference keeps every version (including tombstones) in a private map: read it for an exact comparison.
+    const horizon = s.observedStreamTime() - historyRetentionMs;
     const entries = (s as unknown as { entries: Map<string, { versions: { ts: number; value: Buffer | null }[] }> }).entries;
     for (const [hexKey, e] of entries) {
       const key = Buffer.from(hexKey, 'hex').toString('utf8');
-      const m = versions.get(key) ?? new Map<number, string>();
-      for (const v of e.versions) m.set(v.ts, v.value === null ? 'null' : v.value.toString('hex'));
-      versions.set(key, m);
+      e.versions.forEach((v, i) => {
+        const validTo = e.versions[i + 1]?.ts;
+        if (validTo === undefined || validTo > horizon) live.add(`${key}@${v.ts}`);
+      });
     }
   }
-  return { versions, stores, applied };
+  const expired = new Set<string>();
+  for (const [key, m] of versions) for (const ts of m.keys()) if (!live.has(`${key}@${ts}`)) expired.add(`${key}@${ts}`);
+  return { versions, expired, stores, applied, notPut, tombstones };
 }
 
 /** Default extraction of the generated records: string key, JSON value (null = tombstone), record timestamp. */
@@ -182,8 +221,12 @@ export async function dumpTable(client: Client, keyspace: string, table: string)
   return out;
 }
 
-/** Differences between the store and the reference (first few shown), counting versions on both sides. */
-export function compareVersions(actual: Versions, expected: Versions, show = 10): { expectedVersions: number; actualVersions: number; missing: number; extra: number; wrong: number; samples: string[] } {
+/**
+ * Differences between the store and the reference (first few shown), counting versions on both sides. Versions in
+ * `mayBeGone` (expired: the retention clean-up removes them physically at its own pace) may be absent, never wrong.
+ */
+export function compareVersions(actual: Versions, expected: Versions, mayBeGone: ReadonlySet<string> = new Set(), show = 10): { expectedVersions: number; actualVersions: number; missing: number; extra: number; wrong: number; cleaned: number; samples: string[] } {
+  let cleaned = 0;
   let missing = 0;
   let extra = 0;
   let wrong = 0;
@@ -198,7 +241,10 @@ export function compareVersions(actual: Versions, expected: Versions, show = 10)
     actualVersions += a.size;
     for (const [ts, v] of e) {
       const got = a.get(ts);
-      if (got === undefined) {
+      if (got === undefined && mayBeGone.has(`${k}@${ts}`)) {
+        cleaned++;
+        expectedVersions--;
+      } else if (got === undefined) {
         missing++;
         if (samples.length < show) samples.push(`missing ${k}@${ts}`);
       } else if (got !== v) {
@@ -213,19 +259,20 @@ export function compareVersions(actual: Versions, expected: Versions, show = 10)
       }
     }
   }
-  return { expectedVersions, actualVersions, missing, extra, wrong, samples };
+  return { expectedVersions, actualVersions, missing, extra, wrong, cleaned, samples };
 }
 
 const short = (hex: string) => (hex === 'null' ? 'null' : Buffer.from(hex, 'hex').toString('utf8').slice(0, 80));
 
 /**
  * The KIP-968 view of both sides for every key: the reference's history(key) against the same query computed from
- * the dumped rows (non-tombstone versions with their validTo). Nothing expires in these tests (7 d retention), so
- * this must agree exactly; it checks the reference-facing API on top of the raw version comparison.
+ * the dumped rows (non-tombstone versions with their validTo, hiding versions whose validTo ≤ the writer's horizon,
+ * which the clean-up may or may not have removed yet). It checks the reference-facing API on top of the raw versions.
  */
-export async function compareHistories(actual: Versions, stores: Map<number, MemoryVersionedStore<string, unknown>>): Promise<number> {
+export async function compareHistories(actual: Versions, stores: Map<number, MemoryVersionedStore<string, unknown>>, historyRetentionMs = FAULT_RETENTION_MS): Promise<number> {
   let bad = 0;
   for (const s of stores.values()) {
+    const horizon = s.observedStreamTime() - historyRetentionMs;
     const entries = (s as unknown as { entries: Map<string, unknown> }).entries;
     for (const hexKey of entries.keys()) {
       const key = Buffer.from(hexKey, 'hex').toString('utf8');
@@ -233,8 +280,8 @@ export async function compareHistories(actual: Versions, stores: Map<number, Mem
       const rows = [...(actual.get(key) ?? new Map<number, string>())].sort((x, y) => x[0] - y[0]);
       const got: string[] = [];
       rows.forEach(([ts, v], i) => {
-        if (v === 'null') return;
         const validTo = i + 1 < rows.length ? rows[i + 1][0] : '-';
+        if (v === 'null' || (validTo !== '-' && validTo <= horizon)) return;
         got.push(`${ts}:${validTo}:${JSON.stringify(JSON.parse(Buffer.from(v, 'hex').toString('utf8')))}`);
       });
       if (JSON.stringify(want) !== JSON.stringify(got)) bad++;
@@ -325,35 +372,74 @@ export async function waitOutput(w: WorkerProcess, re: RegExp, timeoutMs = 120_0
 }
 
 /**
- * With the group's writers stopped (killed or paused), checks that every record below the committed offsets has its
- * version (key, timestamp) in the table: a commit never passed an unwritten record. Returns how many were checked.
+ * With the group's writers stopped (killed or paused), checks that every record below the committed offsets that
+ * the versioned rules keep has its version (key, timestamp) in the table: a commit never passed an unwritten record.
+ * Records the reference (fed the whole topic) rejects as older than the grace period are not expected; an expired
+ * version may be absent only below a newer version of its key (the clean-up keeps the one valid at the horizon). Also checks each writer's persisted stream time: at least
+ * the stream time of the records below its committed offset. Returns how many records were checked.
  */
-export async function checkBelowCommitted(kafka: Kafka, admin: Admin, client: Client, topic: string, group: string, keyspace: string, table: string, keyOf: (r: ReadRecord) => string | null = (r) => r.key?.toString('utf8') ?? null): Promise<{ checked: number; missing: string[] }> {
+export async function checkBelowCommitted(kafka: Kafka, admin: Admin, client: Client, topic: string, group: string, keyspace: string, table: string, extract: Parameters<typeof referenceVersions>[2] = defaultExtract): Promise<{ checked: number; missing: string[]; streamTimeBehind: string[] }> {
   const committed = await committedOffsets(admin, group, topic);
+  // Nothing committed yet (killed during start-up): nothing to check, and the table may not exist yet.
+  if (![...committed.values()].some((o) => o > 0n)) return { checked: 0, missing: [], streamTimeBehind: [] };
   const all = await readTopic(kafka, admin, topic);
   const rows = await dumpTable(client, keyspace, table);
+  const ref = await referenceVersions(all, FAULT_RETENTION_MS, extract);
   const below = all.filter((r) => r.offset < (committed.get(r.partition) ?? 0n));
+  const prefix = await referenceVersions(below, FAULT_RETENTION_MS, extract);
   const missing: string[] = [];
   let checked = 0;
   for (const r of below) {
-    const k = keyOf(r);
-    if (k === null) continue;
+    const x = extract(r);
+    if (x === null || !ref.versions.get(x.key)?.has(x.timestamp)) continue;
     checked++;
-    if (!rows.get(k)?.has(r.timestamp) && missing.length < 10) missing.push(`${r.partition}@${r.offset} ${k}@${r.timestamp}`);
+    const versions = rows.get(x.key);
+    if (versions?.has(x.timestamp)) continue;
+    // The clean-up removes an expired version only below a newer one it keeps (the one valid at the horizon).
+    const shadowed = ref.expired.has(`${x.key}@${x.timestamp}`) && [...(versions?.keys() ?? [])].some((ts) => ts > x.timestamp);
+    if (!shadowed && missing.length < 10) missing.push(`${r.partition}@${r.offset} ${x.key}@${x.timestamp}`);
   }
-  return { checked, missing };
+  const persisted = await persistedStreamTimes(client, keyspace, table, topic);
+  const streamTimeBehind: string[] = [];
+  for (const [p, s] of prefix.stores) {
+    const got = persisted.get(p) ?? Number.NEGATIVE_INFINITY;
+    if (got < s.observedStreamTime()) streamTimeBehind.push(`partition ${p}: persisted ${got} < ${s.observedStreamTime()} as of offset ${committed.get(p)}`);
+  }
+  return { checked, missing, streamTimeBehind };
 }
 
-/** Final check: the whole table equals the reference computed from the topic; returns the comparison for the report. */
-export async function expectTableEqualsReference(kafka: Kafka, admin: Admin, client: Client, topic: string, keyspace: string, table: string, extract?: Parameters<typeof referenceVersions>[2]): Promise<ReturnType<typeof compareVersions> & { records: number }> {
+/** Each writer's persisted stream time (`adjunct_stream_time`, writer `<topic>:<partition>`) of a table, by partition. */
+export async function persistedStreamTimes(client: Client, keyspace: string, table: string, topic: string): Promise<Map<number, number>> {
+  const rs = await client.execute(`SELECT writer, stream_time FROM ${keyspace}.adjunct_stream_time WHERE store = ?`, [table], { prepare: true });
+  const out = new Map<number, number>();
+  for (const row of rs.rows) {
+    const writer = row.get('writer') as string;
+    if (writer.startsWith(`${topic}:`)) out.set(Number(writer.slice(topic.length + 1)), Number(row.get('stream_time').toString()));
+  }
+  return out;
+}
+
+/**
+ * Final check, with every writer of the table stopped or caught up: the table equals the reference computed from the
+ * topic with FAULT_RETENTION (versioned decisions included: late puts beyond grace absent, expired versions hidden,
+ * tombstones present), and every writer's persisted stream time equals the reference's for its partition.
+ * Returns the comparison for the report.
+ */
+export async function expectTableEqualsReference(kafka: Kafka, admin: Admin, client: Client, topic: string, keyspace: string, table: string, extract?: Parameters<typeof referenceVersions>[2]): Promise<ReturnType<typeof compareVersions> & { records: number; notPut: number; expired: number; tombstones: number }> {
   const all = await readTopic(kafka, admin, topic);
-  const ref = await referenceVersions(all, 7 * 86_400_000, extract);
+  const ref = await referenceVersions(all, FAULT_RETENTION_MS, extract);
+  // The data must exercise the versioned rules, or this check proves only the rows.
+  expect(ref.notPut).toBeGreaterThan(0);
+  expect(ref.expired.size).toBeGreaterThan(0);
+  expect(ref.tombstones).toBeGreaterThan(0);
   const rows = await dumpTable(client, keyspace, table);
-  const diff = compareVersions(rows, ref.versions);
+  const diff = compareVersions(rows, ref.versions, ref.expired);
   expect(diff).toMatchObject({ missing: 0, extra: 0, wrong: 0, samples: [] });
   expect(diff.actualVersions).toBe(diff.expectedVersions);
   expect(await compareHistories(rows, ref.stores)).toBe(0);
-  return { ...diff, records: all.length };
+  const persisted = await persistedStreamTimes(client, keyspace, table, topic);
+  expect(Object.fromEntries(persisted)).toEqual(Object.fromEntries([...ref.stores].map(([p, s]) => [p, s.observedStreamTime()])));
+  return { ...diff, records: all.length, notPut: ref.notPut, expired: ref.expired.size, tombstones: ref.tombstones };
 }
 
 /** The fixture of an outage test: frozen services are resumed first (before workers and clients close), then the usual clean-up. */
@@ -372,7 +458,7 @@ export async function startWorkerUnderLoad(
   const n = names(prefix);
   await createTopic(stack.kafka, n.topic, size.partitions);
   const t0 = Date.now();
-  const file = writeConfigFile(workerDoc(n, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, ...pipeline }]));
+  const file = writeConfigFile(workerDoc(n, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: FAULT_RETENTION }, ...pipeline }]));
   const group = pipelineGroup(n.group, 'p');
   const w = stack.spawn(file);
   await waitOutput(w, /worker running/);

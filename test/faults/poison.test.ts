@@ -11,19 +11,20 @@ import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { stackEndpoints } from '../../tools/devstack/endpoints';
 import { committedOffsets, eventually, names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
 import { killWorker, spawnWorker } from '../integration/worker/processes';
-import { checkBelowCommitted, expectTableEqualsReference, genRecords, note, PROFILE, readTopic, ReadRecord, SIZES, waitOutput, workerDoc } from './lib';
+import { checkBelowCommitted, expectTableEqualsReference, FAULT_RETENTION, genRecords, note, PROFILE, readTopic, ReadRecord, SIZES, waitOutput, workerDoc } from './lib';
 
 const BIG = 2 * 1024 * 1024;
 const TOPIC_CONFIG = [{ name: 'max.message.bytes', value: String(8 * 1024 * 1024) }];
 
-type Kind = 'invalid-json' | 'missing-key-field' | 'null-key' | 'big-value' | 'truncated-avro' | 'unknown-schema-id' | 'wrong-magic' | 'json-into-avro';
-const JSON_KINDS: Kind[] = ['invalid-json', 'missing-key-field', 'null-key', 'big-value'];
+type Kind = 'invalid-json' | 'missing-key-field' | 'null-key' | 'big-value' | 'deep-value' | 'truncated-avro' | 'unknown-schema-id' | 'wrong-magic' | 'json-into-avro';
+const JSON_KINDS: Kind[] = ['invalid-json', 'missing-key-field', 'null-key', 'big-value', 'deep-value'];
 const AVRO_KINDS: Kind[] = ['truncated-avro', 'unknown-schema-id', 'wrong-magic', 'json-into-avro'];
 const STAGE: Record<Kind, string> = {
   'invalid-json': 'value-convert',
   'missing-key-field': 'extract',
   'null-key': 'extract',
   'big-value': 'value-convert',
+  'deep-value': 'extract',
   'truncated-avro': 'value-convert',
   'unknown-schema-id': 'value-convert',
   'wrong-magic': 'value-convert',
@@ -67,11 +68,17 @@ function jsonTopicMessages(valid: number, bad: number, keys: number): Message[] 
         return { key: JSON.stringify({ name: `k${randomInt(keys)}` }), value: JSON.stringify({ j }), timestamp: ts(), headers };
       case 'null-key':
         return { key: null, value: JSON.stringify({ j }), timestamp: ts(), headers };
+      case 'deep-value': {
+        const depth = 1000 + randomInt(9000);
+        return { key: JSON.stringify({ id: `k${randomInt(keys)}` }), value: '{"a":'.repeat(depth) + '1' + '}'.repeat(depth), timestamp: ts(), headers };
+      }
       default:
         return { key: JSON.stringify({ id: `k${randomInt(keys)}` }), value: Buffer.alloc(BIG, 'x'), timestamp: ts(), headers };
     }
   });
-  return mix(good, poison);
+  // Valid records whose content names prototypes: stored as plain data, never reaching Object.prototype.
+  const hostile = good.filter((m) => m.value !== null).slice(0, 5).map((m) => ({ ...m, value: '{"__proto__": {"polluted": 1}, "constructor": {"prototype": {"polluted": 1}}, "v": 1}' }));
+  return mix(good.map((m) => hostile.find((h) => h.timestamp === m.timestamp && h.key === m.key) ?? m), poison);
 }
 
 import { useStack } from '../integration/worker/harness';
@@ -125,8 +132,8 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
 
     const errors = { tolerance: 'all', deadLetterQueue: { topic: n.dlq } };
     const file = writeConfigFile(workerDoc(n, [
-      { name: 'pj', topics: [tj], keyConverter: 'json', valueConverter: 'json', extract: { key: { from: 'key', path: 'id' } }, store: { name: 'sj', historyRetention: '7d' }, errors },
-      { name: 'pa', topics: [ta], keyConverter: 'string', valueConverter: 'avro', store: { name: 'sa', historyRetention: '7d' }, errors },
+      { name: 'pj', topics: [tj], keyConverter: 'json', valueConverter: 'json', extract: { key: { from: 'key', path: 'id' } }, store: { name: 'sj', historyRetention: FAULT_RETENTION }, errors },
+      { name: 'pa', topics: [ta], keyConverter: 'string', valueConverter: 'avro', store: { name: 'sa', historyRetention: FAULT_RETENTION }, errors },
     ]));
     const w = spawnWorker(file);
     stack.procs.push(w);
@@ -169,6 +176,7 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
     expect(msgSample('unknown-schema-id')).toMatch(/unknown schema id/);
     expect(msgSample('wrong-magic')).toMatch(/magic byte/);
     expect(msgSample('missing-key-field')).toMatch(/key field "id" is missing/);
+    expect(msgSample('deep-value')).toMatch(/value nests deeper than 64 levels/);
 
     // Every valid record is in the stores, and nothing else.
     const dj = await expectTableEqualsReference(stack.kafka, stack.admin, stack.client, tj, n.keyspace, 'sj_g1', (r) =>
@@ -189,7 +197,7 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
     await createTopics(stack.admin, [n.topic], size.partitions);
     const msgs = jsonTopicMessages(size.valid, size.bad, size.keys);
     await sendAll(stack.kafka, n.topic, msgs);
-    const file = writeConfigFile(workerDoc(n, [{ name: 'strict', topics: [n.topic], keyConverter: 'json', valueConverter: 'json', extract: { key: { from: 'key', path: 'id' } }, store: { name: 'st', historyRetention: '7d' } }]));
+    const file = writeConfigFile(workerDoc(n, [{ name: 'strict', topics: [n.topic], keyConverter: 'json', valueConverter: 'json', extract: { key: { from: 'key', path: 'id' } }, store: { name: 'st', historyRetention: FAULT_RETENTION } }]));
     const w = spawnWorker(file);
     stack.procs.push(w);
     let timer: NodeJS.Timeout | undefined;
@@ -209,8 +217,10 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
     const committed = await committedOffsets(stack.admin, pipelineGroup(n.group, 'strict'), n.topic);
     for (const [pp, c] of committed) expect({ partition: pp, pastFirstBad: c > (firstBad.get(pp) ?? BigInt(Number.MAX_SAFE_INTEGER)) }).toEqual({ partition: pp, pastFirstBad: false });
     // Everything below the committed offsets is stored.
-    const below = await checkBelowCommitted(stack.kafka, stack.admin, stack.client, n.topic, pipelineGroup(n.group, 'strict'), n.keyspace, 'st_g1', (r) => (header(r, 'fault') !== undefined ? null : JSON.parse(r.key!.toString()).id));
+    const below = await checkBelowCommitted(stack.kafka, stack.admin, stack.client, n.topic, pipelineGroup(n.group, 'strict'), n.keyspace, 'st_g1', (r) =>
+      header(r, 'fault') !== undefined ? null : { key: JSON.parse(r.key!.toString()).id, value: r.value === null ? null : JSON.parse(r.value.toString()), timestamp: r.timestamp });
     expect(below.missing).toEqual([]);
+    expect(below.streamTimeBehind).toEqual([]);
     note(`tolerance none: committed ${[...committed].map(([pp, c]) => `${pp}:${c}`).join(' ')}, ${below.checked} records below checked`);
   });
 });

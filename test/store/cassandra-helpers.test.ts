@@ -1,5 +1,5 @@
 import { InvalidIdentifierError } from '../../src/errors';
-import { tableNameForStore, validateKeyspaceName } from '../../src/store/cassandra/identifiers';
+import { baseTableForStore, tableNameForStore, validateKeyspaceName } from '../../src/store/cassandra/identifiers';
 import { bucketOf } from '../../src/store/cassandra/kv-table-reader';
 import { versionedStatements } from '../../src/store/cassandra/layout';
 import { mergeSorted } from '../../src/store/cassandra/paging';
@@ -18,6 +18,18 @@ describe('cassandra helpers (no database)', () => {
     expect(() => tableNameForStore('x; DROP TABLE y')).toThrow(InvalidIdentifierError);
     expect(() => tableNameForStore('9lives')).toThrow(/normalises/);
     expect(() => tableNameForStore('a'.repeat(49))).toThrow(InvalidIdentifierError);
+  });
+  it('keeps short base tables as they were and makes long ones unique with a hash of the full store name', () => {
+    expect(baseTableForStore('TEXT3.word-count2')).toBe('text3_word_count2');
+    expect(baseTableForStore('a'.repeat(40))).toBe('a'.repeat(40));
+    const x = baseTableForStore(`${'a'.repeat(40)}x`);
+    const y = baseTableForStore(`${'a'.repeat(40)}y`);
+    expect(x).toMatch(/^a{31}_[0-9a-f]{8}$/);
+    expect(y).toMatch(/^a{31}_[0-9a-f]{8}$/);
+    expect(x).not.toBe(y);
+    expect(baseTableForStore(`${'a'.repeat(40)}x`)).toBe(x); // stable
+    expect(`${x}_g999999`.length).toBeLessThanOrEqual(48);
+    expect(() => baseTableForStore('x; DROP TABLE y')).toThrow(InvalidIdentifierError);
     expect(() => validateKeyspaceName('Upper')).toThrow(InvalidIdentifierError);
     expect(validateKeyspaceName('ks_1')).toBe('ks_1');
   });
@@ -84,6 +96,16 @@ describe('cassandra helpers (no database)', () => {
     ]);
     const expired = await collectHistory(from(rows), 50, 0, 20);
     expect(expired.map((e) => e.validFrom)).toEqual([40, 20]);
+    let pulled = 0;
+    async function* counted(): AsyncGenerator<RawVersion> {
+      for (const r of rows) {
+        pulled++;
+        yield r;
+      }
+    }
+    const page = await collectHistory(counted(), undefined, 0, Number.NEGATIVE_INFINITY, 2);
+    expect(page.map((e) => e.validFrom)).toEqual([40, 20]);
+    expect(pulled).toBe(4); // 40, the tombstone at 30, 20, and the row that shows the page is full (not the 5th)
   });
 
   it('asOfAnswer: validTo from the next version; below the horizon only a newest value answers, without validTo', () => {
@@ -108,5 +130,34 @@ describe('cassandra helpers (no database)', () => {
     await c.drain();
     expect(cleaned.sort()).toEqual(['a', 'b', 'c', 'd']);
     expect(c.completed).toBe(4);
+  });
+
+  it('RetentionCleaner holds each key once and bounds the key bytes it holds (1,000 keys of 60 KB)', async () => {
+    const cleaned = new Set<string>();
+    const c = new RetentionCleaner(async (k) => {
+      await new Promise((r) => setImmediate(r));
+      cleaned.add(k.subarray(0, 8).toString());
+    }, { every: 64, maxDirtyKeys: 10_000, maxTrackedBytes: 1 << 20, concurrency: 4, maxQueued: 10_000 });
+    let peak = 0;
+    for (let i = 0; i < 1000; i++) {
+      const key = Buffer.alloc(60_000, 0xe9);
+      key.write(String(i).padStart(8, '0'));
+      c.touched(key);
+      c.touched(key); // a second put to the same key adds nothing
+      peak = Math.max(peak, c.trackedBytes);
+    }
+    expect(peak).toBeLessThanOrEqual(1 << 20);
+    expect(peak).toBeGreaterThan(8 * 60_000); // the budget is used, not bypassed
+    await c.drain();
+    expect(c.trackedBytes).toBe(0);
+    expect(c.completed + c.dropped).toBe(1000);
+    expect(cleaned.size).toBe(c.completed);
+    expect(c.completed).toBeGreaterThan(0);
+    // A cleaned key is the same bytes (latin1 round trip of non-ASCII bytes).
+    const seen: Buffer[] = [];
+    const d = new RetentionCleaner(async (k) => void seen.push(k), { every: 1, maxDirtyKeys: 10, concurrency: 1, maxQueued: 10 });
+    d.touched(Buffer.from([0, 0xff, 0x80, 0x7f]));
+    await d.drain();
+    expect(seen).toEqual([Buffer.from([0, 0xff, 0x80, 0x7f])]);
   });
 });

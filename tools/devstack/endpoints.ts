@@ -73,8 +73,8 @@ export const PORT_ENV_VARS = {
 
 /** Environment variable that sets each node count (`stack:up --cassandra-nodes/--kafka-brokers` set them too). */
 export const TOPOLOGY_ENV_VARS = {
-  cassandraNodes: 'ADJUNCT_CASSANDRA_NODES',
-  kafkaBrokers: 'ADJUNCT_KAFKA_BROKERS',
+  cassandraNodes: 'ADJUNCT_STACK_CASSANDRA_NODES',
+  kafkaBrokers: 'ADJUNCT_STACK_KAFKA_BROKERS',
 } as const;
 
 function countFromEnv(name: string): number {

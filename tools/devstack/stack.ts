@@ -128,7 +128,7 @@ async function upInOrder(group: ServiceDef[], s: StackSettings, log: (m: string)
 /**
  * Starts any missing stack services and waits until all really answer; reuses healthy running ones. Kafka brokers and
  * the registry start concurrently (a KRaft quorum needs its voters together), Cassandra nodes one after another.
- * The topology comes from the settings (ADJUNCT_CASSANDRA_NODES / ADJUNCT_KAFKA_BROKERS, default one of each); a
+ * The topology comes from the settings (ADJUNCT_STACK_CASSANDRA_NODES / ADJUNCT_STACK_KAFKA_BROKERS, default one of each); a
  * folder whose services run with another topology is refused.
  */
 export async function ensureStack(opts: StackOptions = {}): Promise<void> {

@@ -10,11 +10,14 @@ import {
 import { deserializeWith, encodeKeyWith, historyBounds, requireTimestamp, serializeWith } from '../validation';
 import { RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
 import { StreamTimeTable } from './stream-time-table';
+import { TypedColumns } from './typed-columns';
 import { versionRowId } from './write-batcher';
 import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader } from './versioned-table-reader';
 
 /** Bytes a version row adds to a batch beyond its key and value (valid_from, cell and row headers). */
 const ROW_OVERHEAD_BYTES = 24;
+/** Estimated bytes of one typed cell in a batch (the value blob already carries the field's data once). */
+const TYPED_CELL_BYTES = 16;
 
 /** The big-endian int32 serialisation of a partition number (a routing key). */
 function int32Bytes(n: number): Buffer {
@@ -36,6 +39,8 @@ export interface CassandraVersionedStoreParts<K, V> {
   valueSerde: Serde<V>;
   initialStreamTime: number;
   cleaner: Omit<RetentionCleanerOptions, 'onError'> & { onError?: (e: unknown) => void };
+  /** Typed columns written alongside the layout's columns in the same INSERT (opt-in). */
+  typed?: TypedColumns;
 }
 
 /**
@@ -82,10 +87,10 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     if (v === null) return PUT_RETURN_CODE_NOT_PUT;
     let validTo = PUT_RETURN_CODE_VALID_TO_UNDEFINED;
     if (v.inOrder) {
-      await this.insert(v.key, timestamp, v.bytes);
+      await this.insert(v.key, timestamp, v.bytes, value, key);
     } else {
       // The read only sees versions strictly newer than timestamp, so it can run alongside the write.
-      const [next] = await Promise.all([this.reader.after(this.locator(v.key), timestamp), this.insert(v.key, timestamp, v.bytes)]);
+      const [next] = await Promise.all([this.reader.after(this.locator(v.key), timestamp), this.insert(v.key, timestamp, v.bytes, value, key)]);
       if (next !== null) validTo = next.validFrom;
     }
     this.cleaner.touched(v.key);
@@ -99,7 +104,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   async write(key: K, value: V | null, timestamp: number): Promise<'written' | 'expired'> {
     const v = this.accept(key, value, timestamp);
     if (v === null) return 'expired';
-    await this.insert(v.key, timestamp, v.bytes);
+    await this.insert(v.key, timestamp, v.bytes, value, key);
     this.cleaner.touched(v.key);
     return 'written';
   }
@@ -127,7 +132,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     if (timestamp < this.horizon()) return null;
     const existing = asOfAnswer(await this.reader.asOfWithNext(this.locator(k), timestamp), timestamp, this.horizon());
     this.streamTime = Math.max(this.streamTime, timestamp);
-    await this.insert(k, timestamp, null);
+    await this.insert(k, timestamp, null, null, key);
     this.cleaner.touched(k);
     return existing === null ? null : this.toRecord(existing.version, existing.validTo);
   }
@@ -197,15 +202,23 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
 
   /**
    * One write of a version (coalesced into a batch when the executor has a batcher); the bind values are built
-   * directly (the partition was validated once). Its routing key is the Cassandra partition key.
+   * directly (the partition was validated once). Its routing key is the Cassandra partition key. With typed columns the
+   * same INSERT also sets them from the unserialised key and value (`typedKey`, `typedValue`; null for tombstones).
    */
-  private async insert(key: Buffer, timestamp: number, value: Buffer | null): Promise<void> {
+  private async insert(key: Buffer, timestamp: number, value: Buffer | null, typedValue: V | null = null, typedKey?: K): Promise<void> {
     const ts = this.reader.exec.long(timestamp);
     const writer = this.parts.writerId;
     const p = this.partition;
-    const params = p === undefined ? [key, ts, value, writer] : [p, key, ts, value, writer];
-    const bytes = key.length + (value === null ? 0 : value.length) + writer.length + ROW_OVERHEAD_BYTES;
-    await this.reader.exec.writeRow({ query: this.reader.cql.insert, params, routingKey: this.routingKey ?? key, rowId: versionRowId(key, timestamp), bytes }, 'write version');
+    const params: unknown[] = p === undefined ? [key, ts, value, writer] : [p, key, ts, value, writer];
+    let bytes = key.length + (value === null ? 0 : value.length) + writer.length + ROW_OVERHEAD_BYTES;
+    let query = this.reader.cql.insert;
+    if (this.parts.typed !== undefined) {
+      const row = await this.parts.typed.row(typedKey, value === null ? null : typedValue);
+      query = row.cql;
+      params.push(...row.cells);
+      bytes += TYPED_CELL_BYTES * row.cells.length;
+    }
+    await this.reader.exec.writeRow({ query, params, routingKey: this.routingKey ?? key, rowId: versionRowId(key, timestamp), bytes }, 'write version');
   }
 
   /** Bind values of a key's rows plus one valid_from bound. */

@@ -1,3 +1,4 @@
+import { createHash } from 'crypto';
 import { InvalidIdentifierError } from '../../errors';
 
 /** Valid unquoted Cassandra keyspace/table name as adjunct accepts it. */
@@ -38,4 +39,21 @@ export function tableNameForStore(storeName: unknown): string {
     );
   }
   return table;
+}
+
+/** Longest base table name of a store: `_g<generation>` is appended to it per generation (48 characters in all). */
+export const MAX_BASE_TABLE_LENGTH = 40;
+
+/**
+ * The base table of a store (generation tables are `<base>_g<N>`). Names that normalise to at most 40 characters keep
+ * their normalised form (so existing tables keep their names); longer ones become their first 31 characters, `_` and
+ * 8 hex digits of the SHA-256 of the full store name, so two long names sharing a prefix get different tables.
+ * Different names can still normalise alike (`a.b` and `A_b`): configs are checked for that, and the catalog records
+ * which store owns a base table.
+ */
+export function baseTableForStore(storeName: unknown): string {
+  const table = tableNameForStore(storeName);
+  if (table.length <= MAX_BASE_TABLE_LENGTH) return table;
+  const hash = createHash('sha256').update(storeName as string, 'utf8').digest('hex').slice(0, 8);
+  return `${table.slice(0, MAX_BASE_TABLE_LENGTH - 9)}_${hash}`;
 }

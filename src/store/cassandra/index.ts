@@ -14,3 +14,6 @@ export { type TableReaderOptions, validatePartition } from './open-common';
 export * from './kv-table-reader';
 export * from './cassandra-kv-store';
 export * from './open-kv-store';
+export * from './cql-types';
+export * from './typed-column-spec';
+export * from './typed-columns';

@@ -102,3 +102,8 @@ export function versionedStatements(ref: TableRef): VersionedStatements {
     in: partitioned ? readStatements(t, sel, 'partition IN ? AND key = ?', asc) : single,
   };
 }
+
+/** Columns of a versioned table's INSERT, in bind order (typed columns are appended after them). */
+export function versionedInsertColumns(scope: StoreScope): string[] {
+  return scope === 'partitioned' ? ['partition', 'key', 'valid_from', 'value', 'writer'] : ['key', 'valid_from', 'value', 'writer'];
+}

@@ -9,6 +9,8 @@ import { ensureColumns, ensureKeyspace, ensureTable, renderReplication } from '.
 import { StreamTimeTable } from './stream-time-table';
 import { renderTableOptions } from './table-options';
 import { VersionedTableReader } from './versioned-table-reader';
+import { TypedColumns, TypedColumnsOptions } from './typed-columns';
+import { requireValidColumns } from './typed-column-spec';
 
 /** Options of openCassandraVersionedStore (the partition is also the default writer identity). */
 export interface CassandraVersionedStoreOptions<K, V> extends StoreOpenOptions<K, V> {
@@ -22,6 +24,8 @@ export interface CassandraVersionedStoreOptions<K, V> extends StoreOpenOptions<K
   maxDirtyKeys?: number;
   /** Called when a background clean-up fails (it is retried on the next flush). */
   onCleanupError?: (error: unknown) => void;
+  /** Typed columns for plain-CQL readers, written alongside the layout's columns (opt-in; validated before any CQL). */
+  typed?: TypedColumnsOptions;
 }
 
 /** Opens (creating keyspace/tables if allowed) a KIP-889 versioned store on Cassandra and loads its stream time. */
@@ -43,6 +47,10 @@ export async function openCassandraVersionedStore<K = string, V = string>(
   }
   const cleanupEvery = positiveInt('cleanupEvery', options.cleanupEvery, 64);
   const maxDirtyKeys = positiveInt('maxDirtyKeys', options.maxDirtyKeys, 10_000);
+  if (options.typed !== undefined) {
+    const value = 'columns' in options.typed ? options.typed.columns : [];
+    requireValidColumns([...(options.typed.keyColumns ?? []), ...value], 'typed columns');
+  }
 
   const exec = new CqlExecutor(options.client, options, { keyspace, table, store: options.storeName });
   const ref = { keyspace, table, scope: options.scope };
@@ -50,6 +58,7 @@ export async function openCassandraVersionedStore<K = string, V = string>(
   await ensureTable(exec, { keyspace, table: STREAM_TIME_TABLE }, STREAM_TIME_DDL, [], options);
   await ensureTable(exec, ref, versionedTableDdl(ref), withOptions, options);
   await ensureColumns(exec, ref, VERSIONED_ADDED_COLUMNS, options);
+  const typed = options.typed === undefined ? undefined : await TypedColumns.open(exec, ref, options.typed, options);
 
   const streamTimes = new StreamTimeTable(exec, keyspace);
   const initialStreamTime = await streamTimes.load(table, writerId);
@@ -64,5 +73,6 @@ export async function openCassandraVersionedStore<K = string, V = string>(
     valueSerde: options.valueSerde ?? (stringSerde as unknown as Serde<V>),
     initialStreamTime,
     cleaner: { every: cleanupEvery, maxDirtyKeys, concurrency: 4, maxQueued: maxDirtyKeys, onError: options.onCleanupError },
+    typed,
   });
 }

@@ -4,6 +4,11 @@ export interface RetentionCleanerOptions {
   every: number;
   /** Most dirty keys tracked; the oldest is cleaned when exceeded (default 10,000). */
   maxDirtyKeys: number;
+  /**
+   * Most key bytes held, half for dirty keys and half for queued clean-ups (default 1 MiB per writer). Past it the
+   * oldest dirty key is queued early, and a clean-up that finds the queue full is dropped (see maxQueued).
+   */
+  maxTrackedBytes?: number;
   /** Clean-ups running at once (default 4). */
   concurrency: number;
   /** Most clean-ups waiting; further ones are dropped (the key is cleaned when next dirtied). Default 10,000. */
@@ -12,82 +17,113 @@ export interface RetentionCleanerOptions {
   onError?: (error: unknown) => void;
 }
 
+/** Default byte budget of one cleaner (one writer). */
+export const DEFAULT_MAX_TRACKED_BYTES = 1 << 20;
+
 interface Dirty {
-  /** The key as a latin1 string (map id), computed once per key. */
+  /** The encoded key as a latin1 string: the only copy of the key held (a Buffer is made again to clean it). */
   id: string;
-  key: Buffer;
   puts: number;
 }
 
 /**
- * Tracks keys dirtied by puts and deletes their expired versions in the background, bounded in memory and concurrency.
+ * Tracks keys dirtied by puts and deletes their expired versions in the background, bounded in memory (by key count
+ * and by key bytes; each key is held once, as a latin1 string) and in concurrency.
  * drain() (awaited by the store's flush) cleans every dirty key and waits for all running clean-ups.
+ * A dropped clean-up only delays the physical removal of versions that reads already hide.
  */
 export class RetentionCleaner {
   private readonly dirty = new Map<string, Dirty>();
-  private readonly queue: Dirty[] = [];
+  private readonly queue: string[] = [];
   private readonly queued = new Set<string>();
+  private readonly halfBudget: number;
+  private dirtyBytes = 0;
+  private queuedBytes = 0;
   private running = 0;
   private idleWaiters: (() => void)[] = [];
   /** Number of clean-ups performed (for metrics and tests). */
   completed = 0;
   /** Number of failed clean-ups. */
   failed = 0;
+  /** Number of clean-ups dropped because the queue was full (by count or bytes). */
+  dropped = 0;
 
   constructor(
     private readonly clean: (key: Buffer) => Promise<void>,
     private readonly options: RetentionCleanerOptions,
-  ) {}
+  ) {
+    this.halfBudget = Math.floor((options.maxTrackedBytes ?? DEFAULT_MAX_TRACKED_BYTES) / 2);
+  }
+
+  /** Key bytes currently held by dirty keys and queued clean-ups (for tests and metrics). */
+  get trackedBytes(): number {
+    return this.dirtyBytes + this.queuedBytes;
+  }
 
   /** Records a put to key; schedules its clean-up every `every` puts. */
   touched(key: Buffer): void {
     const id = key.toString('latin1');
     let d = this.dirty.get(id);
     if (d === undefined) {
-      d = { id, key, puts: 0 };
+      d = { id, puts: 0 };
       this.dirty.set(id, d);
-      if (this.dirty.size > this.options.maxDirtyKeys) {
+      this.dirtyBytes += id.length;
+      while (this.dirty.size > 1 && (this.dirty.size > this.options.maxDirtyKeys || this.dirtyBytes > this.halfBudget)) {
         const oldest = this.dirty.values().next().value as Dirty;
-        this.dirty.delete(oldest.id);
-        this.enqueue(oldest);
+        this.forget(oldest.id);
+        this.enqueue(oldest.id);
       }
     }
     d.puts++;
-    if (d.puts >= this.options.every) {
-      this.dirty.delete(id);
-      this.enqueue(d);
+    if (d.puts >= this.options.every || this.dirtyBytes > this.halfBudget) {
+      this.forget(id);
+      this.enqueue(id);
     }
   }
 
   /** Cleans every dirty key and resolves when no clean-up is running or queued. */
   async drain(): Promise<void> {
-    for (const d of this.dirty.values()) this.enqueue(d, true);
-    this.dirty.clear();
+    for (const id of [...this.dirty.keys()]) {
+      this.forget(id);
+      this.enqueue(id, true);
+    }
     if (this.running === 0 && this.queue.length === 0) return;
     await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private enqueue(d: Dirty, force = false): void {
-    if (this.queued.has(d.id)) return;
-    if (!force && this.queue.length >= this.options.maxQueued) return;
-    this.queued.add(d.id);
-    this.queue.push(d);
+  private forget(id: string): void {
+    if (this.dirty.delete(id)) this.dirtyBytes -= id.length;
+  }
+
+  private enqueue(id: string, force = false): void {
+    if (this.queued.has(id)) return;
+    if (!force && (this.queue.length >= this.options.maxQueued || (this.queue.length > 0 && this.queuedBytes + id.length > this.halfBudget))) {
+      this.dropped++;
+      return;
+    }
+    this.queued.add(id);
+    this.queue.push(id);
+    this.queuedBytes += id.length;
     this.pump();
   }
 
   private pump(): void {
     while (this.running < this.options.concurrency && this.queue.length > 0) {
-      const d = this.queue.shift() as Dirty;
-      this.queued.delete(d.id);
+      const id = this.queue.shift() as string;
+      this.queued.delete(id);
+      this.queuedBytes -= id.length;
       this.running++;
-      this.clean(d.key)
+      this.clean(Buffer.from(id, 'latin1'))
         .then(
           () => {
             this.completed++;
           },
           (e: unknown) => {
             this.failed++;
-            if (!this.dirty.has(d.id)) this.dirty.set(d.id, { id: d.id, key: d.key, puts: 0 });
+            if (!this.dirty.has(id)) {
+              this.dirty.set(id, { id, puts: 0 });
+              this.dirtyBytes += id.length;
+            }
             this.options.onError?.(e);
           },
         )

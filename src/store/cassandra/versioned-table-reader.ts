@@ -70,10 +70,12 @@ export async function collectHistory(
   topValidTo: number | undefined,
   fromTime: number,
   horizon: number,
+  maxEntries = Number.POSITIVE_INFINITY,
 ): Promise<RawHistoryEntry[]> {
   const out: RawHistoryEntry[] = [];
   let validTo = topValidTo;
   for await (const row of rowsDesc) {
+    if (out.length >= maxEntries) break;
     if (validTo !== undefined && (validTo <= horizon || validTo <= fromTime)) break;
     if (row.value !== null) {
       const e: RawHistoryEntry = { validFrom: row.validFrom, value: row.value };
@@ -180,6 +182,7 @@ export class VersionedTableReader {
     fromTime: number,
     toTime: number,
     horizonOf: (version: RawVersion | null) => number | Promise<number>,
+    maxEntries?: number,
   ): Promise<RawHistoryEntry[]> {
     if (fromTime > toTime) return [];
     const bounded = Number.isFinite(toTime);
@@ -196,7 +199,7 @@ export class VersionedTableReader {
       yield top;
       yield* rows;
     }
-    return collectHistory(replay(), next?.validFrom, fromTime, horizon);
+    return collectHistory(replay(), next?.validFrom, fromTime, horizon, maxEntries);
   }
 }
 

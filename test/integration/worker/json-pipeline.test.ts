@@ -81,6 +81,8 @@ describe('worker: JSON changelog → versioned global store (real Kafka + Cassan
     const dump = async () => (await stack.client.execute(`SELECT key, valid_from, value FROM ${n.keyspace}.s_g1`)).rows.map((r) => `${r.get('key').toString()}|${r.get('valid_from')}|${r.get('value')?.toString()}`).sort();
     const first = await dump();
     expect(first.length).toBeGreaterThan(17);
+    // Another worker group is another deployment: the first one's tables are handed over (owner row deleted) first.
+    await stack.client.execute(`DELETE FROM ${n.keyspace}.adjunct_table_owners WHERE base_table = 's'`);
     stack.worker = await startWorker(configDoc(n.keyspace, n.group + 'b', [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '1d' } }]));
     await waitCaughtUp(stack.admin, pipelineGroup(n.group + 'b', 'p'), n.topic);
     expect(await dump()).toEqual(first);

@@ -48,7 +48,7 @@ describe('dev stack topology', () => {
   it('rejects node counts outside 1..5', () => {
     for (const bad of ['0', '6', '2.5', 'three']) {
       process.env[TOPOLOGY_ENV_VARS.cassandraNodes] = bad;
-      expect(() => stackSettings()).toThrow(new RegExp(`ADJUNCT_CASSANDRA_NODES=${bad} must be a whole number from 1 to 5`));
+      expect(() => stackSettings()).toThrow(new RegExp(`ADJUNCT_STACK_CASSANDRA_NODES=${bad} must be a whole number from 1 to 5`));
     }
   });
 });
