@@ -10,7 +10,7 @@ import { createTopic } from '../helpers';
 import { StoreCatalog, WorkerRegistry } from '../../../src/generations';
 import { committedOffsets, eventually, names, pipelineGroup, useStack, waitCaughtUp, writeConfigFile } from './harness';
 import { killWorker, WorkerProcess } from './processes';
-import { expectTableEqualsReference, genRecords, note, produceAll, totalOf, waitOutput, workerDoc } from '../../faults/lib';
+import { expectTableEqualsReference, FAULT_RETENTION, genRecords, note, produceAll, totalOf, waitOutput, workerDoc } from '../../faults/lib';
 
 jest.setTimeout(300_000);
 
@@ -43,7 +43,7 @@ describe('generations followed by every worker', () => {
     const pipeline = {
       name: 'p',
       topics: [n.topic],
-      store: { name: 's', historyRetention: '7d' },
+      store: { name: 's', historyRetention: FAULT_RETENTION },
       keepPreviousGeneration: '40s', // long enough for the generation-2 check before the rollback
       errors: { tolerance: 'all', deadLetterQueue: { topic: n.dlq } },
     };
@@ -98,10 +98,10 @@ describe('generations followed by every worker', () => {
     await expectTableEqualsReference(stack.kafka, stack.admin, stack.client, n.topic, n.keyspace, 's_g2');
 
     // Rollback to generation 1 from the CLI, straight in the catalog; the same target again changes nothing.
-    const rb = await cli(['rollback', 'p', '--to', '1', '-c', file, '--json']);
+    const rb = await cli(['rollback', 'p', '--to', '1', '-c', file, '--catalog', '--json']);
     expect({ code: rb.code, stderr: rb.stderr }).toEqual({ code: 0, stderr: '' });
     expect(JSON.parse(rb.stdout)).toMatchObject({ current: 1, previous: 2, changed: true });
-    const again = await cli(['rollback', 'p', '--to', '1', '-c', file, '--json']);
+    const again = await cli(['rollback', 'p', '--to', '1', '-c', file, '--catalog', '--json']);
     expect(JSON.parse(again.stdout)).toMatchObject({ current: 1, previous: 2, changed: false });
     expect((await catalog.get('s'))?.currentGeneration).toBe(1);
 
