@@ -13,4 +13,12 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
     },
   },
+  {
+    // The Cassandra store's modules are internal to src/store: the rest of the code uses its barrel (store/cassandra).
+    files: ['src/**/*.ts'],
+    ignores: ['src/store/**', 'src/index.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/store/cassandra/*'], message: 'import from the store/cassandra barrel; its modules are internal to src/store' }] }],
+    },
+  },
 );

@@ -18,3 +18,12 @@ describe('package entry', () => {
     expect(await s.put('EUR', 'b1', 1)).toBe(3);
   });
 });
+
+describe('deliberate public API', () => {
+  it('names each runtime export; internals such as CqlExecutor and sleep stay inside', () => {
+    const names = Object.keys(adjunct).sort();
+    expect(names.length).toBeLessThanOrEqual(35);
+    for (const internal of ['CqlExecutor', 'sleep', 'toNumber', 'STREAM_TIME_DDL', 'VersionedTableReader', 'PipelineTask']) expect(names).not.toContain(internal);
+    for (const wanted of ['openLookup', 'Worker', 'loadConfigFile', 'AdjunctError', 'ERROR_CODES', 'skip', 'MemoryVersionedStore']) expect(names).toContain(wanted);
+  });
+});

@@ -1,7 +1,7 @@
 import { Client, types } from 'cassandra-driver';
 import { ErrorStage, StoreError, wrapCassandraError } from '../errors';
-import { toNumber } from '../store/cassandra/cql-executor';
-import { awaitSchemaAgreement } from '../store/cassandra/schema';
+import { toNumber } from '../store/cassandra';
+import { awaitSchemaAgreement } from '../store/cassandra';
 
 /** Executes a prepared catalog statement at LOCAL_QUORUM (LOCAL_SERIAL for its LWTs); failures become classified StoreErrors. */
 export async function catalogExecute(client: Client, cql: string, params: unknown[], what: string, stage: ErrorStage): Promise<types.ResultSet> {

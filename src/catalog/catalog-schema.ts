@@ -1,6 +1,6 @@
 import { Client } from 'cassandra-driver';
-import { validateKeyspaceName } from '../store/cassandra/identifiers';
-import { CqlExecutor } from '../store/cassandra/cql-executor';
+import { validateKeyspaceName } from '../store/cassandra';
+import { CqlExecutor } from '../store/cassandra';
 import { requireSchemaAgreement } from './catalog-cql';
 
 /** CQL of the catalog tables (store generations, pipeline status, base-table owners, pause flags, worker heartbeats), created in the store keyspace. */

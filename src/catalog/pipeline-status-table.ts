@@ -1,5 +1,5 @@
 import { Client, types } from 'cassandra-driver';
-import { validateKeyspaceName } from '../store/cassandra/identifiers';
+import { validateKeyspaceName } from '../store/cassandra';
 import { catalogExecute, numberOrNull } from './catalog-cql';
 
 /** Bootstrap/build state of a pipeline generation, as persisted for other processes. */

@@ -1,9 +1,9 @@
 import { AdjunctConfig, PipelineSpec } from './schema';
 import { topicMatcher } from './topic-matcher';
-import { renderTableOptions, TableOptions } from '../store/cassandra/table-options';
-import { baseTableForStore, tableNameForStore } from '../store/cassandra/identifiers';
+import { renderTableOptions, TableOptions } from '../store/cassandra';
+import { baseTableForStore, tableNameForStore } from '../store/cassandra';
 import { parseFieldPath } from '../extract/field-path';
-import { columnNameFor, keyColumnProblems, keyColumnsOf, typedColumnProblems } from '../store/cassandra/typed-column-spec';
+import { columnNameFor, keyColumnProblems, keyColumnsOf, typedColumnProblems } from '../store/cassandra';
 
 /** A semantic problem found after schema validation. */
 export interface CrossProblem {

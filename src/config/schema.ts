@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseDurationMs } from './duration';
-import { CQL_NAME_PATTERN } from '../store/cassandra/identifiers';
+import { CQL_NAME_PATTERN } from '../store/cassandra';
 
 /** A duration in ms: a non-negative integer or a string like `30s`, `7d`. */
 export const Duration = z

@@ -1,5 +1,5 @@
 import { AdjunctError, BadRecordError } from '../errors';
-import { ColumnSchema, ColumnSource } from '../store/cassandra/typed-columns';
+import { ColumnSchema, ColumnSource } from '../store/cassandra';
 import { RegistrySettings } from './factory';
 import { schemaFields } from './schema-columns';
 

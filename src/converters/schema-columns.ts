@@ -1,7 +1,7 @@
 import { Enum, Namespace, parse, Type as ProtoType } from 'protobufjs';
 import { ConfigError } from '../errors';
-import { CqlColumnType } from '../store/cassandra/cql-types';
-import { columnNameFor, TypedColumn } from '../store/cassandra/typed-column-spec';
+import { CqlColumnType } from '../store/cassandra';
+import { columnNameFor, TypedColumn } from '../store/cassandra';
 
 /** Typed columns of a schema's top-level fields; fields of a type with no scalar column (records, arrays, maps) are `unmapped`. */
 export interface SchemaFields {

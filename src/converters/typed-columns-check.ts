@@ -1,7 +1,7 @@
 import type { AdjunctConfig } from '../config/schema';
 import { describeError } from '../errors';
-import { CqlColumnType } from '../store/cassandra/cql-types';
-import { typedColumnProblems } from '../store/cassandra/typed-column-spec';
+import { CqlColumnType } from '../store/cassandra';
+import { typedColumnProblems } from '../store/cassandra';
 import { RegistryColumnSource } from './registry-column-source';
 
 /** A typed-column mapping that does not fit a registry schema, at its YAML path. */

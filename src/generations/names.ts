@@ -1,4 +1,4 @@
-import { validateTableName } from '../store/cassandra/identifiers';
+import { validateTableName } from '../store/cassandra';
 
 /** Table of a store generation: `<base>_g<generation>`. */
 export function generationTable(baseTable: string, generation: number): string {

@@ -1,6 +1,6 @@
 import { Client } from 'cassandra-driver';
 import { catalogExecute } from '../catalog/catalog-cql';
-import { validateKeyspaceName } from '../store/cassandra/identifiers';
+import { validateKeyspaceName } from '../store/cassandra';
 
 /** The persisted pause flag of each pipeline (`adjunct_pipeline_control`), honoured by every worker, also those started later. */
 export class PipelineControl {

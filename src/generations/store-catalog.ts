@@ -1,6 +1,6 @@
 import { Client, types } from 'cassandra-driver';
 import { AdjunctError } from '../errors';
-import { validateKeyspaceName } from '../store/cassandra/identifiers';
+import { validateKeyspaceName } from '../store/cassandra';
 import { catalogExecute, numberOrNull } from '../catalog/catalog-cql';
 
 /** What the catalog remembers about a store: its shape (so readers decode right) and its generations. */

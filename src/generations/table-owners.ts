@@ -1,6 +1,6 @@
 import { Client } from 'cassandra-driver';
 import { AdjunctError } from '../errors';
-import { validateKeyspaceName, validateTableName } from '../store/cassandra/identifiers';
+import { validateKeyspaceName, validateTableName } from '../store/cassandra';
 import { catalogExecute } from '../catalog/catalog-cql';
 import { StoreEntry } from './store-catalog';
 

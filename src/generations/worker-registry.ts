@@ -1,6 +1,6 @@
 import { Client, types } from 'cassandra-driver';
 import { catalogExecute, numberOrNull } from '../catalog/catalog-cql';
-import { validateKeyspaceName } from '../store/cassandra/identifiers';
+import { validateKeyspaceName } from '../store/cassandra';
 
 /** Why a worker writes a generation: the one readers read, or the one a reload builds. */
 export type WriterRole = 'current' | 'building';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'fs';
-import Fastify, { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
+import Fastify, { FastifyBaseLogger, FastifyInstance, FastifyReply, LogController } from 'fastify';
 import { ConfigError } from '../errors';
 import { registerAdminRoutes } from './admin-routes';
 import { adminRoutesEnabled } from './auth';
@@ -33,7 +33,7 @@ export async function buildHttpServer(o: HttpServerOptions): Promise<FastifyInst
   const c = o.config;
   const app = Fastify({
     loggerInstance: o.logger.child({ component: 'http' }) as unknown as FastifyBaseLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     requestTimeout: c.requestTimeout ?? 30_000,
     connectionTimeout: c.connectionTimeout ?? 60_000,

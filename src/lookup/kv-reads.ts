@@ -1,5 +1,5 @@
 import { ByteRange } from '../store/key-range';
-import { DEFAULT_KV_BUCKETS, KvTableReader } from '../store/cassandra/kv-table-reader';
+import { DEFAULT_KV_BUCKETS, KvTableReader } from '../store/cassandra';
 import { deserializeWith } from '../store/validation';
 import { LookupContext, ResolvedStore } from './lookup-context';
 import { LookupRecord } from './types';

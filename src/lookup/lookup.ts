@@ -1,6 +1,6 @@
 import { Client } from 'cassandra-driver';
 import { AdjunctError, wrapCassandraError } from '../errors';
-import { validateKeyspaceName } from '../store/cassandra/identifiers';
+import { validateKeyspaceName } from '../store/cassandra';
 import { KvReads } from './kv-reads';
 import { LookupContext, orIfMissing } from './lookup-context';
 import { invalidLookupArgument } from './lookup-error';

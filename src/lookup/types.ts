@@ -1,5 +1,6 @@
+import type { HistoryOptions } from '../store/types';
 import type { Client, ClientOptions } from 'cassandra-driver';
-import type { ConsistencyOption } from '../store/cassandra/cql-executor';
+import type { ConsistencyOption } from '../store/cassandra';
 import type { ReadCacheOptions } from './read-cache';
 
 /** Options of openLookup. */
@@ -62,11 +63,8 @@ export interface ReadOptions {
   partition?: number;
 }
 
-/** Options of a KIP-968 history query. */
-export interface LookupHistoryOptions {
-  fromTime?: number;
-  toTime?: number;
-  order?: 'asc' | 'desc';
+/** Options of a KIP-968 history query through the lookup: the store's `HistoryOptions` plus a page bound. */
+export interface LookupHistoryOptions extends HistoryOptions {
   /** Order desc only: stop after this many versions, newest first (pages read only what they return). */
   maxVersions?: number;
 }

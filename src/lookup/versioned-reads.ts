@@ -1,4 +1,4 @@
-import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader } from '../store/cassandra/versioned-table-reader';
+import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader } from '../store/cassandra';
 import { deserializeWith, historyBounds } from '../store/validation';
 import { LookupContext, ResolvedStore } from './lookup-context';
 import { LookupHistoryOptions, LookupRecord, WriterHorizon } from './types';

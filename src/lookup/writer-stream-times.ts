@@ -1,4 +1,4 @@
-import type { RawVersion } from '../store/cassandra/versioned-table-reader';
+import type { RawVersion } from '../store/cassandra';
 
 /**
  * The persisted stream time of each writer of a table (writer = source topic/partition). A version's retention horizon

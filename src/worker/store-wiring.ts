@@ -5,20 +5,20 @@ import { generationTable, StoreEntry } from '../generations';
 import { InvalidArgumentError, wrapCassandraError } from '../errors';
 import { coerceKey, coerceValue, serdeByName } from '../store/serde';
 import { Serde } from '../store/types';
-import { baseTableForStore, validateKeyspaceName, validateTableName } from '../store/cassandra/identifiers';
-import { ensureKeyspace, renderReplication, ReplicationOptions } from '../store/cassandra/schema';
-import { CqlExecutor, StoreRetryPolicy } from '../store/cassandra/cql-executor';
-import { openCassandraVersionedStore } from '../store/cassandra/open-versioned-store';
-import { openCassandraKeyValueStore } from '../store/cassandra/open-kv-store';
-import { DEFAULT_KV_BUCKETS } from '../store/cassandra/kv-table-reader';
+import { baseTableForStore, validateKeyspaceName, validateTableName } from '../store/cassandra';
+import { ensureKeyspace, renderReplication, ReplicationOptions } from '../store/cassandra';
+import { CqlExecutor, StoreRetryPolicy } from '../store/cassandra';
+import { openCassandraVersionedStore } from '../store/cassandra';
+import { openCassandraKeyValueStore } from '../store/cassandra';
+import { DEFAULT_KV_BUCKETS } from '../store/cassandra';
 import { IssuedWrite, PartitionWriterFactory } from '../sink/partition-writer';
-import { TableOptions } from '../store/cassandra/table-options';
-import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra/typed-column-spec';
-import { TypedColumnsOptions } from '../store/cassandra/typed-columns';
+import { TableOptions } from '../store/cassandra';
+import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra';
+import { TypedColumnsOptions } from '../store/cassandra';
 import { RegistryColumnSource, RegistrySettings } from '../converters';
 import { writerIdOf } from '../kafka/topic-partition';
-import { createWriteBatcher } from '../store/cassandra/batch-sender';
-import { WriteBatcher } from '../store/cassandra/write-batcher';
+import { createWriteBatcher } from '../store/cassandra';
+import { WriteBatcher } from '../store/cassandra';
 
 /** Rows in flight the write budget must allow so that maxInFlight batches can be full. */
 export function recordsInFlight(cfg: AdjunctConfig): number {

@@ -17,3 +17,5 @@ export * from './open-kv-store';
 export * from './cql-types';
 export * from './typed-column-spec';
 export * from './typed-columns';
+export * from './batch-sender';
+export * from './write-batcher';
