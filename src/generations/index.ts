@@ -6,3 +6,4 @@ export * from './pipeline-control';
 export * from './follow-plan';
 export * from './generations';
 export * from './table-owners';
+export * from './writer-heartbeat';

@@ -1,7 +1,7 @@
 import { Admin } from 'kafkajs';
 import type { PipelineSpec } from '../config/schema';
 import { PipelineStatusTable } from '../catalog';
-import { FollowStep, generationGroup, Generations, LiveWriter, planFollow, StoreEntry, WriterRole } from '../generations';
+import { FollowStep, generationGroup, Generations, LiveWriter, planFollow, StoreEntry, WriterHeartbeat, WriterRole } from '../generations';
 import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
 import { PartitionWriterFactory } from '../sink/partition-writer';
@@ -60,9 +60,7 @@ export class PipelineRunner {
   private follower?: NodeJS.Timeout;
   private paused = false;
   private writers: LiveWriter[] = [];
-  /** Generations this worker's tasks may write right now (started or still stopping), heartbeated on their own timer. */
-  private readonly writing = new Map<number, WriterRole>();
-  private heart?: NodeJS.Timeout;
+  private readonly heartbeat: WriterHeartbeat;
   private readonly log: Logger;
   private readonly subscription: TopicSubscription;
   /** Task swaps (reload switch, rollback, re-subscription, stop) run one at a time. */
@@ -75,6 +73,7 @@ export class PipelineRunner {
     this.generation = d.entry.currentGeneration;
     this.log = parts.logger.child({ pipeline: d.spec.name });
     this.subscription = new TopicSubscription(d.spec, d.admin, this.log);
+    this.heartbeat = new WriterHeartbeat(d.generations, d.spec.name, d.workerId, this.log);
   }
 
   /** Pipeline name. */
@@ -123,27 +122,19 @@ export class PipelineRunner {
     if (this.mainTracker) await this.mainTracker.begin();
     if (reload) await this.reload();
     this.subscription.watch((change) => this.resubscribe(change));
-    this.heart = setInterval(() => void this.beatAll().catch((e) => this.log.warn({ err: describeError(e) }, 'worker heartbeat failed; retrying at the next poll')), this.d.generationPollMs);
+    this.heartbeat.start(this.d.generationPollMs);
     this.follower = setInterval(() => void this.follow().catch((e) => this.log.warn({ err: describeError(e) }, 'following the catalog failed; retrying at the next poll')), this.d.generationPollMs);
     this.janitor = setInterval(() => void this.dropExpiredGeneration().catch((e) => this.log.warn({ err: describeError(e) }, 'generation clean-up failed')), Math.max(this.d.generationPollMs, 1000));
   }
 
   /** Registers (or refreshes) this worker as a writer of a generation; done before any write into it. */
   private beat(generation: number, role: WriterRole): Promise<void> {
-    this.writing.set(generation, role);
-    return this.d.generations.beat(this.name, this.d.workerId, generation, role);
+    return this.heartbeat.writes(generation, role);
   }
 
-  /** Heartbeats every generation a task of this worker may write, independent of task swaps (which may take a while). */
-  private beatAll(): Promise<void> {
-    return Promise.all([...this.writing].map(([g, role]) => this.d.generations.beat(this.name, this.d.workerId, g, role))).then(() => undefined);
-  }
-
-  /** This worker no longer writes `generation` (its task has stopped). */
-  private forget(generation: number): Promise<void> {
-    if (generation === this.generation || generation === this.build?.generation) return Promise.resolve();
-    this.writing.delete(generation);
-    return this.d.generations.forget(this.name, this.d.workerId, generation).catch((e) => this.log.warn({ generation, err: describeError(e) }, 'unregistering a generation failed; its heartbeat expires by TTL'));
+  /** This worker no longer writes `generation` (its task has stopped), unless a task of it still does. */
+  private async forget(generation: number): Promise<void> {
+    if (generation !== this.generation && generation !== this.build?.generation) await this.heartbeat.stopped(generation);
   }
 
   /**
@@ -414,10 +405,7 @@ export class PipelineRunner {
     this.build?.tracker.stop();
     await this.exclusive(async () => {
       await Promise.all([this.main?.stop(this.parts.options.shutdownTimeoutMs), this.build?.task.stop(this.parts.options.shutdownTimeoutMs)]);
-      if (this.heart) clearInterval(this.heart);
-      const gone = [...this.writing.keys()];
-      this.writing.clear();
-      await Promise.all(gone.map((g) => this.d.generations.forget(this.name, this.d.workerId, g).catch(() => undefined)));
+      await this.heartbeat.close();
     });
   }
 
