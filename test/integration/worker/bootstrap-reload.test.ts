@@ -173,5 +173,5 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     expect((await status.get('p', 2))?.state).toBe('READY');
     expect(await count(stack.client, n.keyspace, 's_g2')).toBe(30_000);
     await killWorker(w2, 'SIGTERM');
-  });
+  }, 300_000);
 });

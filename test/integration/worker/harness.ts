@@ -1,3 +1,4 @@
+import { generationGroup } from '../../../src/generations/names';
 /** Test harness for running real workers against the local stack. */
 import { Client } from 'cassandra-driver';
 import { Admin, Kafka, Producer } from 'kafkajs';
@@ -98,7 +99,8 @@ export function names(prefix: string) {
 }
 
 /** The consumer group a pipeline's generation uses. */
-export const pipelineGroup = (groupId: string, pipeline: string, generation = 1) => `${groupId}.${pipeline}.g${generation}`;
+/** Consumer group of a pipeline generation: the production rule (`generationGroup`), generation 1 by default. */
+export const pipelineGroup = (groupId: string, pipeline: string, generation = 1) => generationGroup(groupId, pipeline, generation);
 
 /** Connects an admin client. */
 export async function connectAdmin(kafka: Kafka): Promise<Admin> {
