@@ -1,5 +1,5 @@
-import { generationGroup } from '../../../src/generations/names';
 /** Test harness for running real workers against the local stack. */
+import { generationGroup } from '../../../src/generations/names';
 import { Client } from 'cassandra-driver';
 import { Admin, Kafka, Producer } from 'kafkajs';
 import { stringify } from 'yaml';
