@@ -26,6 +26,7 @@ if (missing.length > 0) {
     require(compiled).main(process.argv).catch((e) => { console.error(e); process.exit(1); });
   } else {
     require('tsx/cjs');
+    require('tsx/esm/api').register(); // the CLI's lazy `import()`s (e.g. the HTTP API) go through the ESM loader
     require(path.join(__dirname, '..', 'src', 'cli', 'main.ts')).main(process.argv).catch((e) => { console.error(e); process.exit(1); });
   }
 }

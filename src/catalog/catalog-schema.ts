@@ -3,7 +3,7 @@ import { validateKeyspaceName } from '../store/cassandra';
 import { CqlExecutor } from '../store/cassandra';
 import { requireSchemaAgreement } from './catalog-cql';
 
-/** CQL of the catalog tables (store pointers/generations, pipeline status, base-table owners), created in the store keyspace. */
+/** CQL of the catalog tables (store generations, pipeline status, base-table owners, pause flags, worker heartbeats), created in the store keyspace. */
 export function catalogDdl(keyspace: string): string[] {
   validateKeyspaceName(keyspace);
   return [
@@ -18,6 +18,11 @@ export function catalogDdl(keyspace: string): string[] {
       store text, state text, records_done bigint, records_total bigint,
       end_offsets text, progress text, last_error text, worker text, updated_at timestamp,
       PRIMARY KEY ((pipeline), generation)) WITH CLUSTERING ORDER BY (generation DESC)`,
+    `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_pipeline_control (
+      pipeline text PRIMARY KEY, paused boolean, updated_at timestamp)`,
+    `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_workers (
+      pipeline text, worker text, generation int, role text, updated_at timestamp,
+      PRIMARY KEY ((pipeline), worker, generation))`,
     `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_table_owners (
       base_table text PRIMARY KEY,
       store text, pipeline text, group_id text, worker text, claimed_at timestamp)`,

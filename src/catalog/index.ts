@@ -1,6 +1,4 @@
-/** The catalog: store generations, pipeline bootstrap status and base-table owners, persisted in Cassandra. */
+/** The catalog tables (schema, CQL helpers, pipeline bootstrap status); generations and base-table owners live in ../generations. */
 export * from './catalog-schema';
 export * from './catalog-cql';
-export * from './store-catalog';
 export * from './pipeline-status-table';
-export * from './table-owners';

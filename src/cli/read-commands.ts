@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { loadReadConfigFile, ReadConfig } from '../config';
 import { AdjunctError, describeError, publicError } from '../errors';
+import { AdminAction, catalogAdmin, hasPipeline } from './catalog-admin';
 import { Exit, ExitCode, exitCodeOfError } from './exit-codes';
 
 /** A CLI failure carrying its exit code. */
@@ -89,7 +90,7 @@ async function withLookup<T>(configFile: string, fn: (l: import('../lookup').Loo
 }
 
 /** Calls the worker's HTTP API; UNAVAILABLE when unreachable, NOT_FOUND on 404, FAILED on other errors. */
-async function callApi(base: string, method: 'GET' | 'POST', path: string, token?: string): Promise<unknown> {
+async function callApi(base: string, method: 'GET' | 'POST', path: string, token?: string, payload?: unknown): Promise<unknown> {
   let url: URL;
   try {
     url = new URL(path, base.endsWith('/') ? base : `${base}/`);
@@ -98,7 +99,8 @@ async function callApi(base: string, method: 'GET' | 'POST', path: string, token
   }
   let res: Response;
   try {
-    res = await fetch(url, { method, headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(30_000) });
+    const headers: Record<string, string> = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload === undefined ? {} : { 'content-type': 'application/json' }) };
+    res = await fetch(url, { method, headers, body: payload === undefined ? undefined : JSON.stringify(payload), signal: AbortSignal.timeout(30_000) });
   } catch (e) {
     const c = (e as { cause?: { code?: string; message?: string } }).cause;
     const cause = c?.code ?? c?.message ?? describeError(e);
@@ -131,7 +133,9 @@ async function statusCommand(o: StatusOpts): Promise<void> {
       const bootstrap = loaded.config.pipelines.filter((p) => p.bootstrap).map((p) => p.name);
       const stores = await l.stores();
       const horizons = await Promise.all(stores.map(async (s) => ({ store: s.name, writers: await l.store(s.name).horizons() })));
-      return { stores, readiness: await l.readiness(bootstrap), horizons };
+      const { WorkerRegistry } = await import('../generations');
+      const workers = await new WorkerRegistry(l.client, loaded.config.cassandra.keyspace).all();
+      return { stores, readiness: await l.readiness(bootstrap), horizons, workers };
     });
     if (o.json) return printJson(out);
     const stores = out.stores.map((s) => ({ store: s.name, kind: s.kind, scope: s.scope, gen: s.generation, building: s.buildingGeneration, previous: s.previousGeneration, keys: s.keySerde, values: s.valueSerde, table: s.table }));
@@ -140,6 +144,8 @@ async function statusCommand(o: StatusOpts): Promise<void> {
     const pipes = out.readiness.pipelines.map((p) => ({ pipeline: p.pipeline, store: p.store, gen: p.generation, state: p.state, records: `${p.recordsDone}/${p.recordsTotal}` }));
     process.stdout.write(`${table(pipes, ['pipeline', 'store', 'gen', 'state', 'records'])}\n`);
     const writers = out.horizons.flatMap((h) => h.writers.map((w) => ({ store: h.store, writer: w.writer, streamTime: iso(w.streamTime), horizon: iso(w.horizon) })));
+    const live = out.workers.map((w) => ({ pipeline: w.pipeline, worker: w.worker, generation: w.generation, role: w.role, heartbeat: w.updatedAt?.toISOString() }));
+    process.stdout.write(`\nLIVE WORKERS (heartbeat within the TTL)\n${table(live, ['pipeline', 'worker', 'generation', 'role', 'heartbeat'])}\n`);
     if (writers.length) process.stdout.write(`\nSTREAM TIME AND RETENTION HORIZON PER PARTITION (as persisted at the last commit)\n${table(writers, ['store', 'writer', 'streamTime', 'horizon'])}\n`);
     return;
   }
@@ -154,6 +160,8 @@ async function statusCommand(o: StatusOpts): Promise<void> {
       return { ...p, consumed: c.consumed, written: c.written, deadLettered: c.deadLettered, bootstrap: b ? `${b.state} ${b.done}/${b.total}` : '-' };
     });
     process.stdout.write(`${table(rows, ['name', 'state', 'store', 'generation', 'consumed', 'written', 'deadLettered', 'bootstrap'])}\n`);
+    const live = (st.pipelines as { name: string; writers?: Record<string, unknown>[] }[]).flatMap((p) => (p.writers ?? []).map((w) => ({ pipeline: p.name, worker: w.worker, generation: w.generation, role: w.role })));
+    if (live.length) process.stdout.write(`\nLIVE WORKERS\n${table(live, ['pipeline', 'worker', 'generation', 'role'])}\n`);
     const parts = (st.pipelines as { name: string; partitions?: Record<string, unknown>[] }[]).flatMap((p) =>
       (p.partitions ?? []).map((x) => ({ pipeline: p.name, partition: `${String(x.topic)}/${String(x.partition)}`, committed: x.committedOffset, lag: x.lag, streamTime: iso(x.observedStreamTime as number | null), horizon: iso(x.horizon as number | null) })),
     );
@@ -227,6 +235,8 @@ interface AdminOpts {
   token?: string;
   config?: string;
   json?: boolean;
+  to?: string;
+  catalog?: boolean;
 }
 
 /** The worker's HTTP address from a config's worker.http (a wildcard bind is reached on loopback; https with tls). */
@@ -242,12 +252,31 @@ function adminTarget(o: AdminOpts): { url: string; token?: string } {
   return { url: o.url ?? (cfg ? workerUrlOf(cfg) : DEFAULT_URL), token: o.token || cfg?.worker.http.adminToken };
 }
 
-async function adminCommand(actionName: 'reload' | 'rollback' | 'pause' | 'resume' | 'restart', pipeline: string, o: AdminOpts): Promise<void> {
-  const target = adminTarget(o);
-  const res = (await callApi(target.url, 'POST', `pipelines/${encodeURIComponent(pipeline)}/${actionName}`, target.token)) as Record<string, unknown>;
+/**
+ * Sends an admin action to a worker's API; with --catalog, or with -c when no worker answers, performs it in the
+ * Cassandra catalog directly (reload/rollback/pause/resume): every worker follows the catalog within worker.generationPoll.
+ */
+async function adminCommand(actionName: AdminAction | 'restart', pipeline: string, o: AdminOpts): Promise<void> {
+  const to = o.to === undefined ? undefined : Number(o.to);
+  if (actionName === 'rollback' && (to === undefined || !Number.isInteger(to) || to < 1)) throw new CliFailure('rollback needs --to <generation> (a positive integer)', ExitCode.FAILED);
+  const inCatalog = (a: AdminAction) => catalogAdmin(o.config!, a, pipeline, to);
+  let res: Record<string, unknown>;
+  if (o.catalog && actionName !== 'restart') {
+    if (!o.config) throw new CliFailure('--catalog needs -c <config>', ExitCode.FAILED);
+    res = await inCatalog(actionName);
+  } else {
+    const target = adminTarget(o);
+    try {
+      res = (await callApi(target.url, 'POST', `pipelines/${encodeURIComponent(pipeline)}/${actionName}`, target.token, actionName === 'rollback' ? { to } : undefined)) as Record<string, unknown>;
+    } catch (e) {
+      if (!(e instanceof CliFailure && e.exitCode === ExitCode.UNAVAILABLE && o.config && !o.url && actionName !== 'restart' && hasPipeline(o.config, pipeline))) throw e;
+      process.stderr.write(`adjunct: no worker answers at ${target.url}; ${actionName} done in the catalog, which every worker follows\n`);
+      res = await inCatalog(actionName);
+    }
+  }
   if (o.json) return printJson(res);
-  if (actionName === 'reload') process.stdout.write(`${pipeline}: building generation ${String(res.building)} from the earliest offset; readers switch when it is READY\n`);
-  else if (actionName === 'rollback') process.stdout.write(`${pipeline}: rolled back to generation ${String(res.current)} (generation ${String(res.previous)} kept as previous)\n`);
+  if (actionName === 'reload') process.stdout.write(`${pipeline}: building generation ${String(res.building)} from the earliest offset; every worker joins it; readers switch when it is READY\n`);
+  else if (actionName === 'rollback') process.stdout.write(res.changed === false ? `${pipeline}: generation ${String(res.current)} already current; nothing changed\n` : `${pipeline}: rolled back to generation ${String(res.current)} (generation ${String(res.previous)} kept as previous)\n`);
   else if (actionName === 'restart') process.stdout.write(`${pipeline}: restarted (state ${String(res.state)})\n`);
   else process.stdout.write(`${pipeline}: ${actionName}d (state ${String(res.state)})\n`);
 }
@@ -314,7 +343,7 @@ export function registerReadCommands(program: Command): void {
 
   for (const [name, description] of [
     ['reload', 'rebuild a pipeline\'s store into a new generation from the earliest offset (readers switch when READY)'],
-    ['rollback', 'switch a pipeline\'s store back to its previous generation'],
+    ['rollback', 'switch a pipeline\'s store back to generation --to (its previous one); idempotent'],
     ['pause', 'pause a pipeline\'s consumption'],
     ['resume', 'resume a paused pipeline'],
     ['restart', 'restart a FAILED pipeline in place (the worker keeps running)'],
@@ -325,7 +354,9 @@ export function registerReadCommands(program: Command): void {
       .addOption(new Option('--url <url>', `base URL of a running worker's HTTP API (default: worker.http of -c, else ${DEFAULT_URL})`))
       .option('-c, --config <file>', "the worker's config: its worker.http host, port, tls and adminToken locate and authorise the call")
       .addOption(new Option('--token <token>', 'admin bearer token (default: worker.http.adminToken of -c)').env('ADJUNCT_ADMIN_TOKEN'))
+      .option('--catalog', 'reload/rollback/pause/resume: act in the Cassandra catalog of -c directly (no worker needed; every worker follows within worker.generationPoll)')
       .option('--json', 'machine-readable output')
+      .option('--to <generation>', 'rollback: the generation to make current (required for rollback)')
       .action(action((pipeline: string, o: AdminOpts) => adminCommand(name, pipeline, o)));
   }
 

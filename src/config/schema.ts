@@ -102,6 +102,7 @@ export const WorkerConfig = z
     partitionsConsumedConcurrently: z.number().int().min(1).max(256).default(8),
     commitInterval: Duration.default(1_000),
     shutdownTimeout: Duration.default(30_000),
+    generationPoll: Duration.default(2_000).describe('how often every worker re-reads the catalog to follow reloads, switches, rollbacks and pauses started anywhere (the bound on how long they take to reach every worker)'),
     pipelineFailure: z
       .enum(['exit', 'isolate'])
       .default('exit')

@@ -24,24 +24,31 @@ export function registerAdminRoutes(app: FastifyInstance, o: HttpServerOptions):
     }
   };
   for (const action of ADMIN_ACTIONS) {
-    app.post<{ Params: { name: string } }>(
+    app.post<{ Params: { name: string }; Body: { to?: number } | undefined }>(
       `/pipelines/:name/${action}`,
-      { preHandler: guard, schema: { querystring: { type: 'object', properties: {}, additionalProperties: false }, params: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 48 } }, required: ['name'] } } },
+      {
+        preHandler: guard,
+        schema: {
+          querystring: { type: 'object', properties: {}, additionalProperties: false },
+          params: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 48 } }, required: ['name'] },
+          ...(action === 'rollback' ? { body: { type: 'object', properties: { to: { type: 'integer', minimum: 1 } }, required: ['to'], additionalProperties: false } } : {}),
+        },
+      },
       async (req, reply) => {
         if (!o.worker) return reply.code(503).send({ error: 'NO_WORKER', message: 'no worker runs in this process (read-only serve mode)' });
         const runner = o.worker.runner(req.params.name);
         req.log.warn({ pipeline: req.params.name, action }, 'admin action');
         switch (action) {
           case 'pause':
-            runner.pause();
+            await runner.pause();
             return { pipeline: req.params.name, action, state: runner.state };
           case 'resume':
-            runner.resume();
+            await runner.resume();
             return { pipeline: req.params.name, action, state: runner.state };
           case 'reload':
             return reply.code(202).send({ pipeline: req.params.name, action, building: await runner.reload() });
           case 'rollback':
-            return { pipeline: req.params.name, action, ...(await runner.rollback()) };
+            return { pipeline: req.params.name, action, ...(await runner.rollback(req.body!.to!)) };
           case 'restart':
             if (!runner.restart) return reply.code(501).send({ error: 'NOT_IMPLEMENTED', message: 'this worker cannot restart a pipeline in place' });
             return { pipeline: req.params.name, action, state: await runner.restart() };

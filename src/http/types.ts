@@ -4,10 +4,10 @@ import type { Logger } from '../observability/logger';
 
 /** The pipeline controls the admin API drives (implemented by PipelineRunner). */
 export interface AdminRunner {
-  pause(): void;
-  resume(): void;
+  pause(): Promise<void>;
+  resume(): Promise<void>;
   reload(): Promise<number>;
-  rollback(): Promise<{ current: number; previous: number }>;
+  rollback(to: number): Promise<{ current: number; previous: number | null; changed: boolean }>;
   /** Restarts a FAILED pipeline in place (the worker keeps running); resolves with the new state. */
   restart?(): Promise<string>;
   readonly state?: string;

@@ -1,5 +1,6 @@
 import { Client } from 'cassandra-driver';
-import { generationTable, PipelineStatusTable, StoreCatalog, StoreEntry } from '../catalog';
+import { PipelineStatusTable } from '../catalog';
+import { generationTable, StoreCatalog, StoreEntry } from '../generations';
 import { AdjunctError } from '../errors';
 import { CqlExecutor } from '../store/cassandra';
 import { listPartitions } from '../store/cassandra';

@@ -1,4 +1,5 @@
-import { PipelineStatusRow, StoreEntry } from '../catalog';
+import { PipelineStatusRow } from '../catalog';
+import { StoreEntry } from '../generations';
 import { LookupContext, orIfMissing } from './lookup-context';
 import { invalidLookupArgument } from './lookup-error';
 import { ReadyTimeoutError } from './ready-timeout-error';

@@ -1,4 +1,4 @@
-import { generationTable, StoreEntry } from '../catalog';
+import { generationTable, StoreEntry } from '../generations';
 import { ByteRange, keyBounds, prefixRange } from '../store/key-range';
 import { KeyValue } from '../store/types';
 import { encodeKeyWith, requireKey, requireTimestamp } from '../store/validation';

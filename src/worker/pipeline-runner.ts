@@ -1,6 +1,7 @@
 import { Admin } from 'kafkajs';
 import type { PipelineSpec } from '../config/schema';
-import { PipelineStatusTable, StoreCatalog, StoreEntry } from '../catalog';
+import { PipelineStatusTable } from '../catalog';
+import { FollowStep, generationGroup, Generations, LiveWriter, planFollow, StoreEntry, WriterHeartbeat, WriterRole } from '../generations';
 import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
 import { PartitionWriterFactory } from '../sink/partition-writer';
@@ -14,7 +15,9 @@ export interface PipelineRunnerDeps {
   spec: PipelineSpec;
   admin: Admin;
   baseGroupId: string;
-  catalog: StoreCatalog;
+  generations: Generations;
+  /** How often the runner re-reads the catalog to follow reloads, switches, rollbacks and pauses started anywhere. */
+  generationPollMs: number;
   status: PipelineStatusTable;
   entry: StoreEntry;
   /** Writers into a given table generation. */
@@ -36,6 +39,10 @@ export interface RunnerStatus extends Omit<PipelineStatus, 'partitions'> {
   generation: number;
   building?: { generation: number; progress: BootstrapProgress | null; task: PipelineStatus };
   bootstrap?: BootstrapProgress;
+  /** Persisted pause flag as this worker last applied it. */
+  paused: boolean;
+  /** Every live worker of this pipeline and the generation it writes (as of this worker's last catalog poll). */
+  writers: LiveWriter[];
 }
 
 /**
@@ -50,6 +57,10 @@ export class PipelineRunner {
   private generation: number;
   private stopped = false;
   private janitor?: NodeJS.Timeout;
+  private follower?: NodeJS.Timeout;
+  private paused = false;
+  private writers: LiveWriter[] = [];
+  private readonly heartbeat: WriterHeartbeat;
   private readonly log: Logger;
   private readonly subscription: TopicSubscription;
   /** Task swaps (reload switch, rollback, re-subscription, stop) run one at a time. */
@@ -62,6 +73,7 @@ export class PipelineRunner {
     this.generation = d.entry.currentGeneration;
     this.log = parts.logger.child({ pipeline: d.spec.name });
     this.subscription = new TopicSubscription(d.spec, d.admin, this.log);
+    this.heartbeat = new WriterHeartbeat(d.generations, d.spec.name, d.workerId, this.log);
   }
 
   /** Pipeline name. */
@@ -69,17 +81,21 @@ export class PipelineRunner {
     return this.d.spec.name;
   }
 
-  /** Consumer group of a generation: generations have their own groups so a rebuild starts from the earliest offset. */
+  /** Consumer group of a generation. */
   groupFor(generation: number): string {
-    return `${this.d.baseGroupId}.${this.d.spec.name}.g${generation}`;
+    return generationGroup(this.d.baseGroupId, this.d.spec.name, generation);
+  }
+
+  private get store(): string {
+    return this.d.entry.store;
   }
 
   /** Starts the main task (and resumes an unfinished reload); handles offset-out-of-range per policy. */
   async start(): Promise<void> {
-    const entry = (await this.d.catalog.get(this.d.entry.store)) ?? this.d.entry;
-    this.generation = entry.currentGeneration;
-    this.parts.metrics.generation.set({ pipeline: this.name, store: entry.store }, this.generation);
-    let reload = entry.buildingGeneration !== null || this.d.spec.resetOffset;
+    const view = await this.d.generations.view(this.name, this.store);
+    this.generation = view.current;
+    this.parts.metrics.generation.set({ pipeline: this.name, store: this.store }, this.generation);
+    let reload = view.building !== null || this.d.spec.resetOffset;
     const topics = await this.subscription.resolve();
     const oor = outOfRange(await fetchPartitionOffsets(this.d.admin, this.groupFor(this.generation), topics));
     if (oor.length) {
@@ -96,15 +112,62 @@ export class PipelineRunner {
       }
       if (policy === 'reload') reload = true;
     }
+    await this.beat(this.generation, 'current');
     this.main = this.newTask(this.generation);
     if (this.d.spec.bootstrap) {
       this.mainTracker = this.newTracker(this.generation);
     }
     await this.main.start();
+    if (view.paused) this.pauseTasks();
     if (this.mainTracker) await this.mainTracker.begin();
     if (reload) await this.reload();
     this.subscription.watch((change) => this.resubscribe(change));
-    this.janitor = setInterval(() => void this.dropExpiredGeneration().catch((e) => this.log.warn({ err: describeError(e) }, 'generation clean-up failed')), 5000);
+    this.heartbeat.start(this.d.generationPollMs);
+    this.follower = setInterval(() => void this.follow().catch((e) => this.log.warn({ err: describeError(e) }, 'following the catalog failed; retrying at the next poll')), this.d.generationPollMs);
+    this.janitor = setInterval(() => void this.dropExpiredGeneration().catch((e) => this.log.warn({ err: describeError(e) }, 'generation clean-up failed')), Math.max(this.d.generationPollMs, 1000));
+  }
+
+  /** Registers (or refreshes) this worker as a writer of a generation; done before any write into it. */
+  private beat(generation: number, role: WriterRole): Promise<void> {
+    return this.heartbeat.writes(generation, role);
+  }
+
+  /** This worker no longer writes `generation` (its task has stopped), unless a task of it still does. */
+  private async forget(generation: number): Promise<void> {
+    if (generation !== this.generation && generation !== this.build?.generation) await this.heartbeat.stopped(generation);
+  }
+
+  /**
+   * One catalog poll: re-reads the store row and pause flag, then joins a build started anywhere, takes over a switch
+   * or rollback done anywhere, applies pause/resume, and refreshes this worker's heartbeats.
+   */
+  follow(): Promise<void> {
+    return this.exclusive(async () => {
+      if (this.stopped) return;
+      const view = await this.d.generations.view(this.name, this.store);
+      const steps = planFollow(view, { main: this.main ? this.generation : undefined, build: this.build?.generation, paused: this.paused });
+      for (const step of steps) await this.apply(step);
+      this.writers = await this.d.generations.writers(this.name);
+    });
+  }
+
+  private async apply(step: FollowStep): Promise<void> {
+    if (step.kind !== 'pause' && step.kind !== 'resume') this.log.warn({ step: step.kind, generation: step.generation, current: this.generation }, 'following the catalog');
+    switch (step.kind) {
+      case 'stopBuild':
+        return this.stopBuild();
+      case 'promoteBuild':
+        return this.promoteBuild();
+      case 'restartMain':
+        return this.restartMain(step.generation);
+      case 'joinBuild':
+        await this.joinBuild(step.generation);
+        return;
+      case 'pause':
+        return this.pauseTasks();
+      case 'resume':
+        return this.resumeTasks();
+    }
   }
 
   /** Resolves when the current generation is READY (bootstrap pipelines) — immediately otherwise. */
@@ -152,15 +215,32 @@ export class PipelineRunner {
 
   private async beginReload(): Promise<number> {
     if (this.build) return this.build.generation;
-    const generation = await this.d.catalog.beginBuild(this.d.entry.store);
-    this.log.warn({ generation, current: this.generation }, 'reload: building a new generation from the earliest offset; readers stay on the current one');
+    const generation = await this.d.generations.begin(this.store);
+    this.log.warn({ generation, current: this.generation }, 'reload: building a new generation from the earliest offset; readers stay on the current one; every worker joins at its next catalog poll');
+    return this.joinBuild(generation);
+  }
+
+  /** Builds `generation` under its own consumer group beside the main task; whoever sees it READY first switches. */
+  private async joinBuild(generation: number): Promise<number> {
+    if (this.build) return this.build.generation;
+    await this.beat(generation, 'building');
     const task = this.newTask(generation);
     const tracker = this.newTracker(generation);
     this.build = { generation, task, tracker };
     await task.start();
+    if (this.paused) task.pause();
     await tracker.begin();
     void tracker.ready.then(() => this.finishReload(generation)).catch((e) => this.d.onFatal(new AdjunctError(`reload of ${this.name} failed: ${describeError(e)}`, { code: 'RELOAD_FAILED', stage: 'bootstrap', cause: e })));
     return generation;
+  }
+
+  private async stopBuild(): Promise<void> {
+    const b = this.build;
+    if (!b) return;
+    this.build = undefined;
+    b.tracker.stop();
+    await b.task.stop(this.parts.options.shutdownTimeoutMs);
+    await this.forget(b.generation);
   }
 
   /** Runs task swaps one at a time, so a re-subscription never races a reload switch, a rollback or a stop. */
@@ -204,51 +284,65 @@ export class PipelineRunner {
 
   private async switchToBuilt(generation: number): Promise<void> {
     if (this.stopped || !this.build || this.build.generation !== generation) return;
-    const { previous } = await this.d.catalog.switchTo(this.d.entry.store, generation, this.d.spec.keepPreviousGeneration);
-    this.log.warn({ generation, previous }, 'reload complete: store switched to the new generation');
+    const { previous, applied } = await this.d.generations.switchTo(this.store, generation, this.d.spec.keepPreviousGeneration);
+    if (applied) this.log.warn({ generation, previous }, 'reload complete: store switched to the new generation');
+    await this.promoteBuild();
+  }
+
+  /** The built generation became current (here or on another worker): it becomes the main task; the old one stops. */
+  private async promoteBuild(): Promise<void> {
+    const b = this.build;
+    if (!b) return;
     const old = this.main;
+    const oldGeneration = this.generation;
     const oldTracker = this.mainTracker;
-    this.main = this.build.task;
-    this.mainTracker = this.build.tracker;
+    this.main = b.task;
+    this.mainTracker = b.tracker;
     this.build = undefined;
-    this.generation = generation;
-    this.parts.metrics.generation.set({ pipeline: this.name, store: this.d.entry.store }, generation);
+    this.generation = b.generation;
+    this.parts.metrics.generation.set({ pipeline: this.name, store: this.store }, b.generation);
+    await this.beat(b.generation, 'current');
     oldTracker?.stop();
     await old?.stop(this.parts.options.shutdownTimeoutMs);
+    if (oldGeneration !== b.generation) await this.forget(oldGeneration);
   }
 
-  /** Switches readers back to the previous generation (kept for keepPreviousGeneration) and writes into it again. */
-  rollback(): Promise<{ current: number; previous: number }> {
-    return this.exclusive(() => this.rollbackNow());
-  }
-
-  private async rollbackNow(): Promise<{ current: number; previous: number }> {
-    if (this.build) {
-      this.build.tracker.stop();
-      await this.build.task.stop(this.parts.options.shutdownTimeoutMs);
-      await this.d.catalog.cancelBuild(this.d.entry.store);
-      this.build = undefined;
-    }
-    const r = await this.d.catalog.rollback(this.d.entry.store, this.d.spec.keepPreviousGeneration);
-    this.log.warn(r, 'rollback: store switched back to the previous generation');
-    const old = this.main;
+  /** The main task moves to another generation (a rollback done here or anywhere). */
+  private async restartMain(generation: number): Promise<void> {
+    const oldGeneration = this.generation;
     this.mainTracker?.stop();
-    await old?.stop(this.parts.options.shutdownTimeoutMs);
-    this.generation = r.current;
-    this.main = this.newTask(r.current);
-    this.mainTracker = this.d.spec.bootstrap ? this.newTracker(r.current) : undefined;
+    await this.main?.stop(this.parts.options.shutdownTimeoutMs);
+    await this.beat(generation, 'current');
+    this.generation = generation;
+    this.main = this.newTask(generation);
+    this.mainTracker = this.d.spec.bootstrap ? this.newTracker(generation) : undefined;
     await this.main.start();
+    if (this.paused) this.main.pause();
     await this.mainTracker?.begin();
-    this.parts.metrics.generation.set({ pipeline: this.name, store: this.d.entry.store }, r.current);
-    return r;
+    this.parts.metrics.generation.set({ pipeline: this.name, store: this.store }, generation);
+    if (oldGeneration !== generation) await this.forget(oldGeneration);
   }
 
-  /** Drops the previous generation's table once its keep time has passed. */
+  /**
+   * Switches readers back to generation `to` (the kept previous one) and writes into it again; idempotent (rolling back
+   * to the current generation changes nothing). A build in progress is cancelled. Other workers follow at their next poll.
+   */
+  rollback(to: number): Promise<{ current: number; previous: number | null; changed: boolean }> {
+    return this.exclusive(async () => {
+      const r = await this.d.generations.rollbackTo(this.store, to, this.d.spec.keepPreviousGeneration);
+      if (r.changed) this.log.warn(r, 'rollback: store switched back to the previous generation');
+      const view = await this.d.generations.view(this.name, this.store);
+      for (const step of planFollow(view, { main: this.main ? this.generation : undefined, build: this.build?.generation, paused: this.paused })) await this.apply(step);
+      return r;
+    });
+  }
+
+  /** Drops the previous generation's table once its keep time has passed and no live worker writes it. */
   async dropExpiredGeneration(now = new Date(this.parts.clock.now())): Promise<number | null> {
-    const g = await this.d.catalog.expirePrevious(this.d.entry.store, now);
+    const g = await this.d.generations.expire(this.name, this.store, now);
     if (g !== null) {
       await this.d.dropGeneration(g);
-      this.log.info({ generation: g }, 'previous generation dropped after its keep time');
+      this.log.info({ generation: g }, 'previous generation dropped after its keep time (no live worker writes it)');
     }
     return g;
   }
@@ -266,19 +360,32 @@ export class PipelineRunner {
       Object.assign(next.counts, old.counts);
       this.main = next;
       await next.start();
+      if (this.paused) next.pause();
       this.log.warn({ generation: this.generation, failedWith: old.lastError?.code }, 'pipeline restarted from its committed offsets');
       return next.state;
     });
   }
 
-  /** Pauses consumption. */
-  pause(): void {
+  /** Pauses consumption on every worker: persisted in the catalog, applied here now and elsewhere at the next poll. */
+  async pause(): Promise<void> {
+    await this.d.generations.setPaused(this.name, true);
+    await this.exclusive(async () => this.pauseTasks());
+  }
+
+  /** Resumes consumption on every worker (persisted like pause). */
+  async resume(): Promise<void> {
+    await this.d.generations.setPaused(this.name, false);
+    await this.exclusive(async () => this.resumeTasks());
+  }
+
+  private pauseTasks(): void {
+    this.paused = true;
     this.main?.pause();
     this.build?.task.pause();
   }
 
-  /** Resumes consumption. */
-  resume(): void {
+  private resumeTasks(): void {
+    this.paused = false;
     this.main?.resume();
     this.build?.task.resume();
   }
@@ -292,10 +399,14 @@ export class PipelineRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.janitor) clearInterval(this.janitor);
+    if (this.follower) clearInterval(this.follower);
     this.subscription.stop();
     this.mainTracker?.stop();
     this.build?.tracker.stop();
-    await this.exclusive(() => Promise.all([this.main?.stop(this.parts.options.shutdownTimeoutMs), this.build?.task.stop(this.parts.options.shutdownTimeoutMs)]));
+    await this.exclusive(async () => {
+      await Promise.all([this.main?.stop(this.parts.options.shutdownTimeoutMs), this.build?.task.stop(this.parts.options.shutdownTimeoutMs)]);
+      await this.heartbeat.close();
+    });
   }
 
   /** Status snapshot. */
@@ -305,8 +416,10 @@ export class PipelineRunner {
     return {
       ...main,
       partitions: main.partitions.map((p) => ({ ...p, horizon: p.observedStreamTime === null || retention === null ? null : p.observedStreamTime - retention })),
-      store: this.d.entry.store,
+      store: this.store,
       generation: this.generation,
+      paused: this.paused,
+      writers: this.writers,
       bootstrap: this.mainTracker?.snapshot(),
       building: this.build ? { generation: this.build.generation, progress: this.build.tracker.snapshot(), task: this.build.task.status() } : undefined,
     };

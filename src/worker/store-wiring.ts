@@ -1,6 +1,7 @@
 import { Client } from 'cassandra-driver';
 import type { AdjunctConfig, PipelineSpec } from '../config/schema';
-import { generationTable, requireSchemaAgreement, StoreEntry } from '../catalog';
+import { requireSchemaAgreement } from '../catalog';
+import { generationTable, StoreEntry } from '../generations';
 import { InvalidArgumentError, wrapCassandraError } from '../errors';
 import { coerceKey, coerceValue, serdeByName } from '../store/serde';
 import { Serde } from '../store/types';

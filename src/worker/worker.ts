@@ -8,7 +8,8 @@ import { renderTableOptions, TableOptions } from '../store/cassandra';
 import { tableNameForStore } from '../store/cassandra';
 import { storeTableCollisions } from '../config/cross-check';
 import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra';
-import { ensureCatalog, PipelineStatusTable, StoreCatalog, TableOwners } from '../catalog';
+import { ensureCatalog, PipelineStatusTable } from '../catalog';
+import { Generations, TableOwners } from '../generations';
 import { createConverter, createRegistry } from '../converters';
 import { Clock, systemClock } from '../clock';
 import { AdjunctError, asAdjunctError, ConfigError, describeError, isRecordFailure, publicErrorText } from '../errors';
@@ -53,7 +54,7 @@ export interface WorkerOptions {
 
 /** What every pipeline of the worker shares once connected. */
 interface SharedClients {
-  catalog: StoreCatalog;
+  generations: Generations;
   owners: TableOwners;
   budget: WriteBudget;
 }
@@ -142,7 +143,7 @@ export class Worker {
     }
     // With write batching, maxInFlight bounds Cassandra requests (batches); the record budget lets them be full.
     const budget = new WriteBudget(recordsInFlight(cfg), cfg.worker.maxInFlightBytes);
-    return { catalog: new StoreCatalog(this.cassandra, cfg.cassandra.keyspace), owners: new TableOwners(this.cassandra, cfg.cassandra.keyspace), budget };
+    return { generations: new Generations(this.cassandra, cfg.cassandra.keyspace, cfg.worker.generationPoll), owners: new TableOwners(this.cassandra, cfg.cassandra.keyspace), budget };
   }
 
   /** The runner of one pipeline: its table, its shared task parts (settings compiled once) and its generations. */
@@ -153,20 +154,21 @@ export class Worker {
     const wiring = new StoreWiring(this.cassandra!, this.config.cassandra, spec, this.storeRetry(spec.name, stall), (j) => this.onStreamTimeJump(spec.name, j), this.config.worker.maxInFlight, this.config.registry);
     // One owner per base table: claimed (LWT) before the catalog entry is written, so a colliding store never gets one.
     const owner = { store: spec.store.name, pipeline: spec.name, groupId: this.config.worker.groupId };
-    const existing = await shared.catalog.get(spec.store.name);
+    const catalog = shared.generations.catalog;
+    const existing = await catalog.get(spec.store.name);
     if (existing) wiring.adoptBaseTable(existing.baseTable);
     await shared.owners.claim(wiring.baseTable, owner, this.workerId);
-    const entry = await shared.catalog.register(wiring.catalogEntry());
+    const entry = await catalog.register(wiring.catalogEntry());
     await wiring.ensureTable(entry.currentGeneration);
     const processor = new RecordProcessor(createConverter(spec.keyConverter, 'key-convert', this.registry), createConverter(spec.valueConverter, 'value-convert', this.registry), await createExtractor(spec.extract, this.loaded.baseDir));
     const dlqSpec = spec.errors.deadLetterQueue;
     const dlq = dlqSpec && this.producer ? new DeadLetterQueueReporter(this.producer, dlqSpec.topic, spec.name, dlqSpec.contextHeaders) : undefined;
     const parts: PipelineParts = { options, kafka: this.kafka!, admin: this.admin!, processor, dlq, budget: shared.budget, stall, clock: this.clock, metrics: this.metrics, logger: this.logger };
     return new PipelineRunner(parts, {
-      spec, admin: this.admin!, baseGroupId: this.config.worker.groupId, catalog: shared.catalog, status: this.statusTable!, entry,
+      spec, admin: this.admin!, baseGroupId: this.config.worker.groupId, generations: shared.generations, generationPollMs: this.config.worker.generationPoll, status: this.statusTable!, entry,
       writersFor: (g) => wiring.writerFactory(g), dropGeneration: async (g) => {
         // Never drop a table a live pipeline writes: re-read the entry and the owner right before the drop.
-        const now = await shared.catalog.get(spec.store.name);
+        const now = await catalog.get(spec.store.name);
         if (now === null) return;
         await shared.owners.requireDroppable(now, g, owner);
         await wiring.dropTable(g);

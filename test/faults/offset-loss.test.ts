@@ -31,10 +31,10 @@ describe('fault: offsets deleted by retention under a paused pipeline', () => {
     const group = pipelineGroup(n.group, 'p');
     await waitCaughtUp(stack.admin, group, n.topic);
     const runner = stack.worker.runner('p');
-    runner.pause();
+    await runner.pause();
     await send(stack.kafka, n.topic, 100, 200);
     await stack.admin.deleteTopicRecords({ topic: n.topic, partitions: [{ partition: 0, offset: '150' }] });
-    runner.resume();
+    await runner.resume();
     note(`${policy}: 100 records stored, paused, 100 more produced, offsets 0..149 deleted, resumed`);
     return { n, group, runner, worker: stack.worker };
   }

@@ -188,7 +188,7 @@ describe('against a running HTTP API', () => {
     status: () => ({ workerId: 'w1', state: 'RUNNING', startedAt: null, pipelines: [{ name: 'customers-pipe', state: 'RUNNING', store: 'customers', generation: 1, counts: { consumed: 5, written: 4, deadLettered: 0 }, bootstrap: { state: 'READY', done: 5, total: 5 }, partitions: [{ topic: 'customers-changelog', partition: 0, committedOffset: '5', lag: 0, observedStreamTime: 5000, horizon: 4000 }] }] }) as never,
     runner: (name: string) => {
       if (name !== 'customers-pipe') throw new AdjunctError(`unknown pipeline ${name}`, { code: 'UNKNOWN_PIPELINE' });
-      return { pause: () => undefined, resume: () => undefined, reload: async () => (calls.push('reload'), 2), rollback: async () => (calls.push('rollback'), { current: 1, previous: 2 }) };
+      return { pause: async () => undefined, resume: async () => undefined, reload: async () => (calls.push('reload'), 2), rollback: async (to: number) => (calls.push(`rollback:${to}`), { current: to, previous: 2, changed: true }) };
     },
   };
 
@@ -217,10 +217,11 @@ describe('against a running HTTP API', () => {
     const ok = await cli(['reload', 'customers-pipe', '--url', url, '--token', TOKEN]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain('building generation 2');
-    const rb = await cli(['rollback', 'customers-pipe', '--url', url, '--json'], { ADJUNCT_ADMIN_TOKEN: TOKEN });
+    expect((await cli(['rollback', 'customers-pipe', '--url', url], { ADJUNCT_ADMIN_TOKEN: TOKEN })).code).toBe(1); // the target is required
+    const rb = await cli(['rollback', 'customers-pipe', '--url', url, '--to', '1', '--json'], { ADJUNCT_ADMIN_TOKEN: TOKEN });
     expect(rb.code).toBe(0);
     expect(JSON.parse(rb.stdout)).toMatchObject({ current: 1, previous: 2 });
-    expect(calls).toEqual(['reload', 'rollback']);
+    expect(calls).toEqual(['reload', 'rollback:1']);
     expect((await cli(['reload', 'nope', '--url', url, '--token', TOKEN])).code).toBe(3);
     expect((await cli(['reload', 'customers-pipe', '--url', 'http://127.0.0.1:1', '--token', TOKEN])).code).toBe(4);
   });

@@ -49,7 +49,7 @@ const worker: HttpWorker = {
   status: () => ({ workerId: 'w1', state: 'RUNNING', pipelines: [{ name: 'rates', state: 'FAILED', generation: 1 }] }),
   runner: (name: string) => {
     if (name !== 'rates') throw new AdjunctError(`unknown pipeline ${name}`, { code: 'UNKNOWN_PIPELINE' });
-    return { pause: () => void calls.push('pause'), resume: () => undefined, reload: async () => 2, rollback: async () => ({ current: 1, previous: 2 }), restart: async () => (calls.push('restart'), 'RUNNING') };
+    return { pause: async () => void calls.push('pause'), resume: async () => undefined, reload: async () => 2, rollback: async (to: number) => ({ current: to, previous: 2, changed: true }), restart: async () => (calls.push('restart'), 'RUNNING') };
   },
 };
 

@@ -36,13 +36,13 @@ class FakeWorker implements HttpWorker {
     const calls = this.calls;
     return {
       state: 'RUNNING',
-      pause: () => void calls.push(`pause:${name}`),
-      resume: () => void calls.push(`resume:${name}`),
+      pause: async () => void calls.push(`pause:${name}`),
+      resume: async () => void calls.push(`resume:${name}`),
       reload: async () => (calls.push(`reload:${name}`), 2),
-      rollback: async () => {
+      rollback: async (to: number) => {
         if (name === 'plain') throw new AdjunctError('store plain has no previous generation to roll back to', { code: 'NO_PREVIOUS_GENERATION', stage: 'store' });
-        calls.push(`rollback:${name}`);
-        return { current: 1, previous: 2 };
+        calls.push(`rollback:${name}:${to}`);
+        return { current: to, previous: 2, changed: true };
       },
     };
   }
@@ -201,7 +201,7 @@ describe('ops routes', () => {
 });
 
 describe('admin routes', () => {
-  const post = (url: string, a = app, headers: Record<string, string> = {}) => a.inject({ method: 'POST', url, headers });
+  const post = (url: string, a = app, headers: Record<string, string> = {}, payload?: object) => a.inject({ method: 'POST', url, headers, payload });
 
   it('loopback without a token: actions reach the runner; errors map to 404/409', async () => {
     expect((await post('/pipelines/boot/pause')).json()).toEqual({ pipeline: 'boot', action: 'pause', state: 'RUNNING' });
@@ -209,10 +209,11 @@ describe('admin routes', () => {
     const rl = await post('/pipelines/boot/reload');
     expect(rl.statusCode).toBe(202);
     expect(rl.json()).toEqual({ pipeline: 'boot', action: 'reload', building: 2 });
-    expect((await post('/pipelines/boot/rollback')).json()).toEqual({ pipeline: 'boot', action: 'rollback', current: 1, previous: 2 });
-    expect(worker.calls).toEqual(['pause:boot', 'resume:boot', 'reload:boot', 'rollback:boot']);
+    expect((await post('/pipelines/boot/rollback')).statusCode).toBe(400); // the target generation is required
+    expect((await post('/pipelines/boot/rollback', app, {}, { to: 1 })).json()).toEqual({ pipeline: 'boot', action: 'rollback', current: 1, previous: 2, changed: true });
+    expect(worker.calls).toEqual(['pause:boot', 'resume:boot', 'reload:boot', 'rollback:boot:1']);
     expect((await post('/pipelines/ghost/pause')).statusCode).toBe(404);
-    const conflict = await post('/pipelines/plain/rollback');
+    const conflict = await post('/pipelines/plain/rollback', app, {}, { to: 1 });
     expect(conflict.statusCode).toBe(409);
     expect(conflict.json()).toMatchObject({ error: 'NO_PREVIOUS_GENERATION' });
     expect((await post('/pipelines/boot/explode')).statusCode).toBe(404);

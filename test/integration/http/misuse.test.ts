@@ -39,10 +39,10 @@ class FakeWorker implements HttpWorker {
     if (name !== 'p') throw new AdjunctError(`unknown pipeline ${name}`, { code: 'UNKNOWN_PIPELINE', stage: 'config' });
     return {
       state: 'RUNNING',
-      pause: () => void this.calls.push('pause'),
-      resume: () => void this.calls.push('resume'),
+      pause: async () => void this.calls.push('pause'),
+      resume: async () => void this.calls.push('resume'),
       reload: async () => 2,
-      rollback: async () => ({ current: 1, previous: 2 }),
+      rollback: async (to: number) => ({ current: to, previous: 2, changed: true }),
     };
   }
 }

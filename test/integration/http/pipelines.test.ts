@@ -47,10 +47,10 @@ const worker: HttpWorker = {
   runner: (name: string) => {
     if (name !== 'rates' && name !== 'fx') throw new AdjunctError(`unknown pipeline ${name}`, { code: 'UNKNOWN_PIPELINE' });
     return {
-      pause: () => undefined,
-      resume: () => undefined,
+      pause: async () => undefined,
+      resume: async () => undefined,
       reload: async () => 2,
-      rollback: async () => ({ current: 1, previous: 2 }),
+      rollback: async (to: number) => ({ current: to, previous: 2, changed: true }),
       restart: async () => {
         if (name !== 'rates' || state !== 'FAILED') throw new AdjunctError(`pipeline ${name} is ${name === 'rates' ? state : 'RUNNING'}, not FAILED: nothing to restart`, { code: 'PIPELINE_NOT_FAILED' });
         state = 'RUNNING';

@@ -1,7 +1,8 @@
 import { baseTableForStore } from '../../../src/store/cassandra';
 /** Test fixtures: write store tables through the real store classes and register them in the catalog. */
 import { Client } from 'cassandra-driver';
-import { ensureCatalog, generationTable, StoreCatalog } from '../../../src/catalog';
+import { ensureCatalog } from '../../../src/catalog';
+import { generationTable, StoreCatalog } from '../../../src/generations';
 import { openCassandraKeyValueStore } from '../../../src/store/cassandra/open-kv-store';
 import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
 import { serdeByName } from '../../../src/store/serde';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { ensureCatalog, generationTable, StoreCatalog } from '../../../src/catalog';
+import { ensureCatalog } from '../../../src/catalog';
+import { generationTable, StoreCatalog } from '../../../src/generations';
 import { Lookup, openLookup } from '../../../src/lookup';
 import { CassandraVersionedStore } from '../../../src/store/cassandra/cassandra-versioned-store';
 import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';

@@ -1,5 +1,6 @@
 import { Client } from 'cassandra-driver';
-import { PipelineStatusTable, StoreCatalog } from '../../../src/catalog';
+import { PipelineStatusTable } from '../../../src/catalog';
+import { StoreCatalog } from '../../../src/generations';
 import { createTopic } from '../helpers';
 import { committedOffsets, configDoc, endOffsets, eventually, names, pipelineGroup, startWorker, waitCaughtUp, writeConfigFile } from './harness';
 import { useStack } from './harness';
@@ -105,8 +106,9 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p', 2), n.topic);
     expect((await keys(stack.client, n.keyspace, 's_g2')).has('k100')).toBe(true);
     // Rollback: readers back on generation 1; generation 2 is kept, then dropped after keepPreviousGeneration.
-    const r = await stack.worker.runner('p').rollback();
-    expect(r).toEqual({ current: 1, previous: 2 });
+    const r = await stack.worker.runner('p').rollback(1);
+    expect(r).toEqual({ current: 1, previous: 2, changed: true });
+    expect(await stack.worker.runner('p').rollback(1)).toEqual({ current: 1, previous: 2, changed: false }); // idempotent, not a toggle
     expect((await catalog.get('s'))?.currentGeneration).toBe(1);
     await eventually(async () => !(await tableExists(stack.client, n.keyspace, 's_g2')), 30_000, 'generation 2 dropped');
     expect((await catalog.get('s'))?.previousGeneration).toBeNull();
@@ -171,5 +173,5 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     expect((await status.get('p', 2))?.state).toBe('READY');
     expect(await count(stack.client, n.keyspace, 's_g2')).toBe(30_000);
     await killWorker(w2, 'SIGTERM');
-  });
+  }, 300_000);
 });

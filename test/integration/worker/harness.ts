@@ -1,4 +1,5 @@
 /** Test harness for running real workers against the local stack. */
+import { generationGroup } from '../../../src/generations/names';
 import { Client } from 'cassandra-driver';
 import { Admin, Kafka, Producer } from 'kafkajs';
 import { stringify } from 'yaml';
@@ -98,7 +99,8 @@ export function names(prefix: string) {
 }
 
 /** The consumer group a pipeline's generation uses. */
-export const pipelineGroup = (groupId: string, pipeline: string, generation = 1) => `${groupId}.${pipeline}.g${generation}`;
+/** Consumer group of a pipeline generation: the production rule (`generationGroup`), generation 1 by default. */
+export const pipelineGroup = (groupId: string, pipeline: string, generation = 1) => generationGroup(groupId, pipeline, generation);
 
 /** Connects an admin client. */
 export async function connectAdmin(kafka: Kafka): Promise<Admin> {
@@ -117,8 +119,8 @@ export interface StackFixture {
   procs: WorkerProcess[];
   /** A connected producer, disconnected after the test. */
   producer(): Promise<Producer>;
-  /** Spawns an `adjunct run` worker process that is killed after the block if still alive. */
-  spawn(configFile: string, env?: NodeJS.ProcessEnv): WorkerProcess;
+  /** Spawns an `adjunct run` worker process that is killed after the block if still alive (HTTP API only when `http`). */
+  spawn(configFile: string, env?: NodeJS.ProcessEnv, http?: boolean): WorkerProcess;
 }
 
 /** Opens a Kafka admin and a Cassandra client for the describe block; stops the test's worker and producers after each test. */
@@ -132,8 +134,8 @@ export function useStack(): StackFixture {
       producers.push(p);
       return p;
     },
-    spawn(configFile: string, env?: NodeJS.ProcessEnv) {
-      const w = spawnWorker(configFile, env);
+    spawn(configFile: string, env?: NodeJS.ProcessEnv, http?: boolean) {
+      const w = spawnWorker(configFile, env, http);
       s.procs.push(w);
       return w;
     },

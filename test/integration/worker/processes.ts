@@ -9,10 +9,10 @@ export interface WorkerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `adjunct run --config file --no-http` as a child process. */
-export function spawnWorker(configFile: string, env: NodeJS.ProcessEnv = {}): WorkerProcess {
+/** Starts `adjunct run --config file` as a child process (with `--no-http` unless `http` is set: the config's worker.http then applies). */
+export function spawnWorker(configFile: string, env: NodeJS.ProcessEnv = {}, http = false): WorkerProcess {
   const bin = path.resolve(__dirname, '../../../bin/adjunct.js');
-  const child = spawn(process.execPath, [bin, 'run', '--config', configFile, '--no-http'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'run', '--config', configFile, ...(http ? [] : ['--no-http'])], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d.toString()));
   child.stderr!.on('data', (d) => (out += d.toString()));

@@ -31,7 +31,7 @@ describe('dev stack topology', () => {
       'cassandra-1@127.0.0.1', 'cassandra-2@127.0.0.2', 'cassandra-3@127.0.0.3',
       'registry@127.0.0.1',
     ]);
-    expect(stackEndpoints()).toMatchObject({ kafkaBrokers: ['127.0.0.1:9092', '127.0.0.2:9092', '127.0.0.3:9092'], cassandraContactPoints: ['127.0.0.1', '127.0.0.2', '127.0.0.3'] });
+    expect(stackEndpoints()).toMatchObject({ kafkaBrokers: [1, 2, 3].map((i) => `127.0.0.${i}:${s.kafkaPort}`), cassandraContactPoints: ['127.0.0.1', '127.0.0.2', '127.0.0.3'] });
     expect(describeTopology(s)).toBe('3 Cassandra nodes, 3 Kafka brokers');
     expect(sameTopology(s, { cassandraNodes: 3, kafkaBrokers: 1 })).toBe(false);
   });

@@ -1,7 +1,7 @@
 import { Client, types } from 'cassandra-driver';
 import { AdjunctError } from '../errors';
-import { validateKeyspaceName, validateTableName } from '../store/cassandra';
-import { catalogExecute, numberOrNull } from './catalog-cql';
+import { validateKeyspaceName } from '../store/cassandra';
+import { catalogExecute, numberOrNull } from '../catalog/catalog-cql';
 
 /** What the catalog remembers about a store: its shape (so readers decode right) and its generations. */
 export interface StoreEntry {
@@ -19,12 +19,6 @@ export interface StoreEntry {
   buildingGeneration: number | null;
   updatedAt: Date | null;
 }
-
-/** Table of a store generation: `<base>_g<generation>`. */
-export function generationTable(baseTable: string, generation: number): string {
-  return validateTableName(`${baseTable}_g${generation}`);
-}
-
 
 /**
  * The store catalog in Cassandra: one row per store with its current, previous and building generation.
@@ -93,35 +87,56 @@ export class StoreCatalog {
     return next;
   }
 
-  /** Atomically makes `generation` current (compare-and-set on the current one); keeps the old one until keepMs from now. */
-  async switchTo(store: string, generation: number, keepMs: number): Promise<{ previous: number }> {
+  /**
+   * Atomically makes the built `generation` current (compare-and-set on the current and building ones); keeps the old
+   * one until keepMs from now. Every worker building it tries: one applies, the others find it already current.
+   */
+  async switchTo(store: string, generation: number, keepMs: number): Promise<{ previous: number | null; applied: boolean }> {
     const e = await this.require(store);
+    if (e.currentGeneration === generation) return { previous: e.previousGeneration, applied: false };
     const rs = await this.exec(
       `UPDATE $T SET current_generation=?, previous_generation=?, previous_drop_after=?, building_generation=null, updated_at=toTimestamp(now()) WHERE store=? IF current_generation=? AND building_generation=?`,
       [generation, e.currentGeneration, new Date(Date.now() + keepMs), store, e.currentGeneration, generation],
       'switching generation',
     );
-    if (!rs.first().get('[applied]')) throw new AdjunctError(`generation switch of ${store} to ${generation} lost a race; state changed underneath`, { code: 'SWITCH_CONFLICT', stage: 'store', retriable: true });
-    return { previous: e.currentGeneration };
+    if (rs.first().get('[applied]')) return { previous: e.currentGeneration, applied: true };
+    const again = await this.require(store);
+    if (again.currentGeneration === generation) return { previous: again.previousGeneration, applied: false };
+    throw new AdjunctError(`generation switch of ${store} to ${generation} lost a race; state changed underneath`, { code: 'SWITCH_CONFLICT', stage: 'store', retriable: true });
   }
 
-  /** Swaps current and previous generation back (rollback); fails if there is no previous generation. */
-  async rollback(store: string, keepMs: number): Promise<{ current: number; previous: number }> {
+  /**
+   * Makes generation `to` current again. Idempotent: when `to` already is current nothing changes. `to` must be the
+   * kept previous generation; a build in progress is cancelled (readers never saw it).
+   */
+  async rollbackTo(store: string, to: number, keepMs: number): Promise<{ current: number; previous: number | null; changed: boolean }> {
     const e = await this.require(store);
-    if (e.previousGeneration === null) throw new AdjunctError(`store ${store} has no previous generation to roll back to`, { code: 'NO_PREVIOUS_GENERATION', stage: 'store' });
+    if (e.currentGeneration === to) {
+      if (e.buildingGeneration !== null) await this.cancelBuild(store);
+      return { current: to, previous: e.previousGeneration, changed: false };
+    }
+    if (e.previousGeneration !== to) {
+      throw new AdjunctError(`store ${store} cannot roll back to generation ${to}: current is ${e.currentGeneration}, previous is ${e.previousGeneration ?? 'none'}`, { code: 'NO_PREVIOUS_GENERATION', stage: 'store', context: { store, to } });
+    }
     const rs = await this.exec(
-      `UPDATE $T SET current_generation=?, previous_generation=?, previous_drop_after=?, updated_at=toTimestamp(now()) WHERE store=? IF current_generation=? AND previous_generation=?`,
-      [e.previousGeneration, e.currentGeneration, new Date(Date.now() + keepMs), store, e.currentGeneration, e.previousGeneration],
+      `UPDATE $T SET current_generation=?, previous_generation=?, previous_drop_after=?, building_generation=null, updated_at=toTimestamp(now()) WHERE store=? IF current_generation=? AND previous_generation=?`,
+      [to, e.currentGeneration, new Date(Date.now() + keepMs), store, e.currentGeneration, to],
       'rolling back',
     );
-    if (!rs.first().get('[applied]')) throw new AdjunctError(`rollback of ${store} lost a race`, { code: 'SWITCH_CONFLICT', stage: 'store', retriable: true });
-    return { current: e.previousGeneration, previous: e.currentGeneration };
+    if (rs.first().get('[applied]')) return { current: to, previous: e.currentGeneration, changed: true };
+    const again = await this.require(store);
+    if (again.currentGeneration === to) return { current: to, previous: again.previousGeneration, changed: false };
+    throw new AdjunctError(`rollback of ${store} to ${to} lost a race`, { code: 'SWITCH_CONFLICT', stage: 'store', retriable: true });
   }
 
-  /** Forgets the previous generation once its keep time passed; returns its number so the caller drops its table. */
-  async expirePrevious(store: string, now = new Date()): Promise<number | null> {
+  /**
+   * Forgets the previous generation once its keep time passed and `stillWritten` says no live worker writes it;
+   * returns its number so the caller drops its table.
+   */
+  async expirePrevious(store: string, now = new Date(), stillWritten: (generation: number) => Promise<boolean> = async () => false): Promise<number | null> {
     const e = await this.require(store);
     if (e.previousGeneration === null || !e.previousDropAfter || e.previousDropAfter > now) return null;
+    if (await stillWritten(e.previousGeneration)) return null;
     const rs = await this.exec(`UPDATE $T SET previous_generation=null, previous_drop_after=null WHERE store=? IF previous_generation=?`, [store, e.previousGeneration], 'expiring previous generation');
     return rs.first().get('[applied]') ? e.previousGeneration : null;
   }

@@ -1,7 +1,7 @@
 import { Client } from 'cassandra-driver';
 import { AdjunctError } from '../errors';
 import { validateKeyspaceName, validateTableName } from '../store/cassandra';
-import { catalogExecute } from './catalog-cql';
+import { catalogExecute } from '../catalog/catalog-cql';
 import { StoreEntry } from './store-catalog';
 
 /** Who writes a base table: the store, its pipeline and the deployment (worker group) running it. */
