@@ -6,7 +6,16 @@
 
 // Stores: KIP-889 versioned and key-value interfaces, serdes, the in-memory reference and the Cassandra openers.
 export { PUT_RETURN_CODE_VALID_TO_UNDEFINED, PUT_RETURN_CODE_NOT_PUT } from './store/types';
-export type { VersionedKeyValueStore, VersionedRecord, HistoryOptions, KeyValueStore, KeyValue, Serde, StoreScope, StoreKind } from './store/types';
+export type {
+  VersionedKeyValueStore,
+  VersionedRecord,
+  HistoryOptions,
+  KeyValueStore,
+  KeyValue,
+  Serde,
+  StoreScope,
+  StoreKind,
+} from './store/types';
 export { stringSerde, bufferSerde, jsonSerde, intKeySerde, tupleKeySerde } from './store/serde';
 export { MemoryVersionedStore } from './store/memory/memory-versioned-store';
 export type { MemoryVersionedStoreOptions } from './store/memory/memory-versioned-store';
@@ -19,7 +28,19 @@ export type { CassandraKvStoreOptions } from './store/cassandra/open-kv-store';
 
 // The lookup library: catalog-driven reads from any process.
 export { openLookup, Lookup } from './lookup/lookup';
-export type { LookupOptions, LookupRecord, LookupHistoryOptions, ReadOptions, ScanOptions, PageRequest, PageResult, StoreInfo, WriterHorizon, Readiness, PipelineReadiness } from './lookup/types';
+export type {
+  LookupOptions,
+  LookupRecord,
+  LookupHistoryOptions,
+  ReadOptions,
+  ScanOptions,
+  PageRequest,
+  PageResult,
+  StoreInfo,
+  WriterHorizon,
+  Readiness,
+  PipelineReadiness,
+} from './lookup/types';
 export { LookupError } from './lookup/lookup-error';
 export { ReadyTimeoutError } from './lookup/ready-timeout-error';
 
@@ -32,7 +53,14 @@ export { Worker } from './worker/worker';
 export type { WorkerStatus, WorkerState, WorkerOptions } from './worker/worker';
 
 // Errors: one taxonomy, each code with its HTTP status, exit code and retriable flag.
-export { AdjunctError, ConfigError, BadRecordError, StoreError, InvalidArgumentError, InvalidIdentifierError } from './errors/adjunct-error';
+export {
+  AdjunctError,
+  ConfigError,
+  BadRecordError,
+  StoreError,
+  InvalidArgumentError,
+  InvalidIdentifierError,
+} from './errors/adjunct-error';
 export { ERROR_CODES } from './errors/error-codes';
 export type { ErrorCode, ErrorCodeInfo } from './errors/error-codes';
 export type { ErrorStage, PipelineStage, Subsystem } from './errors/error-stage';

@@ -84,14 +84,27 @@ export class BootstrapTracker {
       this.end.set(id, persistedEnd?.[id] !== undefined ? BigInt(persistedEnd[id]) : p.high);
       this.start.set(id, p.committed !== null && p.committed > p.low ? p.committed : p.low);
     }
-    this.o.logger.info({ pipeline: this.o.pipeline, generation: this.o.generation, endOffsets: Object.fromEntries([...this.end].map(([k, v]) => [k, v.toString()])), resumed: !!persistedEnd }, 'bootstrap: captured end offsets');
+    this.o.logger.info(
+      {
+        pipeline: this.o.pipeline,
+        generation: this.o.generation,
+        endOffsets: Object.fromEntries([...this.end].map(([k, v]) => [k, v.toString()])),
+        resumed: !!persistedEnd,
+      },
+      'bootstrap: captured end offsets',
+    );
     if (this.o.progressBar && process.stdout.isTTY) {
-      this.bar = new SingleBar({ format: `${this.o.pipeline} bootstrap [{bar}] {percentage}% | {value}/{total} records | {rate}/s | ETA {eta}s` });
+      this.bar = new SingleBar({
+        format: `${this.o.pipeline} bootstrap [{bar}] {percentage}% | {value}/{total} records | {rate}/s | ETA {eta}s`,
+      });
       this.bar.start(1, 0, { rate: 0 });
     }
     await this.poll();
     if (!this.stopped && this.progress.state !== 'READY') {
-      this.timer = setInterval(() => void this.poll().catch((e) => this.o.logger.warn({ err: describeError(e) }, 'bootstrap poll failed')), this.o.pollMs ?? 1000);
+      this.timer = setInterval(
+        () => void this.poll().catch((e) => this.o.logger.warn({ err: describeError(e) }, 'bootstrap poll failed')),
+        this.o.pollMs ?? 1000,
+      );
     }
   }
 
@@ -118,7 +131,13 @@ export class BootstrapTracker {
     const rate = now > this.lastSample.t ? ((dn - this.lastSample.done) * 1000) / (now - this.lastSample.t) : 0;
     this.lastSample = { t: now, done: dn };
     const tn = Number(total);
-    this.progress = { state: reached ? 'READY' : 'BOOTSTRAPPING', done: dn, total: tn, ratePerSec: Math.round(rate), etaSeconds: rate > 0 ? Math.ceil((tn - dn) / rate) : null };
+    this.progress = {
+      state: reached ? 'READY' : 'BOOTSTRAPPING',
+      done: dn,
+      total: tn,
+      ratePerSec: Math.round(rate),
+      etaSeconds: rate > 0 ? Math.ceil((tn - dn) / rate) : null,
+    };
     this.o.metrics.bootstrapProgress.set({ pipeline: this.o.pipeline }, tn === 0 ? 1 : dn / tn);
     this.bar?.setTotal(Math.max(tn, 1));
     this.bar?.update(dn, { rate: Math.round(rate) });
@@ -137,7 +156,17 @@ export class BootstrapTracker {
     if (reached) this.markReady(true);
     else if (now - this.lastLog > 5000) {
       this.lastLog = now;
-      this.o.logger.info({ pipeline: this.o.pipeline, generation: this.o.generation, done: dn, total: tn, ratePerSec: Math.round(rate), etaSeconds: this.progress.etaSeconds }, 'bootstrap progress');
+      this.o.logger.info(
+        {
+          pipeline: this.o.pipeline,
+          generation: this.o.generation,
+          done: dn,
+          total: tn,
+          ratePerSec: Math.round(rate),
+          etaSeconds: this.progress.etaSeconds,
+        },
+        'bootstrap progress',
+      );
     }
   }
 
@@ -147,7 +176,8 @@ export class BootstrapTracker {
     this.bar?.update(this.progress.total);
     this.bar?.stop();
     this.bar = undefined;
-    if (log) this.o.logger.info({ pipeline: this.o.pipeline, generation: this.o.generation, records: this.progress.done }, 'bootstrap READY');
+    if (log)
+      this.o.logger.info({ pipeline: this.o.pipeline, generation: this.o.generation, records: this.progress.done }, 'bootstrap READY');
     this.o.metrics.bootstrapProgress.set({ pipeline: this.o.pipeline }, 1);
     this.readyResolve();
   }

@@ -11,17 +11,24 @@ export interface PartitionOffsets {
   committed: bigint | null;
 }
 
-
 /** Fetches log start/end offsets of topics and the group's committed offsets in one pass. */
 export async function fetchPartitionOffsets(admin: Admin, groupId: string, topics: string[]): Promise<PartitionOffsets[]> {
   const out: PartitionOffsets[] = [];
   const committed = await admin.fetchOffsets({ groupId, topics });
   const committedMap = new Map<string, bigint | null>();
-  for (const t of committed) for (const p of t.partitions) committedMap.set(topicPartitionKey(t.topic, p.partition), p.offset === '-1' || p.offset === '' ? null : BigInt(p.offset));
+  for (const t of committed)
+    for (const p of t.partitions)
+      committedMap.set(topicPartitionKey(t.topic, p.partition), p.offset === '-1' || p.offset === '' ? null : BigInt(p.offset));
   for (const topic of topics) {
     const offs = await admin.fetchTopicOffsets(topic);
     for (const p of offs) {
-      out.push({ topic, partition: p.partition, low: BigInt(p.low), high: BigInt(p.high), committed: committedMap.get(topicPartitionKey(topic, p.partition)) ?? null });
+      out.push({
+        topic,
+        partition: p.partition,
+        low: BigInt(p.low),
+        high: BigInt(p.high),
+        committed: committedMap.get(topicPartitionKey(topic, p.partition)) ?? null,
+      });
     }
   }
   return out;

@@ -4,9 +4,19 @@ import { toNumber } from '../store/cassandra';
 import { awaitSchemaAgreement } from '../store/cassandra';
 
 /** Executes a prepared catalog statement at LOCAL_QUORUM (LOCAL_SERIAL for its LWTs); failures become classified StoreErrors. */
-export async function catalogExecute(client: Client, cql: string, params: unknown[], what: string, stage: ErrorStage): Promise<types.ResultSet> {
+export async function catalogExecute(
+  client: Client,
+  cql: string,
+  params: unknown[],
+  what: string,
+  stage: ErrorStage,
+): Promise<types.ResultSet> {
   try {
-    return await client.execute(cql, params, { prepare: true, consistency: types.consistencies.localQuorum, serialConsistency: types.consistencies.localSerial });
+    return await client.execute(cql, params, {
+      prepare: true,
+      consistency: types.consistencies.localQuorum,
+      serialConsistency: types.consistencies.localSerial,
+    });
   } catch (e) {
     throw wrapCassandraError(e, what, stage);
   }

@@ -36,7 +36,18 @@ export class PipelineStatusTable {
     await catalogExecute(
       this.client,
       `INSERT INTO ${this.keyspace}.adjunct_pipeline_status (pipeline, generation, store, state, records_done, records_total, end_offsets, progress, last_error, worker, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,toTimestamp(now()))`,
-      [row.pipeline, row.generation, row.store, row.state, types.Long.fromNumber(row.recordsDone), types.Long.fromNumber(row.recordsTotal), JSON.stringify(row.endOffsets), JSON.stringify(row.progress), row.lastError, row.worker],
+      [
+        row.pipeline,
+        row.generation,
+        row.store,
+        row.state,
+        types.Long.fromNumber(row.recordsDone),
+        types.Long.fromNumber(row.recordsTotal),
+        JSON.stringify(row.endOffsets),
+        JSON.stringify(row.progress),
+        row.lastError,
+        row.worker,
+      ],
       `writing status of ${row.pipeline}`,
       'bootstrap',
     );
@@ -46,15 +57,33 @@ export class PipelineStatusTable {
   async get(pipeline: string, generation?: number): Promise<PipelineStatusRow | null> {
     const rs =
       generation === undefined
-        ? await catalogExecute(this.client, `SELECT * FROM ${this.keyspace}.adjunct_pipeline_status WHERE pipeline=? LIMIT 1`, [pipeline], `reading status of ${pipeline}`, 'bootstrap')
-        : await catalogExecute(this.client, `SELECT * FROM ${this.keyspace}.adjunct_pipeline_status WHERE pipeline=? AND generation=?`, [pipeline, generation], `reading status of ${pipeline}`, 'bootstrap');
+        ? await catalogExecute(
+            this.client,
+            `SELECT * FROM ${this.keyspace}.adjunct_pipeline_status WHERE pipeline=? LIMIT 1`,
+            [pipeline],
+            `reading status of ${pipeline}`,
+            'bootstrap',
+          )
+        : await catalogExecute(
+            this.client,
+            `SELECT * FROM ${this.keyspace}.adjunct_pipeline_status WHERE pipeline=? AND generation=?`,
+            [pipeline, generation],
+            `reading status of ${pipeline}`,
+            'bootstrap',
+          );
     const r = rs.first();
     return r ? rowToStatus(r) : null;
   }
 
   /** Every status row (all pipelines, all generations). */
   async list(): Promise<PipelineStatusRow[]> {
-    const rs = await catalogExecute(this.client, `SELECT * FROM ${this.keyspace}.adjunct_pipeline_status`, [], 'listing pipeline status', 'bootstrap');
+    const rs = await catalogExecute(
+      this.client,
+      `SELECT * FROM ${this.keyspace}.adjunct_pipeline_status`,
+      [],
+      'listing pipeline status',
+      'bootstrap',
+    );
     return rs.rows.map(rowToStatus);
   }
 }

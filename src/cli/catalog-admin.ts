@@ -8,7 +8,12 @@ export type AdminAction = 'reload' | 'rollback' | 'pause' | 'resume';
  * Performs an admin action directly in the catalog (no worker needed): every worker of the group follows it at its
  * next catalog poll (worker.generationPoll), and workers started later read it at start.
  */
-export async function catalogAdmin(configFile: string, actionName: AdminAction, pipeline: string, to?: number): Promise<Record<string, unknown>> {
+export async function catalogAdmin(
+  configFile: string,
+  actionName: AdminAction,
+  pipeline: string,
+  to?: number,
+): Promise<Record<string, unknown>> {
   const cfg = loadConfigFile(configFile).config;
   const spec = cfg.pipelines.find((p) => p.name === pipeline);
   if (!spec) throw new AdjunctError(`unknown pipeline ${pipeline} in ${configFile}`, { code: 'UNKNOWN_PIPELINE', stage: 'config' });

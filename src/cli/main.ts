@@ -15,7 +15,10 @@ export function buildProgram(): Command {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     .version(require('../../package.json').version)
     .showHelpAfterError()
-    .option('--log-level <level>', 'log level (trace, debug, info, warn, error, fatal, silent); overrides ADJUNCT_LOG_LEVEL and worker.logLevel')
+    .option(
+      '--log-level <level>',
+      'log level (trace, debug, info, warn, error, fatal, silent); overrides ADJUNCT_LOG_LEVEL and worker.logLevel',
+    )
     .hook('preAction', (cmd) => {
       const level = cmd.opts().logLevel as string | undefined;
       if (level !== undefined) process.env.ADJUNCT_LOG_LEVEL = level;
@@ -53,7 +56,13 @@ export function buildProgram(): Command {
         }
         process.exitCode = ExitCode.OK;
       } catch (e) {
-        if (o.json) console.log(JSON.stringify({ valid: false, problems: e instanceof ConfigValidationError ? e.problems : [{ path: '', message: describeError(e) }] }));
+        if (o.json)
+          console.log(
+            JSON.stringify({
+              valid: false,
+              problems: e instanceof ConfigValidationError ? e.problems : [{ path: '', message: describeError(e) }],
+            }),
+          );
         else console.error((e as Error).message);
         process.exitCode = ExitCode.CONFIG_INVALID;
       }

@@ -41,7 +41,12 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...arg
     } catch (e) {
       process.exitCode = exitCodeOf(e);
       const opts = args.find((a): a is { json?: boolean } => typeof a === 'object' && a !== null && !Array.isArray(a) && 'json' in a);
-      if (opts?.json) printJson({ error: errorCodeOf(e), message: e instanceof CliFailure ? e.message : e instanceof AdjunctError ? e.message : publicError(e).message, exitCode: process.exitCode });
+      if (opts?.json)
+        printJson({
+          error: errorCodeOf(e),
+          message: e instanceof CliFailure ? e.message : e instanceof AdjunctError ? e.message : publicError(e).message,
+          exitCode: process.exitCode,
+        });
       else process.stderr.write(`adjunct: ${e instanceof CliFailure || e instanceof AdjunctError ? e.message : describeError(e)}\n`);
     }
   };
@@ -51,7 +56,11 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...arg
 function table(rows: Record<string, unknown>[], columns: string[]): string {
   const cell = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(columns.map((c) => c.toUpperCase())), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
 }
 
@@ -63,7 +72,8 @@ function printJson(v: unknown): void {
 function parseTime(v: string): number {
   if (/^\d+$/.test(v)) return Number(v);
   const t = Date.parse(v);
-  if (Number.isNaN(t) || t < 0) throw new CliFailure(`invalid time ${JSON.stringify(v)}: use epoch milliseconds or an ISO-8601 date`, ExitCode.FAILED);
+  if (Number.isNaN(t) || t < 0)
+    throw new CliFailure(`invalid time ${JSON.stringify(v)}: use epoch milliseconds or an ISO-8601 date`, ExitCode.FAILED);
   return t;
 }
 
@@ -75,7 +85,10 @@ function iso(t: number | null | undefined): string {
 }
 
 /** Opens a Lookup from a config's cassandra section (UNAVAILABLE when Cassandra cannot be reached). */
-async function withLookup<T>(configFile: string, fn: (l: import('../lookup').Lookup, cfg: { config: ReadConfig }) => Promise<T>): Promise<T> {
+async function withLookup<T>(
+  configFile: string,
+  fn: (l: import('../lookup').Lookup, cfg: { config: ReadConfig }) => Promise<T>,
+): Promise<T> {
   const loaded = loadReadConfigFile(configFile);
   const { createCassandra } = await import('../worker/clients');
   const { openLookup } = await import('../lookup');
@@ -99,8 +112,16 @@ async function callApi(base: string, method: 'GET' | 'POST', path: string, token
   }
   let res: Response;
   try {
-    const headers: Record<string, string> = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload === undefined ? {} : { 'content-type': 'application/json' }) };
-    res = await fetch(url, { method, headers, body: payload === undefined ? undefined : JSON.stringify(payload), signal: AbortSignal.timeout(30_000) });
+    const headers: Record<string, string> = {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+    };
+    res = await fetch(url, {
+      method,
+      headers,
+      body: payload === undefined ? undefined : JSON.stringify(payload),
+      signal: AbortSignal.timeout(30_000),
+    });
   } catch (e) {
     const c = (e as { cause?: { code?: string; message?: string } }).cause;
     const cause = c?.code ?? c?.message ?? describeError(e);
@@ -114,7 +135,8 @@ async function callApi(base: string, method: 'GET' | 'POST', path: string, token
     // not JSON: keep the text
   }
   if (res.ok) return body;
-  const msg = typeof body === 'object' && body !== null && 'message' in body ? String((body as { message: unknown }).message) : text.slice(0, 200);
+  const msg =
+    typeof body === 'object' && body !== null && 'message' in body ? String((body as { message: unknown }).message) : text.slice(0, 200);
   if (res.status === 404) throw new CliFailure(msg, ExitCode.NOT_FOUND);
   if (res.status === 503) throw new CliFailure(msg, ExitCode.UNAVAILABLE);
   if (res.status === 401) throw new CliFailure(`${msg} (pass --token or set ADJUNCT_ADMIN_TOKEN)`, ExitCode.FAILED);
@@ -138,15 +160,48 @@ async function statusCommand(o: StatusOpts): Promise<void> {
       return { stores, readiness: await l.readiness(bootstrap), horizons, workers };
     });
     if (o.json) return printJson(out);
-    const stores = out.stores.map((s) => ({ store: s.name, kind: s.kind, scope: s.scope, gen: s.generation, building: s.buildingGeneration, previous: s.previousGeneration, keys: s.keySerde, values: s.valueSerde, table: s.table }));
-    process.stdout.write(`STORES\n${table(stores, ['store', 'kind', 'scope', 'gen', 'building', 'previous', 'keys', 'values', 'table'])}\n\n`);
-    process.stdout.write(`BOOTSTRAP PIPELINES (${out.readiness.ready ? 'all READY' : `not ready: ${out.readiness.notReady.join(', ')}`})\n`);
-    const pipes = out.readiness.pipelines.map((p) => ({ pipeline: p.pipeline, store: p.store, gen: p.generation, state: p.state, records: `${p.recordsDone}/${p.recordsTotal}` }));
+    const stores = out.stores.map((s) => ({
+      store: s.name,
+      kind: s.kind,
+      scope: s.scope,
+      gen: s.generation,
+      building: s.buildingGeneration,
+      previous: s.previousGeneration,
+      keys: s.keySerde,
+      values: s.valueSerde,
+      table: s.table,
+    }));
+    process.stdout.write(
+      `STORES\n${table(stores, ['store', 'kind', 'scope', 'gen', 'building', 'previous', 'keys', 'values', 'table'])}\n\n`,
+    );
+    process.stdout.write(
+      `BOOTSTRAP PIPELINES (${out.readiness.ready ? 'all READY' : `not ready: ${out.readiness.notReady.join(', ')}`})\n`,
+    );
+    const pipes = out.readiness.pipelines.map((p) => ({
+      pipeline: p.pipeline,
+      store: p.store,
+      gen: p.generation,
+      state: p.state,
+      records: `${p.recordsDone}/${p.recordsTotal}`,
+    }));
     process.stdout.write(`${table(pipes, ['pipeline', 'store', 'gen', 'state', 'records'])}\n`);
-    const writers = out.horizons.flatMap((h) => h.writers.map((w) => ({ store: h.store, writer: w.writer, streamTime: iso(w.streamTime), horizon: iso(w.horizon) })));
-    const live = out.workers.map((w) => ({ pipeline: w.pipeline, worker: w.worker, generation: w.generation, role: w.role, heartbeat: w.updatedAt?.toISOString() }));
-    process.stdout.write(`\nLIVE WORKERS (heartbeat within the TTL)\n${table(live, ['pipeline', 'worker', 'generation', 'role', 'heartbeat'])}\n`);
-    if (writers.length) process.stdout.write(`\nSTREAM TIME AND RETENTION HORIZON PER PARTITION (as persisted at the last commit)\n${table(writers, ['store', 'writer', 'streamTime', 'horizon'])}\n`);
+    const writers = out.horizons.flatMap((h) =>
+      h.writers.map((w) => ({ store: h.store, writer: w.writer, streamTime: iso(w.streamTime), horizon: iso(w.horizon) })),
+    );
+    const live = out.workers.map((w) => ({
+      pipeline: w.pipeline,
+      worker: w.worker,
+      generation: w.generation,
+      role: w.role,
+      heartbeat: w.updatedAt?.toISOString(),
+    }));
+    process.stdout.write(
+      `\nLIVE WORKERS (heartbeat within the TTL)\n${table(live, ['pipeline', 'worker', 'generation', 'role', 'heartbeat'])}\n`,
+    );
+    if (writers.length)
+      process.stdout.write(
+        `\nSTREAM TIME AND RETENTION HORIZON PER PARTITION (as persisted at the last commit)\n${table(writers, ['store', 'writer', 'streamTime', 'horizon'])}\n`,
+      );
     return;
   }
   const st = (await callApi(o.url, 'GET', 'status')) as Record<string, unknown>;
@@ -157,15 +212,31 @@ async function statusCommand(o: StatusOpts): Promise<void> {
     const rows = (st.pipelines as Record<string, unknown>[]).map((p) => {
       const c = (p.counts ?? {}) as Record<string, unknown>;
       const b = p.bootstrap as { state?: string; done?: number; total?: number } | undefined;
-      return { ...p, consumed: c.consumed, written: c.written, deadLettered: c.deadLettered, bootstrap: b ? `${b.state} ${b.done}/${b.total}` : '-' };
+      return {
+        ...p,
+        consumed: c.consumed,
+        written: c.written,
+        deadLettered: c.deadLettered,
+        bootstrap: b ? `${b.state} ${b.done}/${b.total}` : '-',
+      };
     });
     process.stdout.write(`${table(rows, ['name', 'state', 'store', 'generation', 'consumed', 'written', 'deadLettered', 'bootstrap'])}\n`);
-    const live = (st.pipelines as { name: string; writers?: Record<string, unknown>[] }[]).flatMap((p) => (p.writers ?? []).map((w) => ({ pipeline: p.name, worker: w.worker, generation: w.generation, role: w.role })));
+    const live = (st.pipelines as { name: string; writers?: Record<string, unknown>[] }[]).flatMap((p) =>
+      (p.writers ?? []).map((w) => ({ pipeline: p.name, worker: w.worker, generation: w.generation, role: w.role })),
+    );
     if (live.length) process.stdout.write(`\nLIVE WORKERS\n${table(live, ['pipeline', 'worker', 'generation', 'role'])}\n`);
     const parts = (st.pipelines as { name: string; partitions?: Record<string, unknown>[] }[]).flatMap((p) =>
-      (p.partitions ?? []).map((x) => ({ pipeline: p.name, partition: `${String(x.topic)}/${String(x.partition)}`, committed: x.committedOffset, lag: x.lag, streamTime: iso(x.observedStreamTime as number | null), horizon: iso(x.horizon as number | null) })),
+      (p.partitions ?? []).map((x) => ({
+        pipeline: p.name,
+        partition: `${String(x.topic)}/${String(x.partition)}`,
+        committed: x.committedOffset,
+        lag: x.lag,
+        streamTime: iso(x.observedStreamTime as number | null),
+        horizon: iso(x.horizon as number | null),
+      })),
     );
-    if (parts.length) process.stdout.write(`\nPARTITIONS\n${table(parts, ['pipeline', 'partition', 'committed', 'lag', 'streamTime', 'horizon'])}\n`);
+    if (parts.length)
+      process.stdout.write(`\nPARTITIONS\n${table(parts, ['pipeline', 'partition', 'committed', 'lag', 'streamTime', 'horizon'])}\n`);
   } else {
     printJson(st);
   }
@@ -191,21 +262,51 @@ async function lookupCommand(storeName: string, keyText: string, o: LookupOpts):
     const info = await store.info();
     const key = parseKeyText(info.keySerde, keyText);
     if (o.history) {
-      const versions = await store.history(key, { fromTime: o.from === undefined ? undefined : parseTime(o.from), toTime: o.to === undefined ? undefined : parseTime(o.to), order: o.order }, { partition });
-      const rows = versions.map((v) => ({ timestamp: v.timestamp, validTo: v.validTo, validFrom: iso(v.timestamp), validUntil: iso(v.validTo), value: toJsonValue(v.value) }));
-      if (o.json) printJson({ store: info.name, key: toJsonValue(key), generation: info.generation, versions: rows.map(({ validFrom: _f, validUntil: _u, ...r }) => r) });
+      const versions = await store.history(
+        key,
+        {
+          fromTime: o.from === undefined ? undefined : parseTime(o.from),
+          toTime: o.to === undefined ? undefined : parseTime(o.to),
+          order: o.order,
+        },
+        { partition },
+      );
+      const rows = versions.map((v) => ({
+        timestamp: v.timestamp,
+        validTo: v.validTo,
+        validFrom: iso(v.timestamp),
+        validUntil: iso(v.validTo),
+        value: toJsonValue(v.value),
+      }));
+      if (o.json)
+        printJson({
+          store: info.name,
+          key: toJsonValue(key),
+          generation: info.generation,
+          versions: rows.map(({ validFrom: _f, validUntil: _u, ...r }) => r),
+        });
       else process.stdout.write(`${table(rows, ['validFrom', 'validUntil', 'timestamp', 'validTo', 'value'])}\n`);
-      if (versions.length === 0) throw new CliFailure(`no versions of key ${JSON.stringify(keyText)} in store ${info.name} in that window`, ExitCode.NOT_FOUND);
+      if (versions.length === 0)
+        throw new CliFailure(`no versions of key ${JSON.stringify(keyText)} in store ${info.name} in that window`, ExitCode.NOT_FOUND);
       return;
     }
     const asOf = o.asOf === undefined ? undefined : parseTime(o.asOf);
     const rec = await store.get(key, asOf, { partition });
     if (rec === null) throw new CliFailure(await notFoundMessage(store, key, keyText, info.name, asOf, partition), ExitCode.NOT_FOUND);
-    const out = { store: info.name, key: toJsonValue(key), value: toJsonValue(rec.value), timestamp: rec.timestamp, validTo: rec.validTo, generation: info.generation };
+    const out = {
+      store: info.name,
+      key: toJsonValue(key),
+      value: toJsonValue(rec.value),
+      timestamp: rec.timestamp,
+      validTo: rec.validTo,
+      generation: info.generation,
+    };
     if (o.json) return printJson(out);
     const until = rec.validTo === undefined ? ' (the latest version)' : ` until ${rec.validTo} (${iso(rec.validTo)})`;
     const when = rec.timestamp === undefined ? '' : `valid from ${rec.timestamp} (${iso(rec.timestamp)})${until}\n`;
-    process.stdout.write(`${info.name} [${info.kind}, generation ${info.generation}] ${keyText}\n${when}${JSON.stringify(out.value, null, 2)}\n`);
+    process.stdout.write(
+      `${info.name} [${info.kind}, generation ${info.generation}] ${keyText}\n${when}${JSON.stringify(out.value, null, 2)}\n`,
+    );
   });
 }
 
@@ -258,7 +359,8 @@ function adminTarget(o: AdminOpts): { url: string; token?: string } {
  */
 async function adminCommand(actionName: AdminAction | 'restart', pipeline: string, o: AdminOpts): Promise<void> {
   const to = o.to === undefined ? undefined : Number(o.to);
-  if (actionName === 'rollback' && (to === undefined || !Number.isInteger(to) || to < 1)) throw new CliFailure('rollback needs --to <generation> (a positive integer)', ExitCode.FAILED);
+  if (actionName === 'rollback' && (to === undefined || !Number.isInteger(to) || to < 1))
+    throw new CliFailure('rollback needs --to <generation> (a positive integer)', ExitCode.FAILED);
   const inCatalog = (a: AdminAction) => catalogAdmin(o.config!, a, pipeline, to);
   let res: Record<string, unknown>;
   if (o.catalog && actionName !== 'restart') {
@@ -267,16 +369,38 @@ async function adminCommand(actionName: AdminAction | 'restart', pipeline: strin
   } else {
     const target = adminTarget(o);
     try {
-      res = (await callApi(target.url, 'POST', `pipelines/${encodeURIComponent(pipeline)}/${actionName}`, target.token, actionName === 'rollback' ? { to } : undefined)) as Record<string, unknown>;
+      res = (await callApi(
+        target.url,
+        'POST',
+        `pipelines/${encodeURIComponent(pipeline)}/${actionName}`,
+        target.token,
+        actionName === 'rollback' ? { to } : undefined,
+      )) as Record<string, unknown>;
     } catch (e) {
-      if (!(e instanceof CliFailure && e.exitCode === ExitCode.UNAVAILABLE && o.config && !o.url && actionName !== 'restart' && hasPipeline(o.config, pipeline))) throw e;
+      if (!(
+        e instanceof CliFailure &&
+        e.exitCode === ExitCode.UNAVAILABLE &&
+        o.config &&
+        !o.url &&
+        actionName !== 'restart' &&
+        hasPipeline(o.config, pipeline)
+      ))
+        throw e;
       process.stderr.write(`adjunct: no worker answers at ${target.url}; ${actionName} done in the catalog, which every worker follows\n`);
       res = await inCatalog(actionName);
     }
   }
   if (o.json) return printJson(res);
-  if (actionName === 'reload') process.stdout.write(`${pipeline}: building generation ${String(res.building)} from the earliest offset; every worker joins it; readers switch when it is READY\n`);
-  else if (actionName === 'rollback') process.stdout.write(res.changed === false ? `${pipeline}: generation ${String(res.current)} already current; nothing changed\n` : `${pipeline}: rolled back to generation ${String(res.current)} (generation ${String(res.previous)} kept as previous)\n`);
+  if (actionName === 'reload')
+    process.stdout.write(
+      `${pipeline}: building generation ${String(res.building)} from the earliest offset; every worker joins it; readers switch when it is READY\n`,
+    );
+  else if (actionName === 'rollback')
+    process.stdout.write(
+      res.changed === false
+        ? `${pipeline}: generation ${String(res.current)} already current; nothing changed\n`
+        : `${pipeline}: rolled back to generation ${String(res.current)} (generation ${String(res.previous)} kept as previous)\n`,
+    );
   else if (actionName === 'restart') process.stdout.write(`${pipeline}: restarted (state ${String(res.state)})\n`);
   else process.stdout.write(`${pipeline}: ${actionName}d (state ${String(res.state)})\n`);
 }
@@ -318,11 +442,11 @@ async function serveCommand(o: ServeOpts): Promise<void> {
 
 /** Registers status/lookup/reload/rollback/pause/resume/serve (implemented with the lookup library and the HTTP API). */
 export function registerReadCommands(program: Command): void {
-  const urlOption = () => new Option('--url <url>', 'base URL of a running worker\'s HTTP API').default(DEFAULT_URL);
+  const urlOption = () => new Option('--url <url>', "base URL of a running worker's HTTP API").default(DEFAULT_URL);
 
   program
     .command('status')
-    .description('show worker/pipeline status: from a running worker (--url), or from Cassandra\'s catalog and status tables (--config)')
+    .description("show worker/pipeline status: from a running worker (--url), or from Cassandra's catalog and status tables (--config)")
     .addOption(urlOption())
     .option('-c, --config <file>', 'read the catalog and bootstrap status from Cassandra instead of a worker')
     .option('--json', 'machine-readable output')
@@ -330,7 +454,9 @@ export function registerReadCommands(program: Command): void {
 
   program
     .command('lookup <store> <key>')
-    .description('read a key (latest, --as-of, or --history); the key is text per the store\'s key serde (int64 as integer, json/tuple as JSON)')
+    .description(
+      "read a key (latest, --as-of, or --history); the key is text per the store's key serde (int64 as integer, json/tuple as JSON)",
+    )
     .requiredOption('-c, --config <file>', 'config with the Cassandra settings (a config holding only `cassandra` is enough)')
     .option('--as-of <time>', 'the version valid at this time (epoch ms or ISO-8601)')
     .option('--history', 'every version valid in [--from, --to]')
@@ -342,9 +468,9 @@ export function registerReadCommands(program: Command): void {
     .action(action((store: string, key: string, o: LookupOpts) => lookupCommand(store, key, o)));
 
   for (const [name, description] of [
-    ['reload', 'rebuild a pipeline\'s store into a new generation from the earliest offset (readers switch when READY)'],
-    ['rollback', 'switch a pipeline\'s store back to generation --to (its previous one); idempotent'],
-    ['pause', 'pause a pipeline\'s consumption'],
+    ['reload', "rebuild a pipeline's store into a new generation from the earliest offset (readers switch when READY)"],
+    ['rollback', "switch a pipeline's store back to generation --to (its previous one); idempotent"],
+    ['pause', "pause a pipeline's consumption"],
     ['resume', 'resume a paused pipeline'],
     ['restart', 'restart a FAILED pipeline in place (the worker keeps running)'],
   ] as const) {
@@ -354,7 +480,10 @@ export function registerReadCommands(program: Command): void {
       .addOption(new Option('--url <url>', `base URL of a running worker's HTTP API (default: worker.http of -c, else ${DEFAULT_URL})`))
       .option('-c, --config <file>', "the worker's config: its worker.http host, port, tls and adminToken locate and authorise the call")
       .addOption(new Option('--token <token>', 'admin bearer token (default: worker.http.adminToken of -c)').env('ADJUNCT_ADMIN_TOKEN'))
-      .option('--catalog', 'reload/rollback/pause/resume: act in the Cassandra catalog of -c directly (no worker needed; every worker follows within worker.generationPoll)')
+      .option(
+        '--catalog',
+        'reload/rollback/pause/resume: act in the Cassandra catalog of -c directly (no worker needed; every worker follows within worker.generationPoll)',
+      )
       .option('--json', 'machine-readable output')
       .option('--to <generation>', 'rollback: the generation to make current (required for rollback)')
       .action(action((pipeline: string, o: AdminOpts) => adminCommand(name, pipeline, o)));

@@ -14,7 +14,14 @@ export async function runCommand(configPath: string, opts: { http?: HttpStarter 
   let fatal = false;
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => (resolveDone = r));
-  const worker = new Worker(loaded, { logger, progressBar: true, onFatal: () => { fatal = true; resolveDone(); } });
+  const worker = new Worker(loaded, {
+    logger,
+    progressBar: true,
+    onFatal: () => {
+      fatal = true;
+      resolveDone();
+    },
+  });
   const onSignal = (sig: string) => {
     logger.info({ signal: sig }, 'shutdown requested: draining in-flight writes and committing');
     resolveDone();

@@ -17,12 +17,25 @@ const REGISTRY_CONVERTERS = new Set(['avro', 'json-schema', 'protobuf']);
 /** Exactly one of topics/topicPattern; the DLQ topic must not be consumed by its own pipeline (as in Kafka Connect). */
 function checkTopics(p: PipelineSpec, i: number): CrossProblem[] {
   if (!p.topics === !p.topicPattern) {
-    return [{ path: ['pipelines', i, p.topics ? 'topicPattern' : 'topics'], message: 'set exactly one of "topics" (a list) or "topicPattern" (a regex)' }];
+    return [
+      {
+        path: ['pipelines', i, p.topics ? 'topicPattern' : 'topics'],
+        message: 'set exactly one of "topics" (a list) or "topicPattern" (a regex)',
+      },
+    ];
   }
   const dlq = p.errors.deadLetterQueue?.topic;
-  if (dlq && p.topics?.includes(dlq)) return [{ path: ['pipelines', i, 'errors', 'deadLetterQueue', 'topic'], message: `the dead-letter queue topic "${dlq}" is also in topics` }];
+  if (dlq && p.topics?.includes(dlq))
+    return [
+      { path: ['pipelines', i, 'errors', 'deadLetterQueue', 'topic'], message: `the dead-letter queue topic "${dlq}" is also in topics` },
+    ];
   if (dlq && p.topicPattern && topicMatcher(p.topicPattern)(dlq)) {
-    return [{ path: ['pipelines', i, 'errors', 'deadLetterQueue', 'topic'], message: `the dead-letter queue topic "${dlq}" matches topicPattern` }];
+    return [
+      {
+        path: ['pipelines', i, 'errors', 'deadLetterQueue', 'topic'],
+        message: `the dead-letter queue topic "${dlq}" matches topicPattern`,
+      },
+    ];
   }
   return [];
 }
@@ -34,19 +47,33 @@ function checkTypedColumns(p: PipelineSpec, i: number): CrossProblem[] {
   const at = (...rest: (string | number)[]) => ['pipelines', i, 'store', ...rest];
   const problems: CrossProblem[] = [];
   if (s.kind !== 'versioned') problems.push({ path: at('kind'), message: 'typed columns are written for versioned stores only' });
-  if (s.valueSerde !== 'json') problems.push({ path: at('valueSerde'), message: 'typed columns read fields of an object value: valueSerde must be json' });
-  if (s.typed && s.columns !== undefined) problems.push({ path: at('columns'), message: 'set either typed: true (columns from the schema) or an explicit columns mapping, not both' });
+  if (s.valueSerde !== 'json')
+    problems.push({ path: at('valueSerde'), message: 'typed columns read fields of an object value: valueSerde must be json' });
+  if (s.typed && s.columns !== undefined)
+    problems.push({
+      path: at('columns'),
+      message: 'set either typed: true (columns from the schema) or an explicit columns mapping, not both',
+    });
   if (s.typed) {
-    if (!REGISTRY_CONVERTERS.has(p.valueConverter)) problems.push({ path: at('typed'), message: `typed: true derives columns from the registry schema of the value; valueConverter ${p.valueConverter} has none (use an explicit columns mapping)` });
+    if (!REGISTRY_CONVERTERS.has(p.valueConverter))
+      problems.push({
+        path: at('typed'),
+        message: `typed: true derives columns from the registry schema of the value; valueConverter ${p.valueConverter} has none (use an explicit columns mapping)`,
+      });
     if (p.extract.value?.path || p.extract.preset !== 'none' || p.extract.module) {
-      problems.push({ path: at('typed'), message: 'typed: true maps the top-level fields of the value schema; with a value path, preset or extractor module use an explicit columns mapping' });
+      problems.push({
+        path: at('typed'),
+        message:
+          'typed: true maps the top-level fields of the value schema; with a value path, preset or extractor module use an explicit columns mapping',
+      });
     }
   }
   if (s.keyColumns !== undefined) {
     const keyFields = p.extract.key?.fields;
     const key = keyColumnsOf(s.keyColumns, keyFields);
     if (key.length === 0) problems.push({ path: at('keyColumns'), message: 'keyColumns must map at least one key field' });
-    for (const pr of [...typedColumnProblems(key), ...keyColumnProblems(s.keyColumns, keyFields)]) problems.push({ path: at('keyColumns', pr.field), message: pr.message });
+    for (const pr of [...typedColumnProblems(key), ...keyColumnProblems(s.keyColumns, keyFields)])
+      problems.push({ path: at('keyColumns', pr.field), message: pr.message });
   }
   if (s.columns !== undefined) {
     const columns = Object.entries(s.columns).map(([field, type]) => ({ field, column: columnNameFor(field), type }));
@@ -55,7 +82,12 @@ function checkTypedColumns(p: PipelineSpec, i: number): CrossProblem[] {
     const project = p.extract.value?.project;
     if (project) {
       const kept = new Set(project.map((f) => f.split(/[.[]/)[0]));
-      for (const c of columns) if (!kept.has(c.field)) problems.push({ path: at('columns', c.field), message: `field ${JSON.stringify(c.field)} is not kept by extract.value.project [${project.join(', ')}]` });
+      for (const c of columns)
+        if (!kept.has(c.field))
+          problems.push({
+            path: at('columns', c.field),
+            message: `field ${JSON.stringify(c.field)} is not kept by extract.value.project [${project.join(', ')}]`,
+          });
     }
   }
   return problems;
@@ -67,9 +99,17 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
   const names = new Map<string, number>();
   const stores = new Map<string, number>();
   cfg.pipelines.forEach((p, i) => {
-    if (names.has(p.name)) problems.push({ path: ['pipelines', i, 'name'], message: `duplicate pipeline name "${p.name}" (also pipelines[${names.get(p.name)}])` });
+    if (names.has(p.name))
+      problems.push({
+        path: ['pipelines', i, 'name'],
+        message: `duplicate pipeline name "${p.name}" (also pipelines[${names.get(p.name)}])`,
+      });
     names.set(p.name, i);
-    if (stores.has(p.store.name)) problems.push({ path: ['pipelines', i, 'store', 'name'], message: `store "${p.store.name}" is already written by pipelines[${stores.get(p.store.name)}]; one pipeline per store` });
+    if (stores.has(p.store.name))
+      problems.push({
+        path: ['pipelines', i, 'store', 'name'],
+        message: `store "${p.store.name}" is already written by pipelines[${stores.get(p.store.name)}]; one pipeline per store`,
+      });
     stores.set(p.store.name, i);
   });
   problems.push(...storeTableCollisions(cfg.pipelines));
@@ -77,15 +117,23 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
     p.dependsOn.forEach((d, j) => {
       const target = names.get(d);
       if (target === undefined) problems.push({ path: ['pipelines', i, 'dependsOn', j], message: `unknown pipeline "${d}"` });
-      else if (!cfg.pipelines[target].bootstrap) problems.push({ path: ['pipelines', i, 'dependsOn', j], message: `pipeline "${d}" is not a bootstrap pipeline (set bootstrap: true on it)` });
+      else if (!cfg.pipelines[target].bootstrap)
+        problems.push({
+          path: ['pipelines', i, 'dependsOn', j],
+          message: `pipeline "${d}" is not a bootstrap pipeline (set bootstrap: true on it)`,
+        });
       if (d === p.name) problems.push({ path: ['pipelines', i, 'dependsOn', j], message: 'a pipeline cannot depend on itself' });
     });
     for (const side of ['keyConverter', 'valueConverter'] as const) {
-      if (REGISTRY_CONVERTERS.has(p[side]) && !cfg.registry) problems.push({ path: ['pipelines', i, side], message: `${p[side]} converter needs a top-level "registry" section` });
+      if (REGISTRY_CONVERTERS.has(p[side]) && !cfg.registry)
+        problems.push({ path: ['pipelines', i, side], message: `${p[side]} converter needs a top-level "registry" section` });
     }
     problems.push(...checkTopics(p, i));
     if (p.errors.tolerance === 'all' && !p.errors.deadLetterQueue) {
-      problems.push({ path: ['pipelines', i, 'errors', 'tolerance'], message: 'tolerance "all" requires errors.deadLetterQueue.topic (bad records are never dropped silently)' });
+      problems.push({
+        path: ['pipelines', i, 'errors', 'tolerance'],
+        message: 'tolerance "all" requires errors.deadLetterQueue.topic (bad records are never dropped silently)',
+      });
     }
     // Table options and store names get the store layer's strict validation here, so `adjunct validate` and the
     // worker reject CQL injection before anything connects.
@@ -108,11 +156,17 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
     }
     problems.push(...checkTypedColumns(p, i));
     const ts = p.extract.timestamp;
-    if (ts?.from === 'field' && !ts.path) problems.push({ path: ['pipelines', i, 'extract', 'timestamp', 'path'], message: 'timestamp.from=field needs a path' });
-    if (ts?.from === 'header' && !ts.header) problems.push({ path: ['pipelines', i, 'extract', 'timestamp', 'header'], message: 'timestamp.from=header needs a header name' });
-    if (p.extract.key?.path && p.extract.key.fields) problems.push({ path: ['pipelines', i, 'extract', 'key'], message: 'use either key.path or key.fields, not both' });
+    if (ts?.from === 'field' && !ts.path)
+      problems.push({ path: ['pipelines', i, 'extract', 'timestamp', 'path'], message: 'timestamp.from=field needs a path' });
+    if (ts?.from === 'header' && !ts.header)
+      problems.push({ path: ['pipelines', i, 'extract', 'timestamp', 'header'], message: 'timestamp.from=header needs a header name' });
+    if (p.extract.key?.path && p.extract.key.fields)
+      problems.push({ path: ['pipelines', i, 'extract', 'key'], message: 'use either key.path or key.fields, not both' });
     if (p.extract.module && (p.extract.key || p.extract.value || p.extract.preset !== 'none')) {
-      problems.push({ path: ['pipelines', i, 'extract', 'module'], message: 'a custom extractor module replaces key/value/preset settings; remove them' });
+      problems.push({
+        path: ['pipelines', i, 'extract', 'module'],
+        message: 'a custom extractor module replaces key/value/preset settings; remove them',
+      });
     }
   });
   // Cycles in dependsOn.

@@ -57,7 +57,12 @@ export function parseReadConfig(text: string, options: { file?: string; env?: No
   return validateConfig(text, ReadConfigSchema, options, false);
 }
 
-function validateConfig<S extends z.ZodType>(text: string, schema: S, options: { file?: string; env?: NodeJS.ProcessEnv }, crossChecks: boolean): z.output<S> {
+function validateConfig<S extends z.ZodType>(
+  text: string,
+  schema: S,
+  options: { file?: string; env?: NodeJS.ProcessEnv },
+  crossChecks: boolean,
+): z.output<S> {
   const env = options.env ?? process.env;
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -138,16 +143,25 @@ function sortByLine(problems: ConfigProblem[]): ConfigProblem[] {
   return [...problems].sort((a, b) => at(a) - at(b));
 }
 
-function issueToProblems(issue: z.core.$ZodIssue, doc: ReturnType<typeof parseDocument>, locate: (o?: number) => { line?: number; column?: number }): ConfigProblem[] {
+function issueToProblems(
+  issue: z.core.$ZodIssue,
+  doc: ReturnType<typeof parseDocument>,
+  locate: (o?: number) => { line?: number; column?: number },
+): ConfigProblem[] {
   const p = issue.path as PropertyKey[];
   if (issue.code === 'unrecognized_keys') {
     // One problem per unknown key, at the key's own line, with the closest known key as a suggestion.
-    const parent = doc.getIn(p as unknown[], true) as { items?: { key: { value?: unknown; range?: [number, number, number] } }[]; range?: [number, number, number] } | undefined;
+    const parent = doc.getIn(p as unknown[], true) as
+      { items?: { key: { value?: unknown; range?: [number, number, number] } }[]; range?: [number, number, number] } | undefined;
     const known = knownKeysAt(p);
     return issue.keys.map((k) => {
       const keyNode = parent?.items?.find((it) => String(it.key?.value) === k)?.key;
       const hint = suggestKey(k, known);
-      return { path: pathToString(p), ...locate((keyNode?.range ?? parent?.range)?.[0]), message: `unknown key(s): ${k}${hint ? ` (did you mean "${hint}"?)` : ''}` };
+      return {
+        path: pathToString(p),
+        ...locate((keyNode?.range ?? parent?.range)?.[0]),
+        message: `unknown key(s): ${k}${hint ? ` (did you mean "${hint}"?)` : ''}`,
+      };
     });
   }
   let node: unknown = undefined;
@@ -158,7 +172,9 @@ function issueToProblems(issue: z.core.$ZodIssue, doc: ReturnType<typeof parseDo
     if (node === undefined) exists = false;
   }
   const missing = !exists && issue.code === 'invalid_type' && /received undefined/.test(issue.message);
-  const message = missing ? `required (${issue.message.replace(/^Invalid input: /, '').replace(/, received undefined$/, '')})` : issue.message;
+  const message = missing
+    ? `required (${issue.message.replace(/^Invalid input: /, '').replace(/, received undefined$/, '')})`
+    : issue.message;
   const range = (node as { range?: [number, number, number] } | undefined)?.range;
   return [{ path: pathToString(p), ...locate(range?.[0]), message }];
 }
@@ -198,6 +214,9 @@ function readConfigText(file: string): string {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(`cannot read config file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`, { cause: e, context: { file } });
+    throw new ConfigError(`cannot read config file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`, {
+      cause: e,
+      context: { file },
+    });
   }
 }

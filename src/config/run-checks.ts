@@ -26,23 +26,35 @@ export function runChecks(cfg: AdjunctConfig, raw: unknown, baseDir: string): Cr
   cfg.pipelines.forEach((p, i) => {
     const rawStore = (rawPipelines[i]?.store ?? {}) as Json;
     if (p.store.kind !== 'versioned') {
-      for (const k of VERSIONED_ONLY) if (k in rawStore) problems.push({ path: ['pipelines', i, 'store', k], message: `${k} applies only to versioned stores; this store is kind ${p.store.kind}` });
+      for (const k of VERSIONED_ONLY)
+        if (k in rawStore)
+          problems.push({
+            path: ['pipelines', i, 'store', k],
+            message: `${k} applies only to versioned stores; this store is kind ${p.store.kind}`,
+          });
     }
     if (p.topics && rawPipelines[i] && 'topicRefreshInterval' in rawPipelines[i]) {
       problems.push({ path: ['pipelines', i, 'topicRefreshInterval'], message: 'topicRefreshInterval applies only with topicPattern' });
     }
-    if (p.extract.options && !p.extract.module) problems.push({ path: ['pipelines', i, 'extract', 'options'], message: 'extract.options applies only to a custom extractor module' });
+    if (p.extract.options && !p.extract.module)
+      problems.push({ path: ['pipelines', i, 'extract', 'options'], message: 'extract.options applies only to a custom extractor module' });
     const keySerde = p.store.keySerde;
     const fits = keySerde ? KEY_SERDE_CONVERTERS[keySerde] : undefined;
     const keyExtracted = Boolean(p.extract.key || p.extract.module || p.extract.preset !== 'none');
     if (fits && !keyExtracted && !fits.has(p.keyConverter)) {
-      problems.push({ path: ['pipelines', i, 'store', 'keySerde'], message: `keySerde ${keySerde} cannot hold the keys keyConverter ${p.keyConverter} produces (use ${[...fits].join(', ')}, or extract.key)` });
+      problems.push({
+        path: ['pipelines', i, 'store', 'keySerde'],
+        message: `keySerde ${keySerde} cannot hold the keys keyConverter ${p.keyConverter} produces (use ${[...fits].join(', ')}, or extract.key)`,
+      });
     }
     if (p.extract.module) {
       const resolved = path.resolve(baseDir, p.extract.module);
       const candidates = [resolved, ...['.js', '.cjs', '.mjs', '.ts'].map((e) => resolved + e)];
       if (!candidates.some((c) => fs.existsSync(c) && fs.statSync(c).isFile())) {
-        problems.push({ path: ['pipelines', i, 'extract', 'module'], message: `extractor module ${JSON.stringify(p.extract.module)} not found (resolved to ${resolved})` });
+        problems.push({
+          path: ['pipelines', i, 'extract', 'module'],
+          message: `extractor module ${JSON.stringify(p.extract.module)} not found (resolved to ${resolved})`,
+        });
       }
     }
   });
@@ -53,7 +65,12 @@ export function runChecks(cfg: AdjunctConfig, raw: unknown, baseDir: string): Cr
 export function configWarnings(cfg: AdjunctConfig): CrossProblem[] {
   const h = cfg.worker.http;
   if (h.enabled && !isLoopbackHost(h.host) && !h.adminToken) {
-    return [{ path: ['worker', 'http', 'adminToken'], message: `worker.http.host ${JSON.stringify(h.host)} is not loopback and no adminToken is set: the admin routes will be off` }];
+    return [
+      {
+        path: ['worker', 'http', 'adminToken'],
+        message: `worker.http.host ${JSON.stringify(h.host)} is not loopback and no adminToken is set: the admin routes will be off`,
+      },
+    ];
   }
   return [];
 }
@@ -63,7 +80,13 @@ export function knownKeysAt(yamlPath: readonly PropertyKey[]): string[] {
   const root = configJsonSchema() as Json;
   const resolve = (n: Json | undefined): Json | undefined => {
     if (!n) return n;
-    if (typeof n.$ref === 'string') return resolve(n.$ref.replace(/^#\//, '').split('/').reduce((cur: Json, seg: string) => cur?.[seg], root));
+    if (typeof n.$ref === 'string')
+      return resolve(
+        n.$ref
+          .replace(/^#\//, '')
+          .split('/')
+          .reduce((cur: Json, seg: string) => cur?.[seg], root),
+      );
     return n;
   };
   const objects = (n: Json | undefined): Json[] => {
@@ -78,7 +101,9 @@ export function knownKeysAt(yamlPath: readonly PropertyKey[]): string[] {
       const r = resolve(n);
       if (!r) return [];
       if (typeof seg === 'number') return [r.items, ...((r.anyOf ?? []) as Json[]).map((v) => resolve(v)?.items)].filter(Boolean) as Json[];
-      return objects(r).map((o) => o.properties?.[String(seg)]).filter(Boolean) as Json[];
+      return objects(r)
+        .map((o) => o.properties?.[String(seg)])
+        .filter(Boolean) as Json[];
     });
   }
   return [...new Set(nodes.flatMap(objects).flatMap((o) => Object.keys(o.properties)))];

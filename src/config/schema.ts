@@ -3,16 +3,14 @@ import { parseDurationMs } from './duration';
 import { CQL_NAME_PATTERN } from '../store/cassandra';
 
 /** A duration in ms: a non-negative integer or a string like `30s`, `7d`. */
-export const Duration = z
-  .union([z.number().int().nonnegative(), z.string()])
-  .transform((v, ctx) => {
-    const ms = parseDurationMs(v);
-    if (ms === null) {
-      ctx.addIssue({ code: 'custom', message: `invalid duration ${JSON.stringify(v)} (use e.g. 500, 250ms, 30s, 5m, 2h, 7d)` });
-      return z.NEVER;
-    }
-    return ms;
-  });
+export const Duration = z.union([z.number().int().nonnegative(), z.string()]).transform((v, ctx) => {
+  const ms = parseDurationMs(v);
+  if (ms === null) {
+    ctx.addIssue({ code: 'custom', message: `invalid duration ${JSON.stringify(v)} (use e.g. 500, 250ms, 30s, 5m, 2h, 7d)` });
+    return z.NEVER;
+  }
+  return ms;
+});
 
 /** Lowercase CQL-safe identifier (keyspace, store names are normalised from free text but must stay simple). */
 export const Identifier = z
@@ -62,7 +60,12 @@ export const CassandraConfig = z.strictObject({
     .union([
       z.strictObject({ class: z.literal('SimpleStrategy'), replicationFactor: z.number().int().min(1).max(10) }),
       z
-        .strictObject({ class: z.literal('NetworkTopologyStrategy'), dataCenters: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), z.number().int().min(1).max(10)).describe('replication factor per data center, e.g. { dc1: 3, dc2: 3 }') })
+        .strictObject({
+          class: z.literal('NetworkTopologyStrategy'),
+          dataCenters: z
+            .record(z.string().regex(/^[A-Za-z0-9_-]+$/), z.number().int().min(1).max(10))
+            .describe('replication factor per data center, e.g. { dc1: 3, dc2: 3 }'),
+        })
         .describe('NetworkTopologyStrategy: replicas per data center (production, multi-DC)'),
     ])
     .default({ class: 'SimpleStrategy', replicationFactor: 1 }),
@@ -97,17 +100,38 @@ export const RegistryConfig = z.strictObject({
 export const WorkerConfig = z
   .strictObject({
     groupId: z.string().min(1).default('adjunct'),
-    maxInFlight: z.number().int().min(1).max(4096).default(64).describe('most Cassandra write requests (batches) in flight per pipeline; records in flight per worker are bounded at maxInFlight × cassandra.writeBatch.maxRows'),
-    maxInFlightBytes: z.number().int().min(1024).max(1 << 30).default(16 << 20).describe('bound on the key+value bytes of in-flight writes per worker (a larger record is written alone)'),
+    maxInFlight: z
+      .number()
+      .int()
+      .min(1)
+      .max(4096)
+      .default(64)
+      .describe(
+        'most Cassandra write requests (batches) in flight per pipeline; records in flight per worker are bounded at maxInFlight × cassandra.writeBatch.maxRows',
+      ),
+    maxInFlightBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(1 << 30)
+      .default(16 << 20)
+      .describe('bound on the key+value bytes of in-flight writes per worker (a larger record is written alone)'),
     partitionsConsumedConcurrently: z.number().int().min(1).max(256).default(8),
     commitInterval: Duration.default(1_000),
     shutdownTimeout: Duration.default(30_000),
-    generationPoll: Duration.default(2_000).describe('how often every worker re-reads the catalog to follow reloads, switches, rollbacks and pauses started anywhere (the bound on how long they take to reach every worker)'),
+    generationPoll: Duration.default(2_000).describe(
+      'how often every worker re-reads the catalog to follow reloads, switches, rollbacks and pauses started anywhere (the bound on how long they take to reach every worker)',
+    ),
     pipelineFailure: z
       .enum(['exit', 'isolate'])
       .default('exit')
-      .describe('a FAILED pipeline stops the worker (exit, the CLI exits 1), or only itself (isolate: the others keep running, /readyz is 503, POST /pipelines/:name/restart restarts it)'),
-    logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).optional().describe('log level (default info); ADJUNCT_LOG_LEVEL and --log-level override it'),
+      .describe(
+        'a FAILED pipeline stops the worker (exit, the CLI exits 1), or only itself (isolate: the others keep running, /readyz is 503, POST /pipelines/:name/restart restarts it)',
+      ),
+    logLevel: z
+      .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
+      .optional()
+      .describe('log level (default info); ADJUNCT_LOG_LEVEL and --log-level override it'),
     http: z
       .strictObject({
         enabled: z.boolean().default(true),
@@ -120,15 +144,26 @@ export const WorkerConfig = z
         readToken: z
           .preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional())
           .optional()
-          .describe('optional bearer token required by every read route except /healthz (at least 16 characters; the admin token is accepted too)'),
+          .describe(
+            'optional bearer token required by every read route except /healthz (at least 16 characters; the admin token is accepted too)',
+          ),
         tls: z
-          .strictObject({ keyFile: z.string().min(1).describe('PEM private key file'), certFile: z.string().min(1).describe('PEM certificate (chain) file') })
+          .strictObject({
+            keyFile: z.string().min(1).describe('PEM private key file'),
+            certFile: z.string().min(1).describe('PEM certificate (chain) file'),
+          })
           .optional()
           .describe('serve HTTPS with this key and certificate'),
         requestTimeout: Duration.default(30_000).describe('a request must be received completely within this time (Node requestTimeout)'),
         connectionTimeout: Duration.default(60_000).describe('an idle socket is closed after this time (fastify connectionTimeout)'),
         keepAliveTimeout: Duration.default(5_000).describe('how long an idle keep-alive connection stays open'),
-        maxReplyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024).describe('byte cap of a history reply: versions beyond it go to the next page (at least one version per page)'),
+        maxReplyBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(64 * 1024 * 1024)
+          .default(1024 * 1024)
+          .describe('byte cap of a history reply: versions beyond it go to the next page (at least one version per page)'),
       })
       .prefault({}),
   })
@@ -179,7 +214,7 @@ export const TimestampExtract = z.strictObject({
     .enum(['streamTime', 'record', 'fail'])
     .default('streamTime')
     .describe(
-      'from=field|header: timestamp of a tombstone that has no such field/header. streamTime = the partition\'s current stream time (the record timestamp before the first version), so it never moves stream time; record = the Kafka record timestamp; fail = an extraction error (tolerance/DLQ). Value records without it are always extraction errors.',
+      "from=field|header: timestamp of a tombstone that has no such field/header. streamTime = the partition's current stream time (the record timestamp before the first version), so it never moves stream time; record = the Kafka record timestamp; fail = an extraction error (tolerance/DLQ). Value records without it are always extraction errors.",
     ),
 });
 
@@ -223,15 +258,21 @@ export const StoreConfig = z.strictObject({
   typed: z
     .boolean()
     .default(false)
-    .describe('versioned stores: also write the top-level scalar fields of the value schema (registry value converter) as typed CQL columns, for plain-CQL readers; new schema fields add columns'),
+    .describe(
+      'versioned stores: also write the top-level scalar fields of the value schema (registry value converter) as typed CQL columns, for plain-CQL readers; new schema fields add columns',
+    ),
   columns: z
     .record(z.string(), z.string())
     .optional()
-    .describe('versioned stores: explicit typed columns {valueField: cqlType}, e.g. {rate: decimal, source: text}; the column is the field name in snake_case'),
+    .describe(
+      'versioned stores: explicit typed columns {valueField: cqlType}, e.g. {rate: decimal, source: text}; the column is the field name in snake_case',
+    ),
   keyColumns: z
     .record(z.string(), z.string())
     .optional()
-    .describe('versioned stores: typed key columns key_<name>, e.g. {currency: text}; one entry for a scalar key, or entries named after extract.key.fields for a composite key'),
+    .describe(
+      'versioned stores: typed key columns key_<name>, e.g. {currency: text}; one entry for a scalar key, or entries named after extract.key.fields for a composite key',
+    ),
 });
 
 /** Error handling of a pipeline (Kafka Connect style). */
@@ -240,13 +281,22 @@ export const ErrorsConfig = z
     tolerance: z.enum(['none', 'all']).default('none'),
     retryTimeout: Duration.default(300_000),
     retryMaxDelay: Duration.default(30_000),
-    stallTimeout: Duration.optional().describe('fail the pipeline when a dependency stays unavailable this long (default: stall and retry for ever); never dead-letters'),
+    stallTimeout: Duration.optional().describe(
+      'fail the pipeline when a dependency stays unavailable this long (default: stall and retry for ever); never dead-letters',
+    ),
     deadLetterQueue: z
       .strictObject({
         topic: z.string().min(1),
         contextHeaders: z.boolean().default(true),
         partitions: z.number().int().min(1).max(10_000).default(1).describe('partitions of the DLQ topic when adjunct creates it'),
-        replicationFactor: z.number().int().min(-1).max(32).refine((n) => n !== 0, 'use -1 (broker default) or a positive number').default(-1).describe('replication factor of the DLQ topic when adjunct creates it; -1: the broker default'),
+        replicationFactor: z
+          .number()
+          .int()
+          .min(-1)
+          .max(32)
+          .refine((n) => n !== 0, 'use -1 (broker default) or a positive number')
+          .default(-1)
+          .describe('replication factor of the DLQ topic when adjunct creates it; -1: the broker default'),
       })
       .optional(),
   })
@@ -256,8 +306,12 @@ export const ErrorsConfig = z
 export const PipelineConfig = z.strictObject({
   name: Name,
   topics: z.array(TopicName).min(1).optional().describe('changelog topics to consume; exactly one of topics or topicPattern'),
-  topicPattern: TopicPattern.optional().describe('regex matched against whole topic names (Kafka Connect topics.regex); matching topics created later are picked up'),
-  topicRefreshInterval: Duration.default(30_000).describe('with topicPattern: how often the topic list is re-read to pick up new or deleted matching topics (default 30s)'),
+  topicPattern: TopicPattern.optional().describe(
+    'regex matched against whole topic names (Kafka Connect topics.regex); matching topics created later are picked up',
+  ),
+  topicRefreshInterval: Duration.default(30_000).describe(
+    'with topicPattern: how often the topic list is re-read to pick up new or deleted matching topics (default 30s)',
+  ),
   keyConverter: Converter.default('string'),
   valueConverter: Converter.default('json'),
   extract: ExtractConfig,
@@ -330,7 +384,13 @@ const DURATION_PATTERN = '^\\s*\\d+\\s*(ms|s|m|h|d|w)?\\s*$';
 
 /** Shortest exact unit form of a duration in ms (86400000 → "1d", 1500 → "1500ms"). */
 export function formatDurationMs(ms: number): string {
-  const units: [string, number][] = [['w', 604_800_000], ['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]];
+  const units: [string, number][] = [
+    ['w', 604_800_000],
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ];
   for (const [u, f] of units) if (ms > 0 && ms % f === 0) return `${ms / f}${u}`;
   return `${ms}ms`;
 }

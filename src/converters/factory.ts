@@ -12,15 +12,18 @@ export interface RegistrySettings {
 
 /** Creates a SchemaRegistry client (parsed schemas of every format are cached by the client per id). */
 export function createRegistry(settings: RegistrySettings): SchemaRegistry {
-  return new SchemaRegistry({
-    host: settings.url,
-    auth: settings.auth,
-    clientId: 'adjunct',
-    retry: { retries: 2, initialRetryTimeInSecs: 0.2, maxRetryTimeInSecs: 2 },
-  }, {
-    // Payloads are validated against their JSON Schema; keywords and formats ajv does not know are ignored, not fatal.
-    [SchemaType.JSON]: { strict: false, validateFormats: false, validateSchema: false, logger: false },
-  });
+  return new SchemaRegistry(
+    {
+      host: settings.url,
+      auth: settings.auth,
+      clientId: 'adjunct',
+      retry: { retries: 2, initialRetryTimeInSecs: 0.2, maxRetryTimeInSecs: 2 },
+    },
+    {
+      // Payloads are validated against their JSON Schema; keywords and formats ajv does not know are ignored, not fatal.
+      [SchemaType.JSON]: { strict: false, validateFormats: false, validateSchema: false, logger: false },
+    },
+  );
 }
 
 /** Builds the converter named in a pipeline config. */

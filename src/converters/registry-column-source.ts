@@ -28,24 +28,47 @@ export class RegistryColumnSource implements ColumnSource {
     try {
       return { ...schemaFields(latest.schemaType ?? 'AVRO', latest.schema, this.fields, sample), origin };
     } catch (e) {
-      throw new BadRecordError(`typed columns cannot be derived from ${origin}: ${(e as Error).message}`, { stage: 'write', code: 'TYPED_COLUMN_SCHEMA', cause: e });
+      throw new BadRecordError(`typed columns cannot be derived from ${origin}: ${(e as Error).message}`, {
+        stage: 'write',
+        code: 'TYPED_COLUMN_SCHEMA',
+        cause: e,
+      });
     }
   }
 
   private async latest(): Promise<SubjectVersion> {
     const url = `${this.settings.url.replace(/\/+$/, '')}/subjects/${encodeURIComponent(this.subject)}/versions/latest`;
     const headers: Record<string, string> = { accept: 'application/vnd.schemaregistry.v1+json, application/json' };
-    if (this.settings.auth) headers.authorization = `Basic ${Buffer.from(`${this.settings.auth.username}:${this.settings.auth.password}`).toString('base64')}`;
+    if (this.settings.auth)
+      headers.authorization = `Basic ${Buffer.from(`${this.settings.auth.username}:${this.settings.auth.password}`).toString('base64')}`;
     let res: Response;
     try {
       res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
     } catch (e) {
-      throw new AdjunctError(`schema registry unavailable while reading subject ${this.subject}`, { code: 'REGISTRY_UNAVAILABLE', retriable: true, stage: 'write', cause: e });
+      throw new AdjunctError(`schema registry unavailable while reading subject ${this.subject}`, {
+        code: 'REGISTRY_UNAVAILABLE',
+        retriable: true,
+        stage: 'write',
+        cause: e,
+      });
     }
-    if (res.status >= 500) throw new AdjunctError(`schema registry answered ${res.status} for subject ${this.subject}`, { code: 'REGISTRY_UNAVAILABLE', retriable: true, stage: 'write' });
-    if (!res.ok) throw new BadRecordError(`schema registry has no latest version of subject ${this.subject} (HTTP ${res.status})`, { stage: 'write', code: 'UNKNOWN_SCHEMA' });
+    if (res.status >= 500)
+      throw new AdjunctError(`schema registry answered ${res.status} for subject ${this.subject}`, {
+        code: 'REGISTRY_UNAVAILABLE',
+        retriable: true,
+        stage: 'write',
+      });
+    if (!res.ok)
+      throw new BadRecordError(`schema registry has no latest version of subject ${this.subject} (HTTP ${res.status})`, {
+        stage: 'write',
+        code: 'UNKNOWN_SCHEMA',
+      });
     const body = (await res.json()) as SubjectVersion;
-    if (typeof body?.schema !== 'string' || typeof body.id !== 'number') throw new BadRecordError(`schema registry returned no schema for subject ${this.subject}`, { stage: 'write', code: 'UNKNOWN_SCHEMA' });
+    if (typeof body?.schema !== 'string' || typeof body.id !== 'number')
+      throw new BadRecordError(`schema registry returned no schema for subject ${this.subject}`, {
+        stage: 'write',
+        code: 'UNKNOWN_SCHEMA',
+      });
     return body;
   }
 }

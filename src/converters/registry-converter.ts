@@ -55,7 +55,11 @@ export class RegistryConverter implements Converter {
     const schema = await this.schemaFor(schemaId);
     const format = formatOf(schema);
     if (format !== this.name) {
-      throw new BadRecordError(`schema id ${schemaId} has schemaType ${SCHEMA_TYPES[format]}, but the converter is ${this.name}`, { stage: this.stage, code: 'SCHEMA_FORMAT_MISMATCH', context: { schemaId } });
+      throw new BadRecordError(`schema id ${schemaId} has schemaType ${SCHEMA_TYPES[format]}, but the converter is ${this.name}`, {
+        stage: this.stage,
+        code: 'SCHEMA_FORMAT_MISMATCH',
+        context: { schemaId },
+      });
     }
     if (format === 'protobuf') return this.decodeProtobuf(schema as ParsedSchema & { message: ProtoType }, schemaId, body);
     try {
@@ -69,7 +73,11 @@ export class RegistryConverter implements Converter {
   private async schemaFor(schemaId: number): Promise<ParsedSchema> {
     const missed = this.misses.get(schemaId);
     if (missed !== undefined) {
-      throw new BadRecordError(`unknown schema id ${schemaId}: ${missed} (remembered for ${this.misses.ttl} ms)`, { stage: this.stage, code: 'UNKNOWN_SCHEMA', context: { schemaId } });
+      throw new BadRecordError(`unknown schema id ${schemaId}: ${missed} (remembered for ${this.misses.ttl} ms)`, {
+        stage: this.stage,
+        code: 'UNKNOWN_SCHEMA',
+        context: { schemaId },
+      });
     }
     try {
       return await this.registry.getSchema(schemaId);
@@ -84,7 +92,12 @@ export class RegistryConverter implements Converter {
     const { indexes, payload } = readMessageIndexes(body, this.stage, schemaId);
     addWellKnownTypes(schema.message.root);
     const type = messageTypeAt(schema.message, indexes);
-    if (!type) throw new BadRecordError(`Protobuf message indexes [${indexes.join(', ')}] name no message in schema ${schemaId}`, { stage: this.stage, code: 'DECODE_FAILED', context: { schemaId } });
+    if (!type)
+      throw new BadRecordError(`Protobuf message indexes [${indexes.join(', ')}] name no message in schema ${schemaId}`, {
+        stage: this.stage,
+        code: 'DECODE_FAILED',
+        context: { schemaId },
+      });
     try {
       return decodeToPlain(type, payload);
     } catch (e) {
@@ -95,6 +108,11 @@ export class RegistryConverter implements Converter {
   private bodyError(e: unknown, schemaId: number): BadRecordError {
     const paths = (e as { paths?: unknown }).paths;
     const where = Array.isArray(paths) && paths.length ? ` at ${JSON.stringify(paths).slice(0, 200)}` : '';
-    return new BadRecordError(`${this.name} decode failed (schema ${schemaId}): ${(e as Error)?.message ?? String(e)}${where}`, { stage: this.stage, code: 'DECODE_FAILED', cause: e, context: { schemaId } });
+    return new BadRecordError(`${this.name} decode failed (schema ${schemaId}): ${(e as Error)?.message ?? String(e)}${where}`, {
+      stage: this.stage,
+      code: 'DECODE_FAILED',
+      cause: e,
+      context: { schemaId },
+    });
   }
 }

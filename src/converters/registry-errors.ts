@@ -8,7 +8,13 @@ export function classifyRegistryError(e: unknown, stage: ErrorStage, schemaId: n
     return new BadRecordError(`unknown schema id ${schemaId}: ${msg}`, { stage, code: 'UNKNOWN_SCHEMA', cause: e, context: { schemaId } });
   }
   if ((status !== undefined && status >= 500) || /ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|timeout/i.test(msg)) {
-    return new AdjunctError(`schema registry unavailable while fetching schema ${schemaId}: ${msg}`, { code: 'REGISTRY_UNAVAILABLE', retriable: true, stage, cause: e, context: { schemaId } });
+    return new AdjunctError(`schema registry unavailable while fetching schema ${schemaId}: ${msg}`, {
+      code: 'REGISTRY_UNAVAILABLE',
+      retriable: true,
+      stage,
+      cause: e,
+      context: { schemaId },
+    });
   }
   return new BadRecordError(`schema ${schemaId} unusable: ${msg}`, { stage, code: 'DECODE_FAILED', cause: e, context: { schemaId } });
 }

@@ -83,7 +83,8 @@ function jsonColumnType(p: unknown): { type: CqlColumnType } | null {
 
 function jsonSchemaFields(schema: unknown): SchemaFields {
   const props = (schema as Json)?.properties;
-  if (props === null || typeof props !== 'object') throw new ConfigError('typed columns from a JSON Schema need an object schema with "properties"');
+  if (props === null || typeof props !== 'object')
+    throw new ConfigError('typed columns from a JSON Schema need an object schema with "properties"');
   const out: SchemaFields = { columns: [], unmapped: [] };
   for (const [field, p] of Object.entries(props as Json)) add(out, field, jsonColumnType(p));
   return out;
@@ -136,7 +137,8 @@ function protobufFields(text: string, sample?: string[]): SchemaFields {
       out.unmapped.push(f.name); // an imported message type (e.g. a well-known type) has no scalar column
       continue;
     }
-    const scalar = f.repeated || f.map ? undefined : f.resolvedType instanceof Enum ? 'text' : f.resolvedType ? undefined : PROTO_SCALARS[f.type];
+    const scalar =
+      f.repeated || f.map ? undefined : f.resolvedType instanceof Enum ? 'text' : f.resolvedType ? undefined : PROTO_SCALARS[f.type];
     add(out, f.name, scalar ? { type: scalar } : null);
   }
   return out;
@@ -148,7 +150,12 @@ function protobufFields(text: string, sample?: string[]): SchemaFields {
  * given (a value projection).
  */
 export function schemaFields(schemaType: string, text: string, fields?: string[], sample?: string[]): SchemaFields {
-  const all = schemaType === 'PROTOBUF' ? protobufFields(text, sample) : schemaType === 'JSON' ? jsonSchemaFields(JSON.parse(text)) : avroFields(JSON.parse(text));
+  const all =
+    schemaType === 'PROTOBUF'
+      ? protobufFields(text, sample)
+      : schemaType === 'JSON'
+        ? jsonSchemaFields(JSON.parse(text))
+        : avroFields(JSON.parse(text));
   if (!fields) return all;
   const keep = new Set(fields);
   return { columns: all.columns.filter((c) => keep.has(c.field)), unmapped: all.unmapped.filter((f) => keep.has(f)) };

@@ -50,10 +50,13 @@ export async function checkTypedColumnsAgainstRegistry(cfg: AdjunctConfig): Prom
       const subject = `${topic}-value`;
       const explicit = s.columns ? Object.entries(s.columns) : [];
       try {
-        const schema = await new RegistryColumnSource(cfg.registry, subject).describe(explicit.length ? explicit.map(([f]) => f) : undefined);
+        const schema = await new RegistryColumnSource(cfg.registry, subject).describe(
+          explicit.length ? explicit.map(([f]) => f) : undefined,
+        );
         const at = (...rest: string[]) => [`pipelines[${i}].store`, ...rest].join('.');
         if (s.typed) {
-          for (const pr of typedColumnProblems(schema.columns)) problems.push({ path: at('typed'), message: `${schema.origin}: field ${JSON.stringify(pr.field)}: ${pr.message}` });
+          for (const pr of typedColumnProblems(schema.columns))
+            problems.push({ path: at('typed'), message: `${schema.origin}: field ${JSON.stringify(pr.field)}: ${pr.message}` });
         }
         for (const [field, type] of explicit) {
           const derived = schema.columns.find((c) => c.field === field);
@@ -62,11 +65,17 @@ export async function checkTypedColumnsAgainstRegistry(cfg: AdjunctConfig): Prom
             problems.push({ path: at('columns', field), message: `${JSON.stringify(field)} ${why} of ${schema.origin}` });
           } else if (!FITS[derived.type].includes(type as CqlColumnType)) {
             const hint = derived.type === 'decimal' ? ' (an Avro decimal needs typed: true, which knows its scale)' : '';
-            problems.push({ path: at('columns', field), message: `${JSON.stringify(field)} is ${derived.type} in ${schema.origin}; its values do not fit CQL type ${type}${hint}` });
+            problems.push({
+              path: at('columns', field),
+              message: `${JSON.stringify(field)} is ${derived.type} in ${schema.origin}; its values do not fit CQL type ${type}${hint}`,
+            });
           }
         }
       } catch (e) {
-        problems.push({ path: `pipelines[${i}].store`, message: `cannot check typed columns against subject ${subject}: ${describeError(e)}` });
+        problems.push({
+          path: `pipelines[${i}].store`,
+          message: `cannot check typed columns against subject ${subject}: ${describeError(e)}`,
+        });
       }
     }
   }

@@ -9,8 +9,13 @@ export interface WireRecord {
 
 /** Splits Confluent wire-format bytes into schema id and body; a wrong magic byte or a short record is a bad record. */
 export function readWireHeader(bytes: Buffer, format: string, stage: ErrorStage): WireRecord {
-  if (bytes.length < 5) throw new BadRecordError(`${format} record too short (${bytes.length} bytes) for the Confluent wire format`, { stage, code: 'DECODE_FAILED' });
-  if (bytes[0] !== 0) throw new BadRecordError(`wrong magic byte ${bytes[0]} (expected 0, Confluent wire format)`, { stage, code: 'DECODE_FAILED' });
+  if (bytes.length < 5)
+    throw new BadRecordError(`${format} record too short (${bytes.length} bytes) for the Confluent wire format`, {
+      stage,
+      code: 'DECODE_FAILED',
+    });
+  if (bytes[0] !== 0)
+    throw new BadRecordError(`wrong magic byte ${bytes[0]} (expected 0, Confluent wire format)`, { stage, code: 'DECODE_FAILED' });
   return { schemaId: bytes.readInt32BE(1), body: bytes.subarray(5) };
 }
 
@@ -30,6 +35,11 @@ export function readMessageIndexes(body: Buffer, stage: ErrorStage, schemaId: nu
     if (indexes.some((i) => i < 0)) throw new Error(`negative message index in [${indexes.join(', ')}]`);
     return { indexes, payload: body.subarray(reader.pos) };
   } catch (e) {
-    throw new BadRecordError(`Protobuf message indexes unreadable (schema ${schemaId}): ${(e as Error).message}`, { stage, code: 'DECODE_FAILED', cause: e, context: { schemaId } });
+    throw new BadRecordError(`Protobuf message indexes unreadable (schema ${schemaId}): ${(e as Error).message}`, {
+      stage,
+      code: 'DECODE_FAILED',
+      cause: e,
+      context: { schemaId },
+    });
   }
 }

@@ -3,11 +3,7 @@ import { ErrorCode } from './error-codes';
 import { ErrorStage } from './error-stage';
 
 /** DataStax driver error classes / server codes that a retry may fix. */
-const RETRIABLE_DRIVER_ERRORS = new Set([
-  'NoHostAvailableError',
-  'OperationTimedOutError',
-  'BusyConnectionError',
-]);
+const RETRIABLE_DRIVER_ERRORS = new Set(['NoHostAvailableError', 'OperationTimedOutError', 'BusyConnectionError']);
 
 /** Cassandra server error codes (native protocol) that are transient. */
 const RETRIABLE_SERVER_CODES = new Set([
@@ -47,7 +43,21 @@ export function isRecordRejectedByCassandra(e: unknown): boolean {
 }
 
 /** Codes of failures that belong to one record: error tolerance (DLQ or stop) applies to these and only these. */
-const RECORD_FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['BAD_RECORD', 'DECODE_FAILED', 'UNKNOWN_SCHEMA', 'SCHEMA_FORMAT_MISMATCH', 'BAD_ENVELOPE', 'MISSING_FIELD', 'VALUE_TOO_DEEP', 'BAD_TIMESTAMP', 'INVALID_ARGUMENT', 'RECORD_REJECTED', 'TYPED_COLUMN_MISMATCH', 'TYPED_COLUMN_INCOMPATIBLE', 'TYPED_COLUMN_SCHEMA']);
+const RECORD_FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'BAD_RECORD',
+  'DECODE_FAILED',
+  'UNKNOWN_SCHEMA',
+  'SCHEMA_FORMAT_MISMATCH',
+  'BAD_ENVELOPE',
+  'MISSING_FIELD',
+  'VALUE_TOO_DEEP',
+  'BAD_TIMESTAMP',
+  'INVALID_ARGUMENT',
+  'RECORD_REJECTED',
+  'TYPED_COLUMN_MISMATCH',
+  'TYPED_COLUMN_INCOMPATIBLE',
+  'TYPED_COLUMN_SCHEMA',
+]);
 
 /**
  * Kafka Connect's rule for sinks: tolerance applies to records (conversion, extraction, a write refused for this
@@ -60,7 +70,12 @@ export function isRecordFailure(e: unknown): boolean {
 }
 
 /** Wraps any Cassandra failure into a StoreError, classified retriable, record-specific or fatal. */
-export function wrapCassandraError(e: unknown, what: string, stage: ErrorStage = 'store', context: Record<string, unknown> = {}): AdjunctError {
+export function wrapCassandraError(
+  e: unknown,
+  what: string,
+  stage: ErrorStage = 'store',
+  context: Record<string, unknown> = {},
+): AdjunctError {
   if (e instanceof AdjunctError) return e;
   const msg = e instanceof Error ? e.message : String(e);
   const retriable = isRetriableCassandraError(e);

@@ -10,7 +10,12 @@ export interface ErrorCodeInfo {
   readonly meaning: string;
 }
 
-const code = (http: ErrorCodeInfo['http'], exit: ErrorCodeInfo['exit'], retriable: boolean, meaning: string): ErrorCodeInfo => ({ http, exit, retriable, meaning });
+const code = (http: ErrorCodeInfo['http'], exit: ErrorCodeInfo['exit'], retriable: boolean, meaning: string): ErrorCodeInfo => ({
+  http,
+  exit,
+  retriable,
+  meaning,
+});
 
 /** Every error code adjunct raises, with its HTTP status, CLI exit code and retriable flag (one table, used by the HTTP API and the CLI). */
 export const ERROR_CODES = {

@@ -24,7 +24,12 @@ export class RetriesExhaustedError extends AdjunctError {
   constructor(last: unknown, attempts: number, elapsedMs: number) {
     const msg = last instanceof Error ? last.message : String(last);
     const stage = last instanceof AdjunctError ? last.stage : undefined;
-    super(`gave up after ${attempts} attempts in ${elapsedMs} ms: ${msg}`, { code: 'RETRIES_EXHAUSTED', retriable: false, stage, cause: last });
+    super(`gave up after ${attempts} attempts in ${elapsedMs} ms: ${msg}`, {
+      code: 'RETRIES_EXHAUSTED',
+      retriable: false,
+      stage,
+      cause: last,
+    });
   }
 }
 

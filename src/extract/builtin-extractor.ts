@@ -46,7 +46,14 @@ export class BuiltinExtractor implements Extractor {
     const v = spec.value ?? { from: 'value' as const };
     this.valuePlan = { from: v.from, path: v.path ? parseFieldPath(v.path) : undefined, project: v.project?.map(parseFieldPath) };
     const t = spec.timestamp ?? { from: 'record' as const, format: 'millis' as const, onMissing: 'streamTime' as const };
-    this.tsPlan = { from: t.from, path: t.path ? parseFieldPath(t.path) : undefined, pathText: t.path, header: t.header, format: t.format, onMissing: t.onMissing ?? 'streamTime' };
+    this.tsPlan = {
+      from: t.from,
+      path: t.path ? parseFieldPath(t.path) : undefined,
+      pathText: t.path,
+      header: t.header,
+      format: t.format,
+      onMissing: t.onMissing ?? 'streamTime',
+    };
     this.filters = compileFilters(spec.filter ?? []);
   }
 
@@ -101,7 +108,8 @@ export class BuiltinExtractor implements Extractor {
   extractTimestamp(record: SourceRecord, tombstone: boolean): number {
     const p = this.tsPlan;
     if (p.from === 'field') {
-      if (tombstone && (record.value === null || record.value === undefined)) return missingTimestamp(record, p.onMissing, `timestamp field "${p.pathText}"`);
+      if (tombstone && (record.value === null || record.value === undefined))
+        return missingTimestamp(record, p.onMissing, `timestamp field "${p.pathText}"`);
       const raw = getPath(record.value, p.path!);
       if (raw === undefined || raw === null) {
         if (tombstone) return missingTimestamp(record, p.onMissing, `timestamp field "${p.pathText}"`);
@@ -119,7 +127,6 @@ export class BuiltinExtractor implements Extractor {
     }
     return toEpochMillis(record.timestamp, 'millis', 'record timestamp');
   }
-
 }
 
 function missing(what: string, from: string): BadRecordError {

@@ -11,7 +11,8 @@ function own(v: unknown, name: string): any {
 
 /** Unwraps the `{schema, payload}` envelope of the JSON converter with schemas enabled. */
 function unwrap(v: unknown): unknown {
-  if (v && typeof v === 'object' && !Array.isArray(v) && Object.hasOwn(v, 'payload') && Object.hasOwn(v, 'schema')) return own(v, 'payload');
+  if (v && typeof v === 'object' && !Array.isArray(v) && Object.hasOwn(v, 'payload') && Object.hasOwn(v, 'schema'))
+    return own(v, 'payload');
   return v;
 }
 
@@ -24,7 +25,11 @@ export class DebeziumExtractor implements Extractor {
   constructor(spec: ExtractSpec) {
     this.customKey = spec.key !== undefined;
     this.onMissing = spec.timestamp?.onMissing ?? 'streamTime';
-    this.inner = new BuiltinExtractor({ ...spec, value: spec.value ? { ...spec.value, from: 'value' } : undefined, timestamp: spec.timestamp });
+    this.inner = new BuiltinExtractor({
+      ...spec,
+      value: spec.value ? { ...spec.value, from: 'value' } : undefined,
+      timestamp: spec.timestamp,
+    });
   }
 
   extract(record: SourceRecord): ExtractResult {
@@ -35,7 +40,8 @@ export class DebeziumExtractor implements Extractor {
       // A Kafka tombstone has no source.ts_ms: extract.timestamp.onMissing decides (default: the partition's stream time).
       return { key: this.key(base), value: null, timestamp: missingTimestamp(base, this.onMissing, 'Debezium source.ts_ms') };
     }
-    if (typeof env !== 'object') throw new BadRecordError('Debezium value is not an object envelope', { stage: 'extract', code: 'BAD_ENVELOPE' });
+    if (typeof env !== 'object')
+      throw new BadRecordError('Debezium value is not an object envelope', { stage: 'extract', code: 'BAD_ENVELOPE' });
     const op = own(env, 'op');
     const ts = own(own(env, 'source'), 'ts_ms') ?? own(env, 'ts_ms');
     const timestamp = ts === undefined ? record.timestamp : toEpochMillis(ts, 'millis', 'Debezium source.ts_ms');
@@ -44,7 +50,8 @@ export class DebeziumExtractor implements Extractor {
       case 'r':
       case 'u': {
         const afterValue = own(env, 'after');
-        if (afterValue === null || afterValue === undefined) throw new BadRecordError(`Debezium op "${op}" without "after"`, { stage: 'extract', code: 'BAD_ENVELOPE' });
+        if (afterValue === null || afterValue === undefined)
+          throw new BadRecordError(`Debezium op "${op}" without "after"`, { stage: 'extract', code: 'BAD_ENVELOPE' });
         const after: SourceRecord = { ...base, value: afterValue };
         const r = this.inner.extract(after);
         if ('skip' in r) return r;

@@ -29,7 +29,11 @@ function isContainer(v: unknown): v is object {
 export function requireShallow(what: 'key' | 'value', value: unknown, limit = MAX_VALUE_DEPTH): void {
   const depth = valueDepth(value, limit);
   if (depth > limit) {
-    throw new BadRecordError(`extracted ${what} nests deeper than ${limit} levels of objects/arrays`, { stage: 'extract', code: 'VALUE_TOO_DEEP', context: { limit } });
+    throw new BadRecordError(`extracted ${what} nests deeper than ${limit} levels of objects/arrays`, {
+      stage: 'extract',
+      code: 'VALUE_TOO_DEEP',
+      context: { limit },
+    });
   }
 }
 

@@ -23,7 +23,8 @@ export function parseFieldPath(path: string): FieldPath {
       if (/^\d+$/.test(inner)) out.push(Number(inner));
       else if (/^"(?:[^"\\]|\\.)*"$/.test(inner)) out.push(JSON.parse(inner));
       else fail(`bad index [${inner}]`);
-      if (FORBIDDEN_SEGMENTS.has(String(out[out.length - 1]))) fail(`segment "${String(out[out.length - 1])}" is not allowed (it would reach a prototype)`);
+      if (FORBIDDEN_SEGMENTS.has(String(out[out.length - 1])))
+        fail(`segment "${String(out[out.length - 1])}" is not allowed (it would reach a prototype)`);
       i = close + 1;
     } else if (c === '.') {
       if (i === 0 || i === path.length - 1 || path[i + 1] === '.' || path[i + 1] === '[') fail('misplaced .');
@@ -66,7 +67,8 @@ export function getPath(obj: unknown, path: FieldPath): unknown {
  */
 export function setPath(target: Record<string, unknown>, path: FieldPath, value: unknown): void {
   for (const seg of path) {
-    if (typeof seg === 'string' && FORBIDDEN_SEGMENTS.has(seg)) throw new ConfigError(`field path segment "${seg}" is not allowed (it would reach a prototype)`);
+    if (typeof seg === 'string' && FORBIDDEN_SEGMENTS.has(seg))
+      throw new ConfigError(`field path segment "${seg}" is not allowed (it would reach a prototype)`);
   }
   let cur: Record<string | number, unknown> = target;
   for (let i = 0; i < path.length - 1; i++) {

@@ -27,10 +27,14 @@ export async function loadCustomExtractor(modulePath: string, baseDir: string, o
   } catch (e) {
     throw new ConfigError(`cannot load extractor module ${resolved}: ${(e as Error).message}`, { cause: e, context: { module: resolved } });
   }
-  const factory = [mod?.createExtractor, mod?.default?.createExtractor, mod?.default].find((f): f is ExtractorFactory => typeof f === 'function');
+  const factory = [mod?.createExtractor, mod?.default?.createExtractor, mod?.default].find(
+    (f): f is ExtractorFactory => typeof f === 'function',
+  );
   const ex: Extractor | undefined = factory ? await factory(options) : [mod, mod?.default].find((m) => typeof m?.extract === 'function');
   if (!ex || typeof ex.extract !== 'function') {
-    throw new ConfigError(`extractor module ${resolved} must export createExtractor(options), a default factory, or an extract(record) function`);
+    throw new ConfigError(
+      `extractor module ${resolved} must export createExtractor(options), a default factory, or an extract(record) function`,
+    );
   }
   return ex;
 }

@@ -13,12 +13,24 @@ export class PipelineControl {
 
   /** Persists whether a pipeline is paused. */
   async setPaused(pipeline: string, paused: boolean): Promise<void> {
-    await catalogExecute(this.client, `INSERT INTO ${this.keyspace}.adjunct_pipeline_control (pipeline, paused, updated_at) VALUES (?,?,toTimestamp(now()))`, [pipeline, paused], `${paused ? 'pausing' : 'resuming'} ${pipeline}`, 'store');
+    await catalogExecute(
+      this.client,
+      `INSERT INTO ${this.keyspace}.adjunct_pipeline_control (pipeline, paused, updated_at) VALUES (?,?,toTimestamp(now()))`,
+      [pipeline, paused],
+      `${paused ? 'pausing' : 'resuming'} ${pipeline}`,
+      'store',
+    );
   }
 
   /** True when the pipeline is persisted as paused. */
   async isPaused(pipeline: string): Promise<boolean> {
-    const rs = await catalogExecute(this.client, `SELECT paused FROM ${this.keyspace}.adjunct_pipeline_control WHERE pipeline=?`, [pipeline], `reading the pause flag of ${pipeline}`, 'store');
+    const rs = await catalogExecute(
+      this.client,
+      `SELECT paused FROM ${this.keyspace}.adjunct_pipeline_control WHERE pipeline=?`,
+      [pipeline],
+      `reading the pause flag of ${pipeline}`,
+      'store',
+    );
     return rs.first()?.get('paused') === true;
   }
 }

@@ -41,7 +41,9 @@ export class StoreCatalog {
   }
 
   /** Registers a store (generation 1) unless it exists; returns the entry, failing if its shape changed. */
-  async register(e: Omit<StoreEntry, 'currentGeneration' | 'previousGeneration' | 'previousDropAfter' | 'buildingGeneration' | 'updatedAt'>): Promise<StoreEntry> {
+  async register(
+    e: Omit<StoreEntry, 'currentGeneration' | 'previousGeneration' | 'previousDropAfter' | 'buildingGeneration' | 'updatedAt'>,
+  ): Promise<StoreEntry> {
     await this.exec(
       `INSERT INTO $T (store, kind, scope, key_serde, value_serde, base_table, history_retention_ms, buckets, current_generation, updated_at) VALUES (?,?,?,?,?,?,?,?,1,toTimestamp(now())) IF NOT EXISTS`,
       [e.store, e.kind, e.scope, e.keySerde, e.valueSerde, e.baseTable, types.Long.fromNumber(e.historyRetentionMs), e.buckets],
@@ -51,11 +53,19 @@ export class StoreCatalog {
     if (!got) throw new AdjunctError(`store ${e.store} vanished from the catalog`, { code: 'CATALOG_ERROR', stage: 'store' });
     for (const k of ['kind', 'scope', 'keySerde', 'valueSerde', 'baseTable'] as const) {
       if (got[k] !== e[k]) {
-        throw new AdjunctError(`store ${e.store} exists with ${k}=${got[k]} but the config says ${e[k]}; use a new store name or reload`, { code: 'STORE_SHAPE_MISMATCH', stage: 'config', context: { store: e.store, field: k } });
+        throw new AdjunctError(`store ${e.store} exists with ${k}=${got[k]} but the config says ${e[k]}; use a new store name or reload`, {
+          code: 'STORE_SHAPE_MISMATCH',
+          stage: 'config',
+          context: { store: e.store, field: k },
+        });
       }
     }
     if (got.historyRetentionMs !== e.historyRetentionMs) {
-      await this.exec(`UPDATE $T SET history_retention_ms=? WHERE store=?`, [types.Long.fromNumber(e.historyRetentionMs), e.store], 'updating retention');
+      await this.exec(
+        `UPDATE $T SET history_retention_ms=? WHERE store=?`,
+        [types.Long.fromNumber(e.historyRetentionMs), e.store],
+        'updating retention',
+      );
       got.historyRetentionMs = e.historyRetentionMs;
     }
     return got;
@@ -79,7 +89,11 @@ export class StoreCatalog {
     const e = await this.require(store);
     if (e.buildingGeneration !== null) return e.buildingGeneration;
     const next = Math.max(e.currentGeneration, e.previousGeneration ?? 0) + 1;
-    const rs = await this.exec(`UPDATE $T SET building_generation=?, updated_at=toTimestamp(now()) WHERE store=? IF building_generation=null`, [next, store], 'starting a reload');
+    const rs = await this.exec(
+      `UPDATE $T SET building_generation=?, updated_at=toTimestamp(now()) WHERE store=? IF building_generation=null`,
+      [next, store],
+      'starting a reload',
+    );
     if (!rs.first().get('[applied]')) {
       const again = await this.require(store);
       return again.buildingGeneration ?? next;
@@ -102,7 +116,11 @@ export class StoreCatalog {
     if (rs.first().get('[applied]')) return { previous: e.currentGeneration, applied: true };
     const again = await this.require(store);
     if (again.currentGeneration === generation) return { previous: again.previousGeneration, applied: false };
-    throw new AdjunctError(`generation switch of ${store} to ${generation} lost a race; state changed underneath`, { code: 'SWITCH_CONFLICT', stage: 'store', retriable: true });
+    throw new AdjunctError(`generation switch of ${store} to ${generation} lost a race; state changed underneath`, {
+      code: 'SWITCH_CONFLICT',
+      stage: 'store',
+      retriable: true,
+    });
   }
 
   /**
@@ -116,7 +134,10 @@ export class StoreCatalog {
       return { current: to, previous: e.previousGeneration, changed: false };
     }
     if (e.previousGeneration !== to) {
-      throw new AdjunctError(`store ${store} cannot roll back to generation ${to}: current is ${e.currentGeneration}, previous is ${e.previousGeneration ?? 'none'}`, { code: 'NO_PREVIOUS_GENERATION', stage: 'store', context: { store, to } });
+      throw new AdjunctError(
+        `store ${store} cannot roll back to generation ${to}: current is ${e.currentGeneration}, previous is ${e.previousGeneration ?? 'none'}`,
+        { code: 'NO_PREVIOUS_GENERATION', stage: 'store', context: { store, to } },
+      );
     }
     const rs = await this.exec(
       `UPDATE $T SET current_generation=?, previous_generation=?, previous_drop_after=?, building_generation=null, updated_at=toTimestamp(now()) WHERE store=? IF current_generation=? AND previous_generation=?`,
@@ -133,11 +154,19 @@ export class StoreCatalog {
    * Forgets the previous generation once its keep time passed and `stillWritten` says no live worker writes it;
    * returns its number so the caller drops its table.
    */
-  async expirePrevious(store: string, now = new Date(), stillWritten: (generation: number) => Promise<boolean> = async () => false): Promise<number | null> {
+  async expirePrevious(
+    store: string,
+    now = new Date(),
+    stillWritten: (generation: number) => Promise<boolean> = async () => false,
+  ): Promise<number | null> {
     const e = await this.require(store);
     if (e.previousGeneration === null || !e.previousDropAfter || e.previousDropAfter > now) return null;
     if (await stillWritten(e.previousGeneration)) return null;
-    const rs = await this.exec(`UPDATE $T SET previous_generation=null, previous_drop_after=null WHERE store=? IF previous_generation=?`, [store, e.previousGeneration], 'expiring previous generation');
+    const rs = await this.exec(
+      `UPDATE $T SET previous_generation=null, previous_drop_after=null WHERE store=? IF previous_generation=?`,
+      [store, e.previousGeneration],
+      'expiring previous generation',
+    );
     return rs.first().get('[applied]') ? e.previousGeneration : null;
   }
 

@@ -43,7 +43,13 @@ export class TableOwners {
 
   /** The recorded owner of baseTable, or null. */
   async ownerOf(baseTable: string): Promise<TableOwner | null> {
-    const rs = await catalogExecute(this.client, `SELECT store, pipeline, group_id FROM ${this.table} WHERE base_table=?`, [baseTable], `reading the owner of table ${baseTable}`, 'store');
+    const rs = await catalogExecute(
+      this.client,
+      `SELECT store, pipeline, group_id FROM ${this.table} WHERE base_table=?`,
+      [baseTable],
+      `reading the owner of table ${baseTable}`,
+      'store',
+    );
     const r = rs.first();
     return r ? { store: r.get('store'), pipeline: r.get('pipeline'), groupId: r.get('group_id') } : null;
   }
@@ -73,5 +79,9 @@ export class TableOwners {
 }
 
 function refuse(why: string, entry: StoreEntry, generation: number): AdjunctError {
-  return new AdjunctError(`refusing to drop table ${entry.baseTable}_g${generation} of store ${entry.store}: ${why}`, { code: 'DROP_REFUSED', stage: 'store', context: { store: entry.store, generation } });
+  return new AdjunctError(`refusing to drop table ${entry.baseTable}_g${generation} of store ${entry.store}: ${why}`, {
+    code: 'DROP_REFUSED',
+    stage: 'store',
+    context: { store: entry.store, generation },
+  });
 }

@@ -40,12 +40,24 @@ export class WorkerRegistry {
 
   /** Forgets that `worker` writes `generation` (it stopped writing it). */
   async forget(pipeline: string, worker: string, generation: number): Promise<void> {
-    await catalogExecute(this.client, `DELETE FROM ${this.keyspace}.adjunct_workers WHERE pipeline=? AND worker=? AND generation=?`, [pipeline, worker, generation], `unregistering worker ${worker}`, 'store');
+    await catalogExecute(
+      this.client,
+      `DELETE FROM ${this.keyspace}.adjunct_workers WHERE pipeline=? AND worker=? AND generation=?`,
+      [pipeline, worker, generation],
+      `unregistering worker ${worker}`,
+      'store',
+    );
   }
 
   /** The live writers of a pipeline (rows whose TTL has not expired). */
   async live(pipeline: string): Promise<LiveWriter[]> {
-    const rs = await catalogExecute(this.client, `SELECT * FROM ${this.keyspace}.adjunct_workers WHERE pipeline=?`, [pipeline], `listing workers of ${pipeline}`, 'store');
+    const rs = await catalogExecute(
+      this.client,
+      `SELECT * FROM ${this.keyspace}.adjunct_workers WHERE pipeline=?`,
+      [pipeline],
+      `listing workers of ${pipeline}`,
+      'store',
+    );
     return rs.rows.map(toWriter);
   }
 
@@ -57,5 +69,11 @@ export class WorkerRegistry {
 }
 
 function toWriter(r: types.Row): LiveWriter {
-  return { pipeline: r.get('pipeline'), worker: r.get('worker'), generation: numberOrNull(r.get('generation')) ?? 0, role: r.get('role'), updatedAt: r.get('updated_at') ?? null };
+  return {
+    pipeline: r.get('pipeline'),
+    worker: r.get('worker'),
+    generation: numberOrNull(r.get('generation')) ?? 0,
+    role: r.get('role'),
+    updatedAt: r.get('updated_at') ?? null,
+  };
 }

@@ -28,12 +28,20 @@ export class WriterHeartbeat {
   /** This worker's tasks no longer write `generation`: its row is deleted (or expires by TTL if that fails). */
   async stopped(generation: number): Promise<void> {
     this.writing.delete(generation);
-    await this.generations.forget(this.pipeline, this.workerId, generation).catch((e) => this.log.warn({ generation, err: describeError(e) }, 'unregistering a generation failed; its heartbeat expires by TTL'));
+    await this.generations
+      .forget(this.pipeline, this.workerId, generation)
+      .catch((e) =>
+        this.log.warn({ generation, err: describeError(e) }, 'unregistering a generation failed; its heartbeat expires by TTL'),
+      );
   }
 
   /** Refreshes every row every `everyMs`. */
   start(everyMs: number): void {
-    this.timer = setInterval(() => void this.beatAll().catch((e) => this.log.warn({ err: describeError(e) }, 'worker heartbeat failed; retrying at the next poll')), everyMs);
+    this.timer = setInterval(
+      () =>
+        void this.beatAll().catch((e) => this.log.warn({ err: describeError(e) }, 'worker heartbeat failed; retrying at the next poll')),
+      everyMs,
+    );
   }
 
   /** Stops the timer and deletes every row of this worker (its tasks have stopped). */

@@ -15,12 +15,20 @@ export function registerAdminRoutes(app: FastifyInstance, o: HttpServerOptions):
   const enabled = adminRoutesEnabled(o.config);
   const guard = async (req: FastifyRequest, reply: FastifyReply) => {
     if (!enabled) {
-      return reply.code(403).send({ error: 'ADMIN_DISABLED', message: 'admin routes are off: the API is bound beyond loopback without worker.http.adminToken' });
+      return reply
+        .code(403)
+        .send({
+          error: 'ADMIN_DISABLED',
+          message: 'admin routes are off: the API is bound beyond loopback without worker.http.adminToken',
+        });
     }
     if (refuseCrossSite(req, reply, o.config)) return reply;
     if (token !== undefined && !bearerMatches(req.headers.authorization, token)) {
       req.log.warn({ route: req.routeOptions.url, remote: req.ip }, 'admin call refused: missing or wrong bearer token');
-      return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'UNAUTHORIZED', message: 'admin routes need Authorization: Bearer <adminToken>' });
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer')
+        .send({ error: 'UNAUTHORIZED', message: 'admin routes need Authorization: Bearer <adminToken>' });
     }
   };
   for (const action of ADMIN_ACTIONS) {
@@ -31,11 +39,21 @@ export function registerAdminRoutes(app: FastifyInstance, o: HttpServerOptions):
         schema: {
           querystring: { type: 'object', properties: {}, additionalProperties: false },
           params: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 48 } }, required: ['name'] },
-          ...(action === 'rollback' ? { body: { type: 'object', properties: { to: { type: 'integer', minimum: 1 } }, required: ['to'], additionalProperties: false } } : {}),
+          ...(action === 'rollback'
+            ? {
+                body: {
+                  type: 'object',
+                  properties: { to: { type: 'integer', minimum: 1 } },
+                  required: ['to'],
+                  additionalProperties: false,
+                },
+              }
+            : {}),
         },
       },
       async (req, reply) => {
-        if (!o.worker) return reply.code(503).send({ error: 'NO_WORKER', message: 'no worker runs in this process (read-only serve mode)' });
+        if (!o.worker)
+          return reply.code(503).send({ error: 'NO_WORKER', message: 'no worker runs in this process (read-only serve mode)' });
         const runner = o.worker.runner(req.params.name);
         req.log.warn({ pipeline: req.params.name, action }, 'admin action');
         switch (action) {
@@ -50,7 +68,8 @@ export function registerAdminRoutes(app: FastifyInstance, o: HttpServerOptions):
           case 'rollback':
             return { pipeline: req.params.name, action, ...(await runner.rollback(req.body!.to!)) };
           case 'restart':
-            if (!runner.restart) return reply.code(501).send({ error: 'NOT_IMPLEMENTED', message: 'this worker cannot restart a pipeline in place' });
+            if (!runner.restart)
+              return reply.code(501).send({ error: 'NOT_IMPLEMENTED', message: 'this worker cannot restart a pipeline in place' });
             return { pipeline: req.params.name, action, state: await runner.restart() };
         }
       },

@@ -17,14 +17,19 @@ function readPem(file: string, key: string): Buffer {
   try {
     return readFileSync(file);
   } catch (e) {
-    throw new ConfigError(`worker.http.tls.${key} ${JSON.stringify(file)} cannot be read: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, { context: { path: `worker.http.tls.${key}` } });
+    throw new ConfigError(
+      `worker.http.tls.${key} ${JSON.stringify(file)} cannot be read: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+      { context: { path: `worker.http.tls.${key}` } },
+    );
   }
 }
 
 /** Validates the bind settings: tokens, when set, have at least 16 characters. */
 export function checkHttpSettings(config: HttpServerOptions['config']): void {
-  if (config.adminToken !== undefined && config.adminToken.length < 16) throw new ConfigError('worker.http.adminToken must be at least 16 characters', { context: { path: 'worker.http.adminToken' } });
-  if (config.readToken !== undefined && config.readToken.length < 16) throw new ConfigError('worker.http.readToken must be at least 16 characters', { context: { path: 'worker.http.readToken' } });
+  if (config.adminToken !== undefined && config.adminToken.length < 16)
+    throw new ConfigError('worker.http.adminToken must be at least 16 characters', { context: { path: 'worker.http.adminToken' } });
+  if (config.readToken !== undefined && config.readToken.length < 16)
+    throw new ConfigError('worker.http.readToken must be at least 16 characters', { context: { path: 'worker.http.readToken' } });
 }
 
 /** Builds (does not listen) the HTTP API: store reads, health/readiness/status/metrics and the admin routes. Works without a worker (serve mode). */
@@ -45,25 +50,36 @@ export async function buildHttpServer(o: HttpServerOptions): Promise<FastifyInst
     frameworkErrors: (err, _req, res) => {
       const reply = res as unknown as FastifyReply;
       return err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-        ? reply.code(414).send({ error: 'URI_TOO_LONG', message: `a path segment (store name or key) is longer than ${MAX_PARAM_LENGTH} characters` })
+        ? reply
+            .code(414)
+            .send({ error: 'URI_TOO_LONG', message: `a path segment (store name or key) is longer than ${MAX_PARAM_LENGTH} characters` })
         : reply.code(400).send({ error: 'BAD_REQUEST', message: 'the request URL cannot be parsed' });
     },
     ...(c.tls ? { https: { key: readPem(c.tls.keyFile, 'keyFile'), cert: readPem(c.tls.certFile, 'certFile') } } : {}),
   });
   app.addHook('onRequest', readTokenHook(c));
   app.addHook('onResponse', async (req, reply) => {
-    req.log.debug({ method: req.method, route: req.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    req.log.debug(
+      { method: req.method, route: req.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
   });
   app.setErrorHandler((err, req, reply) => {
     const status = statusOf(err);
-    if (status >= 500) req.log.error({ err: err instanceof Error ? err.message : String(err), route: req.routeOptions.url }, 'request failed');
+    if (status >= 500)
+      req.log.error({ err: err instanceof Error ? err.message : String(err), route: req.routeOptions.url }, 'request failed');
     return reply.code(status).send(errorBody(err));
   });
-  app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0].slice(0, 200)}` }));
+  app.setNotFoundHandler((req, reply) =>
+    reply.code(404).send({ error: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0].slice(0, 200)}` }),
+  );
   registerOpsRoutes(app, o);
   registerStoreRoutes(app, o.lookup, c.maxReplyBytes);
   if (!adminRoutesEnabled(o.config)) {
-    app.log.warn({ host: o.config.host }, 'admin routes are off: worker.http.host is not loopback and worker.http.adminToken is not set (reads, health and metrics are served)');
+    app.log.warn(
+      { host: o.config.host },
+      'admin routes are off: worker.http.host is not loopback and worker.http.adminToken is not set (reads, health and metrics are served)',
+    );
   }
   registerPipelineRoutes(app, o);
   registerAdminRoutes(app, o);

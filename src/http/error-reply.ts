@@ -21,6 +21,7 @@ export function errorBody(e: unknown): { error: string; message: string } {
     const p = publicError(e);
     return { error: p.code, message: p.message };
   }
-  if (typeof fe?.statusCode === 'number' && fe.statusCode < 500) return { error: fe.code ?? 'BAD_REQUEST', message: fe.message ?? 'bad request' };
+  if (typeof fe?.statusCode === 'number' && fe.statusCode < 500)
+    return { error: fe.code ?? 'BAD_REQUEST', message: fe.message ?? 'bad request' };
   return { error: 'INTERNAL', message: 'internal error' };
 }

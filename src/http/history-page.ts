@@ -20,14 +20,19 @@ export function encodeHistoryCursor(c: HistoryCursor): string {
 /** Decodes a history cursor; INVALID_ARGUMENT when malformed or made for the other order. */
 export function decodeHistoryCursor(token: string, order: 'asc' | 'desc'): HistoryCursor {
   const m = /^([ad])(-?\d{1,16})$/.exec(Buffer.from(token, 'base64url').toString('latin1'));
-  if (!m || !Number.isSafeInteger(Number(m[2]))) throw new InvalidArgumentError('invalid history cursor: pass nextCursor from the previous page unchanged');
+  if (!m || !Number.isSafeInteger(Number(m[2])))
+    throw new InvalidArgumentError('invalid history cursor: pass nextCursor from the previous page unchanged');
   const c: HistoryCursor = { order: m[1] === 'a' ? 'asc' : 'desc', timestamp: Number(m[2]) };
   if (c.order !== order) throw new InvalidArgumentError(`this cursor pages a history in ${c.order} order; repeat order=${c.order}`);
   return c;
 }
 
 /** The [from, to] time range to read for a page: a desc cursor lowers `to`, an asc cursor raises `from`. */
-export function pageRange(from: number | undefined, to: number | undefined, cursor: HistoryCursor | undefined): { from?: number; to?: number } {
+export function pageRange(
+  from: number | undefined,
+  to: number | undefined,
+  cursor: HistoryCursor | undefined,
+): { from?: number; to?: number } {
   if (!cursor) return { from, to };
   if (cursor.order === 'desc') return { from, to: Math.min(to ?? Number.MAX_SAFE_INTEGER, cursor.timestamp - 1) };
   return { from: Math.max(from ?? 0, cursor.timestamp + 1), to };
@@ -42,7 +47,9 @@ export function cutHistoryPage<T extends { timestamp?: number }>(
   json: (v: T) => unknown,
   o: { limit: number; maxBytes: number; order: 'asc' | 'desc'; cursor?: HistoryCursor },
 ): { items: unknown[]; next?: string } {
-  const fresh = o.cursor ? versions.filter((v) => (o.order === 'asc' ? (v.timestamp ?? 0) > o.cursor!.timestamp : (v.timestamp ?? 0) < o.cursor!.timestamp)) : versions;
+  const fresh = o.cursor
+    ? versions.filter((v) => (o.order === 'asc' ? (v.timestamp ?? 0) > o.cursor!.timestamp : (v.timestamp ?? 0) < o.cursor!.timestamp))
+    : versions;
   const items: unknown[] = [];
   let bytes = 0;
   let taken = 0;
@@ -64,6 +71,9 @@ export function parseTimeParam(name: string, v: string | undefined): number | un
   if (v === undefined) return undefined;
   if (/^\d{1,16}$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
   const t = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) ? Date.parse(v) : Number.NaN;
-  if (Number.isNaN(t) || t < 0) throw new InvalidArgumentError(`invalid ${name} ${JSON.stringify(v)}: use epoch milliseconds or an ISO-8601 date (e.g. 2026-01-31T12:00:00Z)`);
+  if (Number.isNaN(t) || t < 0)
+    throw new InvalidArgumentError(
+      `invalid ${name} ${JSON.stringify(v)}: use epoch milliseconds or an ISO-8601 date (e.g. 2026-01-31T12:00:00Z)`,
+    );
   return t;
 }

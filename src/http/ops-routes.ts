@@ -21,8 +21,18 @@ export function registerOpsRoutes(app: FastifyInstance, o: HttpServerOptions): v
       if (o.worker.isReady()) return { ready: true };
       const st = o.worker.status();
       const notReady = st.pipelines.filter((p) => p.bootstrap && p.bootstrap.state !== 'READY').map((p) => p.name);
-      const stalled = st.pipelines.filter((p) => p.state === 'STALLED' || p.state === 'FAILED').map((p) => ({ name: p.name, state: p.state, cause: p.stalledBy ?? p.lastError }));
-      return reply.code(503).send({ ready: false, workerState: st.state, notReady, stalled, pipelines: st.pipelines.filter((p) => p.bootstrap).map((p) => ({ name: p.name, ...p.bootstrap })) });
+      const stalled = st.pipelines
+        .filter((p) => p.state === 'STALLED' || p.state === 'FAILED')
+        .map((p) => ({ name: p.name, state: p.state, cause: p.stalledBy ?? p.lastError }));
+      return reply
+        .code(503)
+        .send({
+          ready: false,
+          workerState: st.state,
+          notReady,
+          stalled,
+          pipelines: st.pipelines.filter((p) => p.bootstrap).map((p) => ({ name: p.name, ...p.bootstrap })),
+        });
     }
     const r = await o.lookup.readiness(o.expectedPipelines ?? []);
     return reply.code(r.ready ? 200 : 503).send(r);
@@ -32,7 +42,11 @@ export function registerOpsRoutes(app: FastifyInstance, o: HttpServerOptions): v
     if (o.worker) return o.worker.status();
     const [stores, readiness] = await Promise.all([o.lookup.stores(), o.lookup.readiness(o.expectedPipelines ?? [])]);
     // Each versioned store's writers (source partitions) with their persisted stream time and retention horizon.
-    const horizons = Object.fromEntries(await Promise.all(stores.filter((s) => s.kind === 'versioned').map(async (s) => [s.name, await o.lookup.store(s.name).horizons()] as const)));
+    const horizons = Object.fromEntries(
+      await Promise.all(
+        stores.filter((s) => s.kind === 'versioned').map(async (s) => [s.name, await o.lookup.store(s.name).horizons()] as const),
+      ),
+    );
     return { mode: 'serve', stores, readiness, horizons };
   });
 

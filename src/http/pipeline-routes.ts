@@ -51,7 +51,11 @@ export function registerPipelineRoutes(app: FastifyInstance, o: HttpServerOption
   app.get('/pipelines', { schema: NO_QUERY }, async (_req, reply) => {
     if (!o.worker) return noWorker(reply);
     const st = o.worker.status();
-    return { worker: st.workerId ?? null, state: st.state, pipelines: st.pipelines.map((p) => ({ name: p.name, state: p.state ?? 'UNKNOWN', generation: p.generation ?? null })) };
+    return {
+      worker: st.workerId ?? null,
+      state: st.state,
+      pipelines: st.pipelines.map((p) => ({ name: p.name, state: p.state ?? 'UNKNOWN', generation: p.generation ?? null })),
+    };
   });
 
   app.get<{ Params: { name: string } }>('/pipelines/:name/status', { schema: { ...NO_QUERY, params: nameParams } }, async (req, reply) => {

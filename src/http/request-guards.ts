@@ -23,7 +23,12 @@ export function refuseCrossSite(req: FastifyRequest, reply: FastifyReply, settin
   const host = req.headers.host ?? '';
   const hostname = hostnameOf(host);
   if (isLoopbackHost(settings.host) && (hostname === undefined || !isLoopbackHost(hostname))) {
-    return forbid(req, reply, 'FOREIGN_HOST', `admin routes answer only requests addressed to a loopback host (Host ${JSON.stringify(host)})`);
+    return forbid(
+      req,
+      reply,
+      'FOREIGN_HOST',
+      `admin routes answer only requests addressed to a loopback host (Host ${JSON.stringify(host)})`,
+    );
   }
   const origin = req.headers.origin;
   if (origin !== undefined) {
@@ -38,7 +43,9 @@ export function refuseCrossSite(req: FastifyRequest, reply: FastifyReply, settin
   const type = req.headers['content-type'];
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
   if ((type !== undefined || hasBody) && !/^application\/json\s*(;|$)/i.test(String(type ?? ''))) {
-    reply.code(415).send({ error: 'UNSUPPORTED_MEDIA_TYPE', message: 'admin routes take no body or a JSON body (Content-Type: application/json)' });
+    reply
+      .code(415)
+      .send({ error: 'UNSUPPORTED_MEDIA_TYPE', message: 'admin routes take no body or a JSON body (Content-Type: application/json)' });
     return true;
   }
   return false;
@@ -57,6 +64,9 @@ export function readTokenHook(settings: HttpSettings) {
     if (token === undefined || OPEN_ROUTES.has(req.url.split('?')[0])) return;
     const auth = req.headers.authorization;
     if (bearerMatches(auth, token) || (settings.adminToken !== undefined && bearerMatches(auth, settings.adminToken))) return;
-    await reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'UNAUTHORIZED', message: 'this API needs Authorization: Bearer <readToken>' });
+    await reply
+      .code(401)
+      .header('www-authenticate', 'Bearer')
+      .send({ error: 'UNAUTHORIZED', message: 'this API needs Authorization: Bearer <readToken>' });
   };
 }

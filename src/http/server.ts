@@ -19,8 +19,16 @@ export const httpStarter: HttpStarter = async (worker) => {
   if (!settings.enabled) return undefined;
   checkHttpSettings(settings);
   const client = worker.cassandraClient;
-  if (!client) throw new AdjunctError('the worker has no Cassandra client; start it before the HTTP API', { code: 'WORKER_NOT_STARTED', stage: 'lookup' });
-  const lookup = await openLookup({ client, keyspace: worker.config.cassandra.keyspace, readConsistency: worker.config.cassandra.readConsistency });
+  if (!client)
+    throw new AdjunctError('the worker has no Cassandra client; start it before the HTTP API', {
+      code: 'WORKER_NOT_STARTED',
+      stage: 'lookup',
+    });
+  const lookup = await openLookup({
+    client,
+    keyspace: worker.config.cassandra.keyspace,
+    readConsistency: worker.config.cassandra.readConsistency,
+  });
   try {
     const app = await buildHttpServer({ worker, lookup, config: settings, logger: worker.logger });
     const address = await listen(app, settings);

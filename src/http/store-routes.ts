@@ -30,7 +30,11 @@ function notFound(reply: FastifyReply, message: string): FastifyReply {
 export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup, maxReplyBytes = DEFAULT_MAX_REPLY_BYTES): void {
   app.get('/stores', { schema: NO_QUERY }, async () => ({ stores: await lookup.stores() }));
 
-  app.get<{ Params: { store: string } }>('/stores/:store', { schema: { ...NO_QUERY, params: { type: 'object', properties: { store: storeParam }, required: ['store'] } } }, async (req) => lookup.store(req.params.store).info());
+  app.get<{ Params: { store: string } }>(
+    '/stores/:store',
+    { schema: { ...NO_QUERY, params: { type: 'object', properties: { store: storeParam }, required: ['store'] } } },
+    async (req) => lookup.store(req.params.store).info(),
+  );
 
   app.get<{ Params: KeyParams; Querystring: { asOf?: string; partition?: number } }>(
     '/stores/:store/keys/:key',
@@ -54,14 +58,24 @@ export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup, maxRep
     },
   );
 
-  app.get<{ Params: KeyParams; Querystring: { from?: string; to?: string; order?: 'asc' | 'desc'; partition?: number; limit: number; cursor?: string } }>(
+  app.get<{
+    Params: KeyParams;
+    Querystring: { from?: string; to?: string; order?: 'asc' | 'desc'; partition?: number; limit: number; cursor?: string };
+  }>(
     '/stores/:store/keys/:key/history',
     {
       schema: {
         params: { type: 'object', properties: { store: storeParam, key: { type: 'string', minLength: 1 } }, required: ['store', 'key'] },
         querystring: {
           type: 'object',
-          properties: { from: timestamp, to: timestamp, order: { type: 'string', enum: ['asc', 'desc'] }, partition, limit: historyLimit, cursor: { type: 'string', minLength: 1, maxLength: 64 } },
+          properties: {
+            from: timestamp,
+            to: timestamp,
+            order: { type: 'string', enum: ['asc', 'desc'] },
+            partition,
+            limit: historyLimit,
+            cursor: { type: 'string', minLength: 1, maxLength: 64 },
+          },
           additionalProperties: false,
         },
       },
@@ -74,7 +88,10 @@ export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup, maxRep
       const order = q.order ?? 'asc';
       const cursor = q.cursor === undefined ? undefined : decodeHistoryCursor(q.cursor, order);
       const range = pageRange(parseTimeParam('from', q.from), parseTimeParam('to', q.to), cursor);
-      const versions = range.from !== undefined && range.to !== undefined && range.from > range.to ? [] : await s.history(key, { fromTime: range.from, toTime: range.to, order, maxVersions: q.limit + 1 }, { partition: q.partition });
+      const versions =
+        range.from !== undefined && range.to !== undefined && range.from > range.to
+          ? []
+          : await s.history(key, { fromTime: range.from, toTime: range.to, order, maxVersions: q.limit + 1 }, { partition: q.partition });
       const page = cutHistoryPage(versions, recordJson, { limit: q.limit, maxBytes: maxReplyBytes, order, cursor });
       const out: Record<string, unknown> = { store: info.name, key: toJsonValue(key), versions: page.items, generation: info.generation };
       if (page.next !== undefined) out.nextCursor = page.next;
@@ -87,7 +104,11 @@ export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup, maxRep
     {
       schema: {
         params: { type: 'object', properties: { store: storeParam }, required: ['store'] },
-        querystring: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' }, limit, cursor: { type: 'string', minLength: 1 } }, additionalProperties: false },
+        querystring: {
+          type: 'object',
+          properties: { from: { type: 'string' }, to: { type: 'string' }, limit, cursor: { type: 'string', minLength: 1 } },
+          additionalProperties: false,
+        },
       },
     },
     async (req) => {
@@ -115,14 +136,25 @@ export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup, maxRep
     async (req) => {
       const s = await lookup.store(req.params.store).pinned();
       const info = await s.info();
-      const page = await s.page({ prefix: parseKeyText(info.keySerde, req.params.p), after: req.query.cursor === undefined ? undefined : decodeCursor(req.query.cursor), limit: req.query.limit });
+      const page = await s.page({
+        prefix: parseKeyText(info.keySerde, req.params.p),
+        after: req.query.cursor === undefined ? undefined : decodeCursor(req.query.cursor),
+        limit: req.query.limit,
+      });
       return pageJson(info.name, page);
     },
   );
 }
 
-function pageJson(store: string, page: { items: { key: unknown; value: unknown }[]; next?: Buffer; generation: number }): Record<string, unknown> {
-  const out: Record<string, unknown> = { store, items: page.items.map((e) => ({ key: toJsonValue(e.key), value: toJsonValue(e.value) })), generation: page.generation };
+function pageJson(
+  store: string,
+  page: { items: { key: unknown; value: unknown }[]; next?: Buffer; generation: number },
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    store,
+    items: page.items.map((e) => ({ key: toJsonValue(e.key), value: toJsonValue(e.value) })),
+    generation: page.generation,
+  };
   if (page.next !== undefined) out.nextCursor = encodeCursor(page.next);
   return out;
 }

@@ -16,7 +16,8 @@ export function parseKeyText(serde: string, text: string): unknown {
       return BigInt(text);
     case 'int': {
       const n = Number(text);
-      if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(n)) throw invalidLookupArgument(`key ${JSON.stringify(text)} is not a safe integer`, { serde });
+      if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(n))
+        throw invalidLookupArgument(`key ${JSON.stringify(text)} is not a safe integer`, { serde });
       return n;
     }
     case 'json':

@@ -38,13 +38,17 @@ export class KvReads {
   private reader(rs: ResolvedStore): KvTableReader<unknown, unknown> {
     let r = this.readers.get(rs.table);
     if (!r) {
-      r = new KvTableReader(this.ctx.exec, { keyspace: this.ctx.keyspace, table: rs.table, scope: rs.entry.scope }, {
-        keySerde: rs.keySerde,
-        valueSerde: rs.valueSerde,
-        fetchSize: this.ctx.fetchSize,
-        buckets: rs.entry.buckets ?? DEFAULT_KV_BUCKETS,
-        partitionsProvider: (table) => this.ctx.partitions(table),
-      });
+      r = new KvTableReader(
+        this.ctx.exec,
+        { keyspace: this.ctx.keyspace, table: rs.table, scope: rs.entry.scope },
+        {
+          keySerde: rs.keySerde,
+          valueSerde: rs.valueSerde,
+          fetchSize: this.ctx.fetchSize,
+          buckets: rs.entry.buckets ?? DEFAULT_KV_BUCKETS,
+          partitionsProvider: (table) => this.ctx.partitions(table),
+        },
+      );
       if (this.readers.size > 256) this.readers.clear();
       this.readers.set(rs.table, r);
     }

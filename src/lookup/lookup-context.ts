@@ -23,7 +23,10 @@ export interface ResolvedStore {
 
 /** True for "table/keyspace does not exist" server errors (nothing written yet). */
 export function isMissingSchema(e: unknown): boolean {
-  const msg = e instanceof Error ? `${e.message} ${(e as { cause?: unknown }).cause instanceof Error ? ((e as { cause: Error }).cause.message) : ''}` : String(e);
+  const msg =
+    e instanceof Error
+      ? `${e.message} ${(e as { cause?: unknown }).cause instanceof Error ? (e as { cause: Error }).cause.message : ''}`
+      : String(e);
   return /unconfigured table|does not exist|Keyspace .* does not exist/i.test(msg);
 }
 
@@ -60,9 +63,11 @@ export class LookupContext {
     options: LookupOptions,
   ) {
     this.cacheMs = options.generationCacheMs ?? 1000;
-    if (!Number.isSafeInteger(this.cacheMs) || this.cacheMs < 0) throw new RangeError(`generationCacheMs must be a non-negative integer, got ${String(options.generationCacheMs)}`);
+    if (!Number.isSafeInteger(this.cacheMs) || this.cacheMs < 0)
+      throw new RangeError(`generationCacheMs must be a non-negative integer, got ${String(options.generationCacheMs)}`);
     this.fetchSize = options.fetchSize ?? 500;
-    if (!Number.isSafeInteger(this.fetchSize) || this.fetchSize < 1) throw new RangeError(`fetchSize must be a positive integer, got ${String(options.fetchSize)}`);
+    if (!Number.isSafeInteger(this.fetchSize) || this.fetchSize < 1)
+      throw new RangeError(`fetchSize must be a positive integer, got ${String(options.fetchSize)}`);
     this.exec = new CqlExecutor(client, { readConsistency: options.readConsistency }, { keyspace });
     this.catalog = new StoreCatalog(client, keyspace);
     this.status = new PipelineStatusTable(client, keyspace);
@@ -88,7 +93,12 @@ export class LookupContext {
     if (!entry) throw unknownStore(store);
     let rs = this.resolved.get(entry);
     if (rs === undefined) {
-      rs = { entry, table: generationTable(entry.baseTable, entry.currentGeneration), keySerde: this.serde(entry.keySerde), valueSerde: this.serde(entry.valueSerde) };
+      rs = {
+        entry,
+        table: generationTable(entry.baseTable, entry.currentGeneration),
+        keySerde: this.serde(entry.keySerde),
+        valueSerde: this.serde(entry.valueSerde),
+      };
       this.resolved.set(entry, rs);
     }
     return rs;
@@ -99,7 +109,10 @@ export class LookupContext {
    * ≤ generationCacheMs. Fetched alongside the reads of a lookup, so a cache miss adds no round trip to a get.
    */
   streamTimes(table: string): Promise<WriterStreamTimes> {
-    return this.streamTimes_.get(table, async () => new WriterStreamTimes(await orIfMissing(this.streamTimeTable.loadAll(table), new Map<string, number>())));
+    return this.streamTimes_.get(
+      table,
+      async () => new WriterStreamTimes(await orIfMissing(this.streamTimeTable.loadAll(table), new Map<string, number>())),
+    );
   }
 
   /** Source partitions present in a partitioned table (SELECT DISTINCT), cached ≤ generationCacheMs. */
@@ -120,7 +133,11 @@ export class LookupContext {
       try {
         s = serdeByName(name);
       } catch (e) {
-        throw new AdjunctError(`catalog names serde ${JSON.stringify(name)} which this reader does not know`, { code: 'UNKNOWN_SERDE', stage: 'lookup', cause: e });
+        throw new AdjunctError(`catalog names serde ${JSON.stringify(name)} which this reader does not know`, {
+          code: 'UNKNOWN_SERDE',
+          stage: 'lookup',
+          cause: e,
+        });
       }
       this.serdes.set(name, s);
     }

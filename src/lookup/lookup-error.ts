@@ -14,7 +14,10 @@ export function unknownStore(store: string): LookupError {
 
 /** The operation does not exist for the store's kind (code WRONG_STORE_KIND). */
 export function wrongKind(store: string, kind: string, operation: string): LookupError {
-  return new LookupError(`${operation} is not supported on ${kind} store ${JSON.stringify(store)}`, { code: 'WRONG_STORE_KIND', context: { store, kind, operation } });
+  return new LookupError(`${operation} is not supported on ${kind} store ${JSON.stringify(store)}`, {
+    code: 'WRONG_STORE_KIND',
+    context: { store, kind, operation },
+  });
 }
 
 /** Bad input to a lookup (code INVALID_ARGUMENT). */

@@ -13,8 +13,10 @@ export class ReadCache {
   private readonly lru: LRUCache<string, { v: unknown }>;
 
   constructor(options: ReadCacheOptions) {
-    if (!Number.isSafeInteger(options.maxEntries) || options.maxEntries < 1) throw new RangeError(`cache.maxEntries must be a positive integer, got ${String(options.maxEntries)}`);
-    if (!Number.isSafeInteger(options.ttlMs) || options.ttlMs < 1) throw new RangeError(`cache.ttlMs must be a positive integer, got ${String(options.ttlMs)}`);
+    if (!Number.isSafeInteger(options.maxEntries) || options.maxEntries < 1)
+      throw new RangeError(`cache.maxEntries must be a positive integer, got ${String(options.maxEntries)}`);
+    if (!Number.isSafeInteger(options.ttlMs) || options.ttlMs < 1)
+      throw new RangeError(`cache.ttlMs must be a positive integer, got ${String(options.ttlMs)}`);
     this.lru = new LRUCache({ max: options.maxEntries, ttl: options.ttlMs });
   }
 

@@ -29,7 +29,8 @@ export class ReadinessChecker {
     }
     const wanted = new Set(expected);
     const pipelines: PipelineReadiness[] = [];
-    for (const [pipeline, prs] of byPipeline) if (wanted.size === 0 || wanted.has(pipeline)) pipelines.push(this.judge(pipeline, prs, stores));
+    for (const [pipeline, prs] of byPipeline)
+      if (wanted.size === 0 || wanted.has(pipeline)) pipelines.push(this.judge(pipeline, prs, stores));
     for (const p of expected) {
       if (!byPipeline.has(p)) pipelines.push({ pipeline: p, store: '', generation: 0, state: 'MISSING', recordsDone: 0, recordsTotal: 0 });
     }
@@ -43,7 +44,8 @@ export class ReadinessChecker {
     if (typeof target !== 'string' || target.length === 0) throw invalidLookupArgument('waitUntilReady needs a pipeline or store name');
     const timeoutMs = options.timeoutMs ?? 30_000;
     const pollMs = options.pollMs ?? 250;
-    if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 0) throw invalidLookupArgument(`timeoutMs must be a non-negative integer, got ${String(timeoutMs)}`);
+    if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 0)
+      throw invalidLookupArgument(`timeoutMs must be a non-negative integer, got ${String(timeoutMs)}`);
     const deadline = Date.now() + timeoutMs;
     let lastSeen: Record<string, string> = {};
     for (;;) {
@@ -59,14 +61,25 @@ export class ReadinessChecker {
   /** Fresh status of the pipelines behind target (a pipeline name, else a store name). */
   private async current(target: string): Promise<PipelineReadiness[]> {
     const own = await orIfMissing(this.ctx.status.get(target), null);
-    const pairs = own ? [{ pipeline: target, store: own.store }] : (await orIfMissing(this.ctx.status.list(), [])).filter((r) => r.store === target).map((r) => ({ pipeline: r.pipeline, store: r.store }));
+    const pairs = own
+      ? [{ pipeline: target, store: own.store }]
+      : (await orIfMissing(this.ctx.status.list(), []))
+          .filter((r) => r.store === target)
+          .map((r) => ({ pipeline: r.pipeline, store: r.store }));
     const unique = [...new Map(pairs.map((p) => [p.pipeline, p])).values()];
     return Promise.all(
       unique.map(async ({ pipeline, store }) => {
         const entry = await this.ctx.entry(store, true);
         const gen = entry?.currentGeneration ?? 1;
         const row = await this.ctx.status.get(pipeline, gen);
-        return { pipeline, store, generation: gen, state: row?.state ?? 'MISSING', recordsDone: row?.recordsDone ?? 0, recordsTotal: row?.recordsTotal ?? 0 };
+        return {
+          pipeline,
+          store,
+          generation: gen,
+          state: row?.state ?? 'MISSING',
+          recordsDone: row?.recordsDone ?? 0,
+          recordsTotal: row?.recordsTotal ?? 0,
+        };
       }),
     );
   }
@@ -75,6 +88,13 @@ export class ReadinessChecker {
     const newest = rows.reduce((a, b) => (b.generation > a.generation ? b : a));
     const gen = stores.get(newest.store)?.currentGeneration ?? newest.generation;
     const row = rows.find((r) => r.generation === gen);
-    return { pipeline, store: newest.store, generation: gen, state: row?.state ?? 'MISSING', recordsDone: row?.recordsDone ?? 0, recordsTotal: row?.recordsTotal ?? 0 };
+    return {
+      pipeline,
+      store: newest.store,
+      generation: gen,
+      state: row?.state ?? 'MISSING',
+      recordsDone: row?.recordsDone ?? 0,
+      recordsTotal: row?.recordsTotal ?? 0,
+    };
   }
 }

@@ -7,7 +7,14 @@ export class ReadyTimeoutError extends LookupError {
     readonly timeoutMs: number,
     readonly lastSeen: Record<string, string>,
   ) {
-    const seen = Object.entries(lastSeen).map(([p, s]) => `${p}=${s}`).join(', ') || 'no status rows';
-    super(`${JSON.stringify(target)} not READY after ${timeoutMs} ms (${seen})`, { code: 'READY_TIMEOUT', retriable: true, context: { target, timeoutMs, lastSeen } });
+    const seen =
+      Object.entries(lastSeen)
+        .map(([p, s]) => `${p}=${s}`)
+        .join(', ') || 'no status rows';
+    super(`${JSON.stringify(target)} not READY after ${timeoutMs} ms (${seen})`, {
+      code: 'READY_TIMEOUT',
+      retriable: true,
+      context: { target, timeoutMs, lastSeen },
+    });
   }
 }

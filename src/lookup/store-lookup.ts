@@ -15,13 +15,15 @@ export const MAX_PAGE_SIZE = 10_000;
 
 function checkLimit(limit: unknown): number | undefined {
   if (limit === undefined) return undefined;
-  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1) throw invalidLookupArgument(`limit must be a positive integer, got ${String(limit)}`);
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1)
+    throw invalidLookupArgument(`limit must be a positive integer, got ${String(limit)}`);
   return limit;
 }
 
 function checkPartition(p: unknown): number | undefined {
   if (p === undefined) return undefined;
-  if (typeof p !== 'number' || !Number.isInteger(p) || p < 0 || p > 0x7fffffff) throw invalidLookupArgument(`partition must be an integer ≥ 0, got ${String(p)}`);
+  if (typeof p !== 'number' || !Number.isInteger(p) || p < 0 || p > 0x7fffffff)
+    throw invalidLookupArgument(`partition must be an integer ≥ 0, got ${String(p)}`);
   return p;
 }
 
@@ -76,7 +78,8 @@ export class StoreLookup<K = unknown, V = unknown> {
     const ck = cache ? ReadCache.keyOf(this.name, rs.table, bytes, partition) : '';
     const hit = cache?.get(ck);
     if (hit) return hit.v as LookupRecord<V> | null;
-    const rec = rs.entry.kind === 'versioned' ? await this.versioned.get(rs, bytes, asOf, partition) : await this.kv.get(rs, bytes, partition);
+    const rec =
+      rs.entry.kind === 'versioned' ? await this.versioned.get(rs, bytes, asOf, partition) : await this.kv.get(rs, bytes, partition);
     cache?.set(ck, rec);
     return rec as LookupRecord<V> | null;
   }

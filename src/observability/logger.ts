@@ -15,7 +15,10 @@ export function resolveLogLevel(configLevel?: string): string {
   const env = process.env.ADJUNCT_LOG_LEVEL?.trim().toLowerCase();
   const level = env || configLevel || 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
-    throw new ConfigError(`invalid log level ${JSON.stringify(level)}${env ? ' (from ADJUNCT_LOG_LEVEL or --log-level)' : ''}: use one of ${LOG_LEVELS.join(', ')}`, { context: { path: 'worker.logLevel' } });
+    throw new ConfigError(
+      `invalid log level ${JSON.stringify(level)}${env ? ' (from ADJUNCT_LOG_LEVEL or --log-level)' : ''}: use one of ${LOG_LEVELS.join(', ')}`,
+      { context: { path: 'worker.logLevel' } },
+    );
   }
   return level;
 }
@@ -46,7 +49,18 @@ export function createLogger(configLevel?: string, destination?: pino.Destinatio
       base: { app: 'adjunct' },
       hooks: { logMethod: dropDuplicateKeys },
       redact: {
-        paths: ['*.password', '*.*.password', '*.adminToken', '*.*.adminToken', '*.readToken', '*.*.readToken', 'config.kafka.sasl', 'config.cassandra.auth', 'config.registry.auth', '*.authorization'],
+        paths: [
+          '*.password',
+          '*.*.password',
+          '*.adminToken',
+          '*.*.adminToken',
+          '*.readToken',
+          '*.*.readToken',
+          'config.kafka.sasl',
+          'config.cassandra.auth',
+          'config.registry.auth',
+          '*.authorization',
+        ],
         censor: '[redacted]',
       },
     },

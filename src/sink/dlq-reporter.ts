@@ -27,10 +27,19 @@ export class DeadLetterQueueReporter {
     const headers: IHeaders = { ...(record.headers ?? {}) };
     if (this.contextHeaders) Object.assign(headers, contextHeadersFor(record, error, stage, this.pipeline));
     try {
-      await this.producer.send({ topic: this.topic, acks: -1, messages: [{ key: record.key, value: record.value, headers, timestamp: record.timestamp }] });
+      await this.producer.send({
+        topic: this.topic,
+        acks: -1,
+        messages: [{ key: record.key, value: record.value, headers, timestamp: record.timestamp }],
+      });
     } catch (e) {
       const retriable = (e as { retriable?: unknown }).retriable === true;
-      throw new AdjunctError(`sending to dead-letter topic ${this.topic}: ${describeError(e)}`, { code: 'DLQ_FAILED', stage: 'dlq', retriable, cause: e });
+      throw new AdjunctError(`sending to dead-letter topic ${this.topic}: ${describeError(e)}`, {
+        code: 'DLQ_FAILED',
+        stage: 'dlq',
+        retriable,
+        cause: e,
+      });
     }
   }
 }
@@ -40,12 +49,18 @@ export async function ensureDeadLetterTopic(admin: Admin, t: DeadLetterTopic): P
   try {
     const existing = await admin.listTopics();
     if (!existing.includes(t.topic)) {
-      await admin.createTopics({ topics: [{ topic: t.topic, numPartitions: t.partitions, replicationFactor: t.replicationFactor }], waitForLeaders: true });
+      await admin.createTopics({
+        topics: [{ topic: t.topic, numPartitions: t.partitions, replicationFactor: t.replicationFactor }],
+        waitForLeaders: true,
+      });
     }
     await admin.fetchTopicMetadata({ topics: [t.topic] });
   } catch (e) {
     if ((e as { type?: unknown }).type === 'TOPIC_ALREADY_EXISTS') return;
-    throw new AdjunctError(`dead-letter topic ${t.topic} is missing and could not be created (partitions ${t.partitions}, replication factor ${t.replicationFactor}): ${describeError(e)}`, { code: 'DLQ_UNAVAILABLE', stage: 'dlq', cause: e, context: { topic: t.topic } });
+    throw new AdjunctError(
+      `dead-letter topic ${t.topic} is missing and could not be created (partitions ${t.partitions}, replication factor ${t.replicationFactor}): ${describeError(e)}`,
+      { code: 'DLQ_UNAVAILABLE', stage: 'dlq', cause: e, context: { topic: t.topic } },
+    );
   }
 }
 
@@ -72,4 +87,3 @@ export function contextHeadersFor(record: FailedRecord, error: unknown, stage: P
   }
   return h;
 }
-

@@ -53,7 +53,11 @@ export class ErrorHandler {
         if (!this.p.lifecycle.accepting || this.p.stall.expired) throw new RetriesExhaustedError(e, attempt, this.p.clock.now() - start);
         const at = isPipelineStage(e.stage) ? e.stage : stage;
         this.p.metrics.retries.inc({ pipeline: this.o.pipeline, stage: at });
-        if (attempt === 1 || attempt % 10 === 0) this.p.log.warn({ stage: at, attempt, delayMs: delay, err: describeError(e) }, 'dependency unavailable: retrying with backoff; nothing is committed past this record');
+        if (attempt === 1 || attempt % 10 === 0)
+          this.p.log.warn(
+            { stage: at, attempt, delayMs: delay, err: describeError(e) },
+            'dependency unavailable: retrying with backoff; nothing is committed past this record',
+          );
         await this.backoff(delay, heartbeat);
         delay = Math.min(delay * 2, this.o.retryMaxDelayMs);
       }
@@ -80,7 +84,14 @@ export class ErrorHandler {
     this.p.metrics.errors.inc({ pipeline: this.o.pipeline, stage, class: err.code });
     const where = recordLocation(record);
     if (this.o.tolerance !== 'all' || !this.p.dlq) {
-      lifecycle.fail(new AdjunctError(`pipeline ${this.o.pipeline} stopped at ${where} (stage ${stage}): ${err.message}`, { code: err.code, stage, cause: err, context: { topic: record.topic, partition: record.partition, offset: record.offset } }));
+      lifecycle.fail(
+        new AdjunctError(`pipeline ${this.o.pipeline} stopped at ${where} (stage ${stage}): ${err.message}`, {
+          code: err.code,
+          stage,
+          cause: err,
+          context: { topic: record.topic, partition: record.partition, offset: record.offset },
+        }),
+      );
       return 'left-pending';
     }
     return this.deadLetter(record, err, stage, heartbeat);
@@ -91,7 +102,14 @@ export class ErrorHandler {
     const { lifecycle, stall } = this.p;
     if (stall.expired) lifecycle.fail(stall.expired);
     else if (!lifecycle.stopping) {
-      lifecycle.fail(new AdjunctError(`pipeline ${this.o.pipeline} stopped at ${recordLocation(record)}: ${err.message}`, { code: err.code, stage: err.stage, cause: err, context: { topic: record.topic, partition: record.partition, offset: record.offset } }));
+      lifecycle.fail(
+        new AdjunctError(`pipeline ${this.o.pipeline} stopped at ${recordLocation(record)}: ${err.message}`, {
+          code: err.code,
+          stage: err.stage,
+          cause: err,
+          context: { topic: record.topic, partition: record.partition, offset: record.offset },
+        }),
+      );
     }
     return 'left-pending';
   }
@@ -103,11 +121,21 @@ export class ErrorHandler {
     } catch (e) {
       if (e instanceof RetriesExhaustedError && this.p.lifecycle.stopping) return 'left-pending';
       const cause = e instanceof RetriesExhaustedError && this.p.stall.expired ? this.p.stall.expired : e;
-      this.p.lifecycle.fail(new AdjunctError(`cannot write record ${recordLocation(record)} to the dead-letter queue: ${describeError(cause)}`, { code: 'DLQ_FAILED', stage: 'dlq', cause, context: { topic: record.topic, partition: record.partition, offset: record.offset } }));
+      this.p.lifecycle.fail(
+        new AdjunctError(`cannot write record ${recordLocation(record)} to the dead-letter queue: ${describeError(cause)}`, {
+          code: 'DLQ_FAILED',
+          stage: 'dlq',
+          cause,
+          context: { topic: record.topic, partition: record.partition, offset: record.offset },
+        }),
+      );
       return 'left-pending';
     }
     this.p.metrics.deadLettered.inc({ pipeline: this.o.pipeline, stage });
-    this.p.log.warn({ topic: record.topic, partition: record.partition, offset: record.offset, stage, code: err.code, err: err.message }, 'record sent to dead-letter queue');
+    this.p.log.warn(
+      { topic: record.topic, partition: record.partition, offset: record.offset, stage, code: err.code, err: err.message },
+      'record sent to dead-letter queue',
+    );
     return 'dead-lettered';
   }
 }

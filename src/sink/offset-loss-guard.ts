@@ -54,11 +54,26 @@ export class OffsetLossGuard {
     const what = `${loss.topic}/${loss.partition} offsets ${loss.from}..${loss.to} (${lost} records) were deleted by retention before pipeline ${this.o.pipeline} read them`;
     this.p.metrics.lostOffsets.inc({ pipeline: this.o.pipeline, topic: loss.topic, partition: String(loss.partition) }, Number(lost));
     this.p.countLost(Number(lost));
-    this.p.log.error({ topic: loss.topic, partition: loss.partition, from: loss.from.toString(), to: loss.to.toString(), policy: this.o.onOffsetOutOfRange }, `OFFSET OUT OF RANGE: ${what}`);
+    this.p.log.error(
+      {
+        topic: loss.topic,
+        partition: loss.partition,
+        from: loss.from.toString(),
+        to: loss.to.toString(),
+        policy: this.o.onOffsetOutOfRange,
+      },
+      `OFFSET OUT OF RANGE: ${what}`,
+    );
     if (this.o.onOffsetOutOfRange === 'fail') {
       // kafkajs already committed its reset to the earliest offset: the final commit puts the group back where it was.
       st.committed = null;
-      this.p.lifecycle.fail(new AdjunctError(`${what}; onOffsetOutOfRange=fail`, { code: 'OFFSET_OUT_OF_RANGE', stage: 'consume', context: { topic: loss.topic, partition: loss.partition, from: loss.from.toString(), to: loss.to.toString() } }));
+      this.p.lifecycle.fail(
+        new AdjunctError(`${what}; onOffsetOutOfRange=fail`, {
+          code: 'OFFSET_OUT_OF_RANGE',
+          stage: 'consume',
+          context: { topic: loss.topic, partition: loss.partition, from: loss.from.toString(), to: loss.to.toString() },
+        }),
+      );
       return false;
     }
     if (this.o.onOffsetOutOfRange === 'reload') this.p.reload();

@@ -41,7 +41,10 @@ export class PartitionRegistry {
     try {
       return await this.committedOffset(topic, partition);
     } catch (e) {
-      this.log.warn({ topic, partition, err: describeError(e) }, 'committed offset look-up failed: the first batch of this partition is not checked for lost offsets');
+      this.log.warn(
+        { topic, partition, err: describeError(e) },
+        'committed offset look-up failed: the first batch of this partition is not checked for lost offsets',
+      );
       return null;
     }
   }

@@ -51,14 +51,29 @@ export class PipelineTask {
     // A group without committed offsets starts at the earliest one: a changelog is complete only from its beginning.
     await consumer.subscribe({ topics: this.core.target.topics, fromBeginning: true });
     this.core.lifecycle.set('RUNNING');
-    this.commitTimer = setInterval(() => void this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'commit failed; will retry')), o.commitIntervalMs);
-    await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: o.partitionsConsumedConcurrently, eachBatch: (b) => this.core.loop.eachBatch(b) });
+    this.commitTimer = setInterval(
+      () => void this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'commit failed; will retry')),
+      o.commitIntervalMs,
+    );
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: o.partitionsConsumedConcurrently,
+      eachBatch: (b) => this.core.loop.eachBatch(b),
+    });
     this.log.info({ topics: this.core.target.topics, groupId: this.core.target.groupId }, 'pipeline started');
   }
 
   private createConsumer(): Consumer {
     const o = this.core.parts.options;
-    const consumer = this.core.parts.kafka.consumer({ groupId: this.core.target.groupId, sessionTimeout: o.sessionTimeoutMs, heartbeatInterval: o.heartbeatIntervalMs, ...o.fetch, allowAutoTopicCreation: false, retry: { retries: 10 } });
+    const consumer = this.core.parts.kafka.consumer({
+      groupId: this.core.target.groupId,
+      sessionTimeout: o.sessionTimeoutMs,
+      heartbeatInterval: o.heartbeatIntervalMs,
+      ...o.fetch,
+      allowAutoTopicCreation: false,
+      retry: { retries: 10 },
+    });
     this.consumer = consumer;
     consumer.on(consumer.events.GROUP_JOIN, (e) => {
       this.core.partitions.retain(e.payload.memberAssignment);
@@ -70,7 +85,13 @@ export class PipelineTask {
     });
     consumer.on(consumer.events.CRASH, (e) => {
       if (e.payload.restart) return this.log.warn({ err: describeError(e.payload.error) }, 'consumer crashed, kafkajs restarts it');
-      this.fail(new AdjunctError(`consumer crashed: ${describeError(e.payload.error)}`, { code: 'CONSUMER_CRASH', stage: 'consume', cause: e.payload.error }));
+      this.fail(
+        new AdjunctError(`consumer crashed: ${describeError(e.payload.error)}`, {
+          code: 'CONSUMER_CRASH',
+          stage: 'consume',
+          cause: e.payload.error,
+        }),
+      );
     });
     return consumer;
   }

@@ -33,7 +33,16 @@ export class RecordProcessor {
     try {
       const headers = (r.headers ?? {}) as Record<string, Buffer | string | undefined>;
       const streamTime = Number.isFinite(observedStreamTime) ? observedStreamTime : undefined;
-      return await this.extractor.extract({ topic: r.topic, partition: r.partition, offset: r.offset, timestamp: Number(r.timestamp), key, value, headers, streamTime });
+      return await this.extractor.extract({
+        topic: r.topic,
+        partition: r.partition,
+        offset: r.offset,
+        timestamp: Number(r.timestamp),
+        key,
+        value,
+        headers,
+        streamTime,
+      });
     } catch (e) {
       throw atStage(e, 'extract');
     }

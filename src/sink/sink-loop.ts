@@ -72,7 +72,13 @@ export class SinkLoop {
     private readonly p: SinkLoopParts,
   ) {
     const pipeline = o.pipeline;
-    this.m = { consumed: p.metrics.consumed.labels(pipeline), written: p.metrics.written.labels(pipeline), skipped: p.metrics.skipped.labels(pipeline), notPut: p.metrics.notPut.labels(pipeline), writeLatency: p.metrics.writeLatency.labels(pipeline) };
+    this.m = {
+      consumed: p.metrics.consumed.labels(pipeline),
+      written: p.metrics.written.labels(pipeline),
+      skipped: p.metrics.skipped.labels(pipeline),
+      notPut: p.metrics.notPut.labels(pipeline),
+      writeLatency: p.metrics.writeLatency.labels(pipeline),
+    };
   }
 
   /**
@@ -143,7 +149,12 @@ export class SinkLoop {
   private async convert(st: PartitionState, record: SinkRecord, c: BatchControl): Promise<Extracted | typeof SETTLED | typeof STOP> {
     this.p.counts.consumed++;
     try {
-      const out = await this.p.errors.retry(this.p.processor.process(record, st.writer.observedStreamTime()), () => this.p.processor.process(record, st.writer.observedStreamTime()), 'value-convert', c.heartbeat);
+      const out = await this.p.errors.retry(
+        this.p.processor.process(record, st.writer.observedStreamTime()),
+        () => this.p.processor.process(record, st.writer.observedStreamTime()),
+        'value-convert',
+        c.heartbeat,
+      );
       if (!isSkip(out)) return out;
       this.p.counts.skipped++;
       this.m.skipped.inc();
@@ -210,7 +221,13 @@ export class SinkLoop {
   }
 
   /** Tolerance for one failed record: true when it is settled (dead-lettered), false when it stays pending. */
-  private async settleFailure(st: PartitionState, record: SinkRecord, tracked: TrackedRecord, err: AdjunctError, heartbeat: Heartbeat): Promise<boolean> {
+  private async settleFailure(
+    st: PartitionState,
+    record: SinkRecord,
+    tracked: TrackedRecord,
+    err: AdjunctError,
+    heartbeat: Heartbeat,
+  ): Promise<boolean> {
     const disposition = await this.p.errors.handle(record, err, heartbeat);
     if (disposition === 'left-pending') {
       st.stuck++;

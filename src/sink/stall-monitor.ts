@@ -36,7 +36,10 @@ export class StallMonitor {
     this.lastPublicCause = publicErrorText(e);
     if (this.stalled && !this.reported) this.notify(true);
     if (this.o.stallTimeoutMs !== undefined && now - this.since >= this.o.stallTimeoutMs && !this.expiredError) {
-      this.expiredError = new AdjunctError(`pipeline ${this.o.pipeline} stalled for ${now - this.since} ms (errors.stallTimeout ${this.o.stallTimeoutMs} ms): ${this.lastCause}`, { code: 'STALL_TIMEOUT', stage: 'worker', cause: e });
+      this.expiredError = new AdjunctError(
+        `pipeline ${this.o.pipeline} stalled for ${now - this.since} ms (errors.stallTimeout ${this.o.stallTimeoutMs} ms): ${this.lastCause}`,
+        { code: 'STALL_TIMEOUT', stage: 'worker', cause: e },
+      );
     }
   }
 

@@ -68,7 +68,8 @@ export function addDefaults(o: SinkTaskOptions): SinkTaskOptionsWithDefaults {
 /** Compiles options once (defaults, derived values, frozen). */
 export function compileSinkTaskOptions(o: SinkTaskOptions): CompiledSinkTaskOptions {
   const d = addDefaults(o);
-  if (d.tolerance === 'all' && !d.deadLetterQueue) throw new Error(`pipeline ${d.pipeline}: errors.tolerance all needs a dead-letter queue`);
+  if (d.tolerance === 'all' && !d.deadLetterQueue)
+    throw new Error(`pipeline ${d.pipeline}: errors.tolerance all needs a dead-letter queue`);
   return Object.freeze({
     ...d,
     retryInitialDelayMs: Math.min(100, d.retryMaxDelayMs),

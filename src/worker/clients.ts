@@ -31,11 +31,13 @@ export function createKafka(cfg: AdjunctConfig['kafka'], logger: Logger, clientI
     connectionTimeout: cfg.connectionTimeout,
     requestTimeout: cfg.requestTimeout,
     logLevel: logLevel.WARN,
-    logCreator: () => ({ level, log: entry }) => {
-      const { message, ...rest } = entry;
-      const fn = level <= logLevel.ERROR ? log.error.bind(log) : level === logLevel.WARN ? log.warn.bind(log) : log.debug.bind(log);
-      fn(rest, message);
-    },
+    logCreator:
+      () =>
+      ({ level, log: entry }) => {
+        const { message, ...rest } = entry;
+        const fn = level <= logLevel.ERROR ? log.error.bind(log) : level === logLevel.WARN ? log.warn.bind(log) : log.debug.bind(log);
+        fn(rest, message);
+      },
     retry: { retries: 8, initialRetryTime: 300, maxRetryTime: 10_000 },
   });
 }

@@ -101,12 +101,23 @@ export class PipelineRunner {
     if (oor.length) {
       const where = oor.map((p) => `${p.topic}/${p.partition} committed ${p.committed} < log start ${p.low}`).join(', ');
       const policy = this.d.spec.onOffsetOutOfRange;
-      this.log.error({ policy, partitions: where }, `OFFSET OUT OF RANGE: records were deleted by retention before the store saw them (${where}); policy=${policy}`);
-      if (policy === 'fail') throw new AdjunctError(`pipeline ${this.name}: committed offsets fell off the log (${where}); onOffsetOutOfRange=fail`, { code: 'OFFSET_OUT_OF_RANGE', stage: 'consume' });
+      this.log.error(
+        { policy, partitions: where },
+        `OFFSET OUT OF RANGE: records were deleted by retention before the store saw them (${where}); policy=${policy}`,
+      );
+      if (policy === 'fail')
+        throw new AdjunctError(`pipeline ${this.name}: committed offsets fell off the log (${where}); onOffsetOutOfRange=fail`, {
+          code: 'OFFSET_OUT_OF_RANGE',
+          stage: 'consume',
+        });
       if (policy === 'latest') {
         for (const p of oor) {
           const hi = (await this.d.admin.fetchTopicOffsets(p.topic)).find((x) => x.partition === p.partition)!.high;
-          await this.d.admin.setOffsets({ groupId: this.groupFor(this.generation), topic: p.topic, partitions: [{ partition: p.partition, offset: hi }] });
+          await this.d.admin.setOffsets({
+            groupId: this.groupFor(this.generation),
+            topic: p.topic,
+            partitions: [{ partition: p.partition, offset: hi }],
+          });
         }
         this.log.warn('offsets moved to the latest offset; the records in between are NOT in the store');
       }
@@ -123,8 +134,17 @@ export class PipelineRunner {
     if (reload) await this.reload();
     this.subscription.watch((change) => this.resubscribe(change));
     this.heartbeat.start(this.d.generationPollMs);
-    this.follower = setInterval(() => void this.follow().catch((e) => this.log.warn({ err: describeError(e) }, 'following the catalog failed; retrying at the next poll')), this.d.generationPollMs);
-    this.janitor = setInterval(() => void this.dropExpiredGeneration().catch((e) => this.log.warn({ err: describeError(e) }, 'generation clean-up failed')), Math.max(this.d.generationPollMs, 1000));
+    this.follower = setInterval(
+      () =>
+        void this.follow().catch((e) =>
+          this.log.warn({ err: describeError(e) }, 'following the catalog failed; retrying at the next poll'),
+        ),
+      this.d.generationPollMs,
+    );
+    this.janitor = setInterval(
+      () => void this.dropExpiredGeneration().catch((e) => this.log.warn({ err: describeError(e) }, 'generation clean-up failed')),
+      Math.max(this.d.generationPollMs, 1000),
+    );
   }
 
   /** Registers (or refreshes) this worker as a writer of a generation; done before any write into it. */
@@ -152,7 +172,8 @@ export class PipelineRunner {
   }
 
   private async apply(step: FollowStep): Promise<void> {
-    if (step.kind !== 'pause' && step.kind !== 'resume') this.log.warn({ step: step.kind, generation: step.generation, current: this.generation }, 'following the catalog');
+    if (step.kind !== 'pause' && step.kind !== 'resume')
+      this.log.warn({ step: step.kind, generation: step.generation, current: this.generation }, 'following the catalog');
     switch (step.kind) {
       case 'stopBuild':
         return this.stopBuild();
@@ -187,7 +208,16 @@ export class PipelineRunner {
       groupId: this.groupFor(generation),
       writers: this.d.writersFor(generation),
       onFatal: this.d.onFatal,
-      reload: () => void this.reload().catch((e) => this.d.onFatal(new AdjunctError(`reload of ${this.name} after lost offsets failed: ${describeError(e)}`, { code: 'RELOAD_FAILED', stage: 'bootstrap', cause: e }))),
+      reload: () =>
+        void this.reload().catch((e) =>
+          this.d.onFatal(
+            new AdjunctError(`reload of ${this.name} after lost offsets failed: ${describeError(e)}`, {
+              code: 'RELOAD_FAILED',
+              stage: 'bootstrap',
+              cause: e,
+            }),
+          ),
+        ),
     });
   }
 
@@ -216,7 +246,10 @@ export class PipelineRunner {
   private async beginReload(): Promise<number> {
     if (this.build) return this.build.generation;
     const generation = await this.d.generations.begin(this.store);
-    this.log.warn({ generation, current: this.generation }, 'reload: building a new generation from the earliest offset; readers stay on the current one; every worker joins at its next catalog poll');
+    this.log.warn(
+      { generation, current: this.generation },
+      'reload: building a new generation from the earliest offset; readers stay on the current one; every worker joins at its next catalog poll',
+    );
     return this.joinBuild(generation);
   }
 
@@ -230,7 +263,13 @@ export class PipelineRunner {
     await task.start();
     if (this.paused) task.pause();
     await tracker.begin();
-    void tracker.ready.then(() => this.finishReload(generation)).catch((e) => this.d.onFatal(new AdjunctError(`reload of ${this.name} failed: ${describeError(e)}`, { code: 'RELOAD_FAILED', stage: 'bootstrap', cause: e })));
+    void tracker.ready
+      .then(() => this.finishReload(generation))
+      .catch((e) =>
+        this.d.onFatal(
+          new AdjunctError(`reload of ${this.name} failed: ${describeError(e)}`, { code: 'RELOAD_FAILED', stage: 'bootstrap', cause: e }),
+        ),
+      );
     return generation;
   }
 
@@ -262,7 +301,13 @@ export class PipelineRunner {
         this.main = await this.restartTask(this.main, this.generation);
         if (this.build) this.build.task = (await this.restartTask(this.build.task, this.build.generation))!;
       } catch (e) {
-        this.d.onFatal(new AdjunctError(`pipeline ${this.name}: re-subscribing to ${change.topics.join(', ')} failed: ${describeError(e)}`, { code: 'RESUBSCRIBE_FAILED', stage: 'consume', cause: e }));
+        this.d.onFatal(
+          new AdjunctError(`pipeline ${this.name}: re-subscribing to ${change.topics.join(', ')} failed: ${describeError(e)}`, {
+            code: 'RESUBSCRIBE_FAILED',
+            stage: 'consume',
+            cause: e,
+          }),
+        );
       }
     });
   }
@@ -332,7 +377,12 @@ export class PipelineRunner {
       const r = await this.d.generations.rollbackTo(this.store, to, this.d.spec.keepPreviousGeneration);
       if (r.changed) this.log.warn(r, 'rollback: store switched back to the previous generation');
       const view = await this.d.generations.view(this.name, this.store);
-      for (const step of planFollow(view, { main: this.main ? this.generation : undefined, build: this.build?.generation, paused: this.paused })) await this.apply(step);
+      for (const step of planFollow(view, {
+        main: this.main ? this.generation : undefined,
+        build: this.build?.generation,
+        paused: this.paused,
+      }))
+        await this.apply(step);
       return r;
     });
   }
@@ -352,7 +402,10 @@ export class PipelineRunner {
     return this.exclusive(async () => {
       const old = this.main;
       if (this.stopped || !old || old.state !== 'FAILED') {
-        throw new AdjunctError(`pipeline ${this.name} is ${this.state}, not FAILED: nothing to restart`, { code: 'PIPELINE_NOT_FAILED', stage: 'worker' });
+        throw new AdjunctError(`pipeline ${this.name} is ${this.state}, not FAILED: nothing to restart`, {
+          code: 'PIPELINE_NOT_FAILED',
+          stage: 'worker',
+        });
       }
       await old.stop(this.parts.options.shutdownTimeoutMs);
       this.parts.stall.reset();
@@ -404,24 +457,37 @@ export class PipelineRunner {
     this.mainTracker?.stop();
     this.build?.tracker.stop();
     await this.exclusive(async () => {
-      await Promise.all([this.main?.stop(this.parts.options.shutdownTimeoutMs), this.build?.task.stop(this.parts.options.shutdownTimeoutMs)]);
+      await Promise.all([
+        this.main?.stop(this.parts.options.shutdownTimeoutMs),
+        this.build?.task.stop(this.parts.options.shutdownTimeoutMs),
+      ]);
       await this.heartbeat.close();
     });
   }
 
   /** Status snapshot. */
   status(): RunnerStatus {
-    const main = this.main?.status() ?? { name: this.name, state: 'CREATED' as PipelineState, partitions: [], counts: { consumed: 0, written: 0, skipped: 0, deadLettered: 0, expired: 0, lostOffsets: 0 } };
+    const main = this.main?.status() ?? {
+      name: this.name,
+      state: 'CREATED' as PipelineState,
+      partitions: [],
+      counts: { consumed: 0, written: 0, skipped: 0, deadLettered: 0, expired: 0, lostOffsets: 0 },
+    };
     const retention = this.d.spec.store.kind === 'versioned' ? this.d.spec.store.historyRetention : null;
     return {
       ...main,
-      partitions: main.partitions.map((p) => ({ ...p, horizon: p.observedStreamTime === null || retention === null ? null : p.observedStreamTime - retention })),
+      partitions: main.partitions.map((p) => ({
+        ...p,
+        horizon: p.observedStreamTime === null || retention === null ? null : p.observedStreamTime - retention,
+      })),
       store: this.store,
       generation: this.generation,
       paused: this.paused,
       writers: this.writers,
       bootstrap: this.mainTracker?.snapshot(),
-      building: this.build ? { generation: this.build.generation, progress: this.build.tracker.snapshot(), task: this.build.task.status() } : undefined,
+      building: this.build
+        ? { generation: this.build.generation, progress: this.build.tracker.snapshot(), task: this.build.task.status() }
+        : undefined,
     };
   }
 }

@@ -80,7 +80,12 @@ export class StoreWiring {
     if (b && b.linger > 0) {
       const ks = validateKeyspaceName(cfg.keyspace);
       const exec = new CqlExecutor(client, { writeConsistency: cfg.writeConsistency, retry }, { keyspace: ks, store: spec.store.name });
-      this.batcher = createWriteBatcher(exec, ks, { maxBytes: b.maxBytes, maxRows: b.maxRows, lingerMs: b.linger, maxConcurrent: maxInFlight });
+      this.batcher = createWriteBatcher(exec, ks, {
+        maxBytes: b.maxBytes,
+        maxRows: b.maxRows,
+        lingerMs: b.linger,
+        maxConcurrent: maxInFlight,
+      });
     }
   }
 
@@ -135,7 +140,10 @@ export class StoreWiring {
   private typedColumns(topic: string): TypedColumnsOptions | undefined {
     const s = this.spec.store;
     const keyColumns = s.keyColumns === undefined ? undefined : explicitKeyColumns(s.keyColumns, this.spec.extract.key?.fields);
-    if (!s.typed) return s.columns === undefined && keyColumns === undefined ? undefined : { columns: explicitTypedColumns(s.columns ?? {}), keyColumns };
+    if (!s.typed)
+      return s.columns === undefined && keyColumns === undefined
+        ? undefined
+        : { columns: explicitTypedColumns(s.columns ?? {}), keyColumns };
     if (!this.registry) throw new InvalidArgumentError('typed: true needs a schema registry');
     const project = this.spec.extract.value?.project?.map((f) => f.split(/[.[]/)[0]);
     return { source: new RegistryColumnSource(this.registry, `${topic}-value`, project), keyColumns };
@@ -169,14 +177,20 @@ export class StoreWiring {
         const vSerde = this.spec.store.valueSerde;
         if (this.spec.store.kind === 'versioned') {
           const retention = this.spec.store.historyRetention;
-          const store = await openCassandraVersionedStore<unknown, unknown>({ ...common, historyRetentionMs: retention, cleanupEvery: this.spec.store.cleanupEvery, typed: withTyped ? this.typedColumns(topic) : undefined });
+          const store = await openCassandraVersionedStore<unknown, unknown>({
+            ...common,
+            historyRetentionMs: retention,
+            cleanupEvery: this.spec.store.cleanupEvery,
+            typed: withTyped ? this.typedColumns(topic) : undefined,
+          });
           return {
             observedStreamTime: () => store.observedStreamTime(),
             write: (key, value, ts): IssuedWrite => {
               const before = store.observedStreamTime();
               const done = store.write(coerceKey(kSerde, key), coerceValue(vSerde, value), ts);
               const after = store.observedStreamTime();
-              if (Number.isFinite(before) && after - before > retention) this.onStreamTimeJump?.({ topic, partition, from: before, to: after, historyRetentionMs: retention });
+              if (Number.isFinite(before) && after - before > retention)
+                this.onStreamTimeJump?.({ topic, partition, from: before, to: after, historyRetentionMs: retention });
               return { observedStreamTime: after, done };
             },
             flush: (observedStreamTime) => store.flush(observedStreamTime),

@@ -52,7 +52,10 @@ export class TopicSubscription {
   /** Re-lists topics every refresh interval and awaits `onChange` when the matched set changed (one refresh at a time). */
   watch(onChange: (change: TopicChange) => Promise<void>): void {
     if (!this.matches || this.timer) return;
-    this.timer = setInterval(() => void this.refresh(onChange).catch((e) => this.log.error({ err: describeError(e) }, 're-subscribing failed')), this.spec.topicRefreshInterval);
+    this.timer = setInterval(
+      () => void this.refresh(onChange).catch((e) => this.log.error({ err: describeError(e) }, 're-subscribing failed')),
+      this.spec.topicRefreshInterval,
+    );
   }
 
   /** Stops watching. */
@@ -70,7 +73,10 @@ export class TopicSubscription {
       try {
         next = await this.matching();
       } catch (e) {
-        this.log.warn({ topicPattern: this.spec.topicPattern, err: describeError(e) }, 'topic pattern refresh failed; retrying at the next interval');
+        this.log.warn(
+          { topicPattern: this.spec.topicPattern, err: describeError(e) },
+          'topic pattern refresh failed; retrying at the next interval',
+        );
         return;
       }
       const added = next.filter((t) => !this.current.includes(t));

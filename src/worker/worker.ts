@@ -68,7 +68,10 @@ function validateBeforeAnyCql(cfg: AdjunctConfig): void {
     if (spec.store.keyColumns) explicitKeyColumns(spec.store.keyColumns, spec.extract.key?.fields);
   }
   const collisions = storeTableCollisions(cfg.pipelines);
-  if (collisions.length) throw new ConfigError(collisions.map((c) => `pipelines[${c.path[1]}].store.name: ${c.message}`).join('\n'), { context: { problems: collisions } });
+  if (collisions.length)
+    throw new ConfigError(collisions.map((c) => `pipelines[${c.path[1]}].store.name: ${c.message}`).join('\n'), {
+      context: { problems: collisions },
+    });
 }
 
 /** The adjunct worker: runs every configured pipeline from changelog topics into versioned/kv stores. */
@@ -138,20 +141,40 @@ export class Worker {
     for (const d of dlqs) await ensureDeadLetterTopic(this.admin, d);
     if (dlqs.length) {
       // Few producer retries: the sink retries a failed dead letter itself, heartbeating between attempts.
-      this.producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1, retry: { retries: 2, maxRetryTime: 2_000 } });
+      this.producer = this.kafka.producer({
+        allowAutoTopicCreation: false,
+        idempotent: true,
+        maxInFlightRequests: 1,
+        retry: { retries: 2, maxRetryTime: 2_000 },
+      });
       await this.producer.connect();
     }
     // With write batching, maxInFlight bounds Cassandra requests (batches); the record budget lets them be full.
     const budget = new WriteBudget(recordsInFlight(cfg), cfg.worker.maxInFlightBytes);
-    return { generations: new Generations(this.cassandra, cfg.cassandra.keyspace, cfg.worker.generationPoll), owners: new TableOwners(this.cassandra, cfg.cassandra.keyspace), budget };
+    return {
+      generations: new Generations(this.cassandra, cfg.cassandra.keyspace, cfg.worker.generationPoll),
+      owners: new TableOwners(this.cassandra, cfg.cassandra.keyspace),
+      budget,
+    };
   }
 
   /** The runner of one pipeline: its table, its shared task parts (settings compiled once) and its generations. */
   private async buildRunner(spec: PipelineSpec, shared: SharedClients): Promise<PipelineRunner> {
     const options = compileSinkTaskOptions(sinkTaskOptionsFromConfig(this.config, spec));
-    const stall = new StallMonitor({ pipeline: spec.name, retryTimeoutMs: options.retryTimeoutMs, stallTimeoutMs: options.stallTimeoutMs }, this.clock);
+    const stall = new StallMonitor(
+      { pipeline: spec.name, retryTimeoutMs: options.retryTimeoutMs, stallTimeoutMs: options.stallTimeoutMs },
+      this.clock,
+    );
     stall.onChange((stalled) => this.onStallChange(spec.name, stalled, stall.cause));
-    const wiring = new StoreWiring(this.cassandra!, this.config.cassandra, spec, this.storeRetry(spec.name, stall), (j) => this.onStreamTimeJump(spec.name, j), this.config.worker.maxInFlight, this.config.registry);
+    const wiring = new StoreWiring(
+      this.cassandra!,
+      this.config.cassandra,
+      spec,
+      this.storeRetry(spec.name, stall),
+      (j) => this.onStreamTimeJump(spec.name, j),
+      this.config.worker.maxInFlight,
+      this.config.registry,
+    );
     // One owner per base table: claimed (LWT) before the catalog entry is written, so a colliding store never gets one.
     const owner = { store: spec.store.name, pipeline: spec.name, groupId: this.config.worker.groupId };
     const catalog = shared.generations.catalog;
@@ -160,20 +183,45 @@ export class Worker {
     await shared.owners.claim(wiring.baseTable, owner, this.workerId);
     const entry = await catalog.register(wiring.catalogEntry());
     await wiring.ensureTable(entry.currentGeneration);
-    const processor = new RecordProcessor(createConverter(spec.keyConverter, 'key-convert', this.registry), createConverter(spec.valueConverter, 'value-convert', this.registry), await createExtractor(spec.extract, this.loaded.baseDir));
+    const processor = new RecordProcessor(
+      createConverter(spec.keyConverter, 'key-convert', this.registry),
+      createConverter(spec.valueConverter, 'value-convert', this.registry),
+      await createExtractor(spec.extract, this.loaded.baseDir),
+    );
     const dlqSpec = spec.errors.deadLetterQueue;
-    const dlq = dlqSpec && this.producer ? new DeadLetterQueueReporter(this.producer, dlqSpec.topic, spec.name, dlqSpec.contextHeaders) : undefined;
-    const parts: PipelineParts = { options, kafka: this.kafka!, admin: this.admin!, processor, dlq, budget: shared.budget, stall, clock: this.clock, metrics: this.metrics, logger: this.logger };
+    const dlq =
+      dlqSpec && this.producer ? new DeadLetterQueueReporter(this.producer, dlqSpec.topic, spec.name, dlqSpec.contextHeaders) : undefined;
+    const parts: PipelineParts = {
+      options,
+      kafka: this.kafka!,
+      admin: this.admin!,
+      processor,
+      dlq,
+      budget: shared.budget,
+      stall,
+      clock: this.clock,
+      metrics: this.metrics,
+      logger: this.logger,
+    };
     return new PipelineRunner(parts, {
-      spec, admin: this.admin!, baseGroupId: this.config.worker.groupId, generations: shared.generations, generationPollMs: this.config.worker.generationPoll, status: this.statusTable!, entry,
-      writersFor: (g) => wiring.writerFactory(g), dropGeneration: async (g) => {
+      spec,
+      admin: this.admin!,
+      baseGroupId: this.config.worker.groupId,
+      generations: shared.generations,
+      generationPollMs: this.config.worker.generationPoll,
+      status: this.statusTable!,
+      entry,
+      writersFor: (g) => wiring.writerFactory(g),
+      dropGeneration: async (g) => {
         // Never drop a table a live pipeline writes: re-read the entry and the owner right before the drop.
         const now = await catalog.get(spec.store.name);
         if (now === null) return;
         await shared.owners.requireDroppable(now, g, owner);
         await wiring.dropTable(g);
       },
-      workerId: this.workerId, progressBar: this.options.progressBar ?? false, onFatal: (e) => this.pipelineFailed(spec.name, e),
+      workerId: this.workerId,
+      progressBar: this.options.progressBar ?? false,
+      onFatal: (e) => this.pipelineFailed(spec.name, e),
     });
   }
 
@@ -191,7 +239,11 @@ export class Worker {
       onRetry: (e, attempt, delayMs) => {
         stall.failed(e);
         this.metrics.retries.inc({ pipeline, stage: 'write' });
-        if (attempt === 1 || attempt % 10 === 0) this.logger.warn({ pipeline, attempt, delayMs, err: describeError(e) }, 'Cassandra failure: retrying with backoff; offsets are not committed past it (STALLED after errors.retryTimeout)');
+        if (attempt === 1 || attempt % 10 === 0)
+          this.logger.warn(
+            { pipeline, attempt, delayMs, err: describeError(e) },
+            'Cassandra failure: retrying with backoff; offsets are not committed past it (STALLED after errors.retryTimeout)',
+          );
       },
     };
   }
@@ -206,7 +258,8 @@ export class Worker {
 
   private onStallChange(pipeline: string, stalled: boolean, cause: string | undefined): void {
     this.metrics.stalled.set({ pipeline }, stalled ? 1 : 0);
-    if (stalled) this.logger.error({ pipeline, cause }, 'pipeline STALLED: a dependency is unavailable; retrying, nothing is committed past it');
+    if (stalled)
+      this.logger.error({ pipeline, cause }, 'pipeline STALLED: a dependency is unavailable; retrying, nothing is committed past it');
     else this.logger.warn({ pipeline }, 'pipeline resumed: the dependency is back');
   }
 
@@ -231,10 +284,12 @@ export class Worker {
     const spec = this.config.pipelines.find((x) => x.name === name)!;
     if (spec.dependsOn.length) {
       this.logger.info({ pipeline: name, dependsOn: spec.dependsOn }, 'waiting for bootstrap pipelines to be READY');
-      await Promise.all(spec.dependsOn.map(async (dep) => {
-        await startRunner(dep);
-        await this.runners.get(dep)!.whenReady();
-      }));
+      await Promise.all(
+        spec.dependsOn.map(async (dep) => {
+          await startRunner(dep);
+          await this.runners.get(dep)!.whenReady();
+        }),
+      );
     }
     if (this.state !== 'STARTING' && this.state !== 'RUNNING') return;
     await this.runners.get(name)!.start();
@@ -246,7 +301,10 @@ export class Worker {
    */
   private pipelineFailed(name: string, e: AdjunctError): void {
     if (this.config.worker.pipelineFailure === 'isolate' && this.runners.get(name)?.state === 'FAILED') {
-      this.logger.error({ pipeline: name, code: e.code, err: e.message }, 'pipeline FAILED; the worker keeps running the other pipelines (worker.pipelineFailure isolate); fix the cause, then restart it');
+      this.logger.error(
+        { pipeline: name, code: e.code, err: e.message },
+        'pipeline FAILED; the worker keeps running the other pipelines (worker.pipelineFailure isolate); fix the cause, then restart it',
+      );
       return;
     }
     this.fail(e);
@@ -263,7 +321,9 @@ export class Worker {
 
   /** True when every bootstrap pipeline is READY and no pipeline is STALLED or FAILED. */
   isReady(): boolean {
-    return this.state === 'RUNNING' && [...this.runners.values()].every((r) => r.isReady() && r.state !== 'STALLED' && r.state !== 'FAILED');
+    return (
+      this.state === 'RUNNING' && [...this.runners.values()].every((r) => r.isReady() && r.state !== 'STALLED' && r.state !== 'FAILED')
+    );
   }
 
   /** Looks up a pipeline runner by name. */
@@ -279,7 +339,11 @@ export class Worker {
     const failed = this.state === 'FAILED';
     this.state = 'STOPPING';
     const timeout = this.config.worker.shutdownTimeout;
-    const all = Promise.all([...this.runners.values()].map((r) => r.stop().catch((e) => this.logger.warn({ pipeline: r.name, err: describeError(e) }, 'stop failed'))));
+    const all = Promise.all(
+      [...this.runners.values()].map((r) =>
+        r.stop().catch((e) => this.logger.warn({ pipeline: r.name, err: describeError(e) }, 'stop failed')),
+      ),
+    );
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all, new Promise((r) => (timer = setTimeout(r, timeout + 5000)))]);
     clearTimeout(timer);

@@ -55,7 +55,9 @@ pipelines:
   });
 
   it('interpolates ${ENV} and ${ENV:-default}, keeps plain scalars typed, reports missing variables', () => {
-    const c = parseConfig(base.replace('127.0.0.1:9092', '"${BROKER}"') + 'worker:\n  http:\n    port: ${PORT:-8181}\n', { env: { BROKER: 'b:1' } });
+    const c = parseConfig(base.replace('127.0.0.1:9092', '"${BROKER}"') + 'worker:\n  http:\n    port: ${PORT:-8181}\n', {
+      env: { BROKER: 'b:1' },
+    });
     expect(c.kafka.brokers).toEqual(['b:1']);
     expect(c.worker.http.port).toBe(8181);
     const ps = problems(base.replace('127.0.0.1:9092', '"${NOPE}"'));
@@ -87,7 +89,12 @@ pipelines:
   });
 
   it('rejects CQL injection in table options with the YAML path, before anything connects', () => {
-    const ps = problems(base.replace('store: { name: rates }', 'store: { name: rates, tableOptions: { compaction: { class: "LeveledCompactionStrategy\'}; DROP TABLE x; --" } } }'));
+    const ps = problems(
+      base.replace(
+        'store: { name: rates }',
+        'store: { name: rates, tableOptions: { compaction: { class: "LeveledCompactionStrategy\'}; DROP TABLE x; --" } } }',
+      ),
+    );
     expect(ps[0].path).toBe('pipelines[0].store.tableOptions');
     expect(ps[0].line).toBe(9);
   });
@@ -123,7 +130,12 @@ pipelines:
       filter: [{ path: constructor, exists: true }]
 `);
     const byPath = Object.fromEntries(ps.map((p) => [p.path, p]));
-    for (const path of ['pipelines[0].extract.key.fields[1]', 'pipelines[0].extract.value.project[1]', 'pipelines[0].extract.timestamp.path', 'pipelines[0].extract.filter[0].path']) {
+    for (const path of [
+      'pipelines[0].extract.key.fields[1]',
+      'pipelines[0].extract.value.project[1]',
+      'pipelines[0].extract.timestamp.path',
+      'pipelines[0].extract.filter[0].path',
+    ]) {
       expect(byPath[path]?.message).toMatch(/not allowed \(it would reach a prototype\)/);
     }
     expect(byPath['pipelines[0].extract.value.project[1]'].line).toBe(11);
@@ -143,8 +155,14 @@ pipelines:
   - { name: p5, topics: [t5], store: { name: a-B } }
 `);
     expect(ps.map((p) => [p.path, p.message])).toEqual([
-      ['pipelines[1].store.name', 'store "A_b" and store "a.b" (pipelines[0].store.name) both map to Cassandra table "a_b"; rename one of them'],
-      ['pipelines[4].store.name', 'store "a-B" and store "a.b" (pipelines[0].store.name) both map to Cassandra table "a_b"; rename one of them'],
+      [
+        'pipelines[1].store.name',
+        'store "A_b" and store "a.b" (pipelines[0].store.name) both map to Cassandra table "a_b"; rename one of them',
+      ],
+      [
+        'pipelines[4].store.name',
+        'store "a-B" and store "a.b" (pipelines[0].store.name) both map to Cassandra table "a_b"; rename one of them',
+      ],
     ]);
     expect(ps[0].line).toBe(6);
   });

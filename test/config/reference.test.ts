@@ -21,11 +21,14 @@ describe('configuration reference', () => {
     expect(doc).toContain('`cassandra.replication.class` | `NetworkTopologyStrategy`');
     expect(doc).toContain('`cassandra.replication.dataCenters` | map');
     expect(doc).toMatch(/`worker\.http\.adminToken`.*at least 16 characters/);
-    const schema = configJsonSchema() as { properties: { worker: { properties: { http: { properties: { adminToken: { minLength: number } } } } } } };
+    const schema = configJsonSchema() as {
+      properties: { worker: { properties: { http: { properties: { adminToken: { minLength: number } } } } } };
+    };
     expect(schema.properties.worker.properties.http.properties.adminToken.minLength).toBe(16);
   });
 
   it('duration defaults render in a form the parser reads back to the same milliseconds', () => {
-    for (const ms of [0, 1, 250, 1000, 1500, 60_000, 86_400_000, 604_800_000, 90_061_001]) expect(Duration.parse(formatDurationMs(ms))).toBe(ms);
+    for (const ms of [0, 1, 250, 1000, 1500, 60_000, 86_400_000, 604_800_000, 90_061_001])
+      expect(Duration.parse(formatDurationMs(ms))).toBe(ms);
   });
 });

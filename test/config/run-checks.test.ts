@@ -52,15 +52,27 @@ describe('validate catches what run would reject', () => {
     keyConverter: string
     store: { name: s, keySerde: int64 }
 `);
-    expect(ps).toEqual([expect.objectContaining({ path: 'pipelines[0].store.keySerde', message: expect.stringMatching(/keySerde int64 cannot hold the keys keyConverter string produces/) })]);
-    expect(problems(`${head}pipelines:\n  - name: p\n    topics: [t]\n    keyConverter: json\n    store: { name: s, keySerde: int64 }\n`)).toEqual([]);
+    expect(ps).toEqual([
+      expect.objectContaining({
+        path: 'pipelines[0].store.keySerde',
+        message: expect.stringMatching(/keySerde int64 cannot hold the keys keyConverter string produces/),
+      }),
+    ]);
+    expect(
+      problems(`${head}pipelines:\n  - name: p\n    topics: [t]\n    keyConverter: json\n    store: { name: s, keySerde: int64 }\n`),
+    ).toEqual([]);
   });
 
   it('a custom extractor module that does not exist (resolved against the config file)', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adjunct-run-checks-'));
     const text = `${head}pipelines:\n  - name: p\n    topics: [t]\n    extract: { module: ./missing-extractor }\n    store: { name: s }\n`;
     const ps = problems(text, path.join(dir, 'a.yaml'));
-    expect(ps).toEqual([expect.objectContaining({ path: 'pipelines[0].extract.module', message: expect.stringMatching(/extractor module "\.\/missing-extractor" not found/) })]);
+    expect(ps).toEqual([
+      expect.objectContaining({
+        path: 'pipelines[0].extract.module',
+        message: expect.stringMatching(/extractor module "\.\/missing-extractor" not found/),
+      }),
+    ]);
     fs.writeFileSync(path.join(dir, 'missing-extractor.js'), 'exports.extract = (r) => r;');
     expect(problems(text, path.join(dir, 'a.yaml'))).toEqual([]);
     fs.rmSync(dir, { recursive: true, force: true });
@@ -85,21 +97,36 @@ worker:
     expect(ps).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ path: 'pipelines[0].store.name', line: 10, message: expect.stringMatching(/^required/) }),
-        expect.objectContaining({ path: 'pipelines[0].store', line: 11, message: 'unknown key(s): histroyRetention (did you mean "historyRetention"?)' }),
+        expect.objectContaining({
+          path: 'pipelines[0].store',
+          line: 11,
+          message: 'unknown key(s): histroyRetention (did you mean "historyRetention"?)',
+        }),
         expect.objectContaining({ path: 'worker', line: 13, message: 'unknown key(s): logLevl (did you mean "logLevel"?)' }),
       ]),
     );
   });
 
   it('store names that map to one Cassandra table are reported at the later store (with its line)', () => {
-    const ps = problems(`${head}pipelines:\n  - name: a\n    topics: [t1]\n    store: { name: fx-rates }\n  - name: b\n    topics: [t2]\n    store: { name: fx_rates }\n`);
-    expect(ps).toEqual([expect.objectContaining({ path: 'pipelines[1].store.name', line: 13, message: expect.stringMatching(/both map to Cassandra table/) })]);
+    const ps = problems(
+      `${head}pipelines:\n  - name: a\n    topics: [t1]\n    store: { name: fx-rates }\n  - name: b\n    topics: [t2]\n    store: { name: fx_rates }\n`,
+    );
+    expect(ps).toEqual([
+      expect.objectContaining({ path: 'pipelines[1].store.name', line: 13, message: expect.stringMatching(/both map to Cassandra table/) }),
+    ]);
   });
 
   it('a public bind without an admin token is a warning, not an error', () => {
-    const c = parseConfig(`${head}worker:\n  http: { host: 0.0.0.0 }\npipelines:\n  - name: p\n    topics: [t]\n    store: { name: s }\n`, { env: {} });
-    expect(configWarnings(c)).toEqual([{ path: ['worker', 'http', 'adminToken'], message: expect.stringMatching(/admin routes will be off/) }]);
-    const withToken = parseConfig(`${head}worker:\n  http: { host: 0.0.0.0, adminToken: 0123456789abcdef }\npipelines:\n  - name: p\n    topics: [t]\n    store: { name: s }\n`, { env: {} });
+    const c = parseConfig(`${head}worker:\n  http: { host: 0.0.0.0 }\npipelines:\n  - name: p\n    topics: [t]\n    store: { name: s }\n`, {
+      env: {},
+    });
+    expect(configWarnings(c)).toEqual([
+      { path: ['worker', 'http', 'adminToken'], message: expect.stringMatching(/admin routes will be off/) },
+    ]);
+    const withToken = parseConfig(
+      `${head}worker:\n  http: { host: 0.0.0.0, adminToken: 0123456789abcdef }\npipelines:\n  - name: p\n    topics: [t]\n    store: { name: s }\n`,
+      { env: {} },
+    );
     expect(configWarnings(withToken)).toEqual([]);
   });
 });

@@ -29,7 +29,9 @@ describe('config: topics, topicPattern and registry converters', () => {
     expect(c.pipelines[0].topicPattern).toBe('rates-[a-z]+');
     expect(c.pipelines[0].topics).toBeUndefined();
     expect(c.pipelines[0].topicRefreshInterval).toBe(30_000);
-    expect(parseConfig(doc('    topicPattern: "r.*"\n    topicRefreshInterval: 5s'), { env: {} }).pipelines[0].topicRefreshInterval).toBe(5000);
+    expect(parseConfig(doc('    topicPattern: "r.*"\n    topicRefreshInterval: 5s'), { env: {} }).pipelines[0].topicRefreshInterval).toBe(
+      5000,
+    );
   });
 
   it('rejects an invalid regex with its YAML path and line', () => {
@@ -41,22 +43,35 @@ describe('config: topics, topicPattern and registry converters', () => {
   });
 
   it('requires exactly one of topics and topicPattern', () => {
-    expect(problems(doc('')).map((p) => `${p.path}: ${p.message}`)).toEqual(['pipelines[0].topics: set exactly one of "topics" (a list) or "topicPattern" (a regex)']);
+    expect(problems(doc('')).map((p) => `${p.path}: ${p.message}`)).toEqual([
+      'pipelines[0].topics: set exactly one of "topics" (a list) or "topicPattern" (a regex)',
+    ]);
     const both = problems(doc('    topics: [rates]\n    topicPattern: "r.*"'));
     expect(both.map((p) => p.path)).toEqual(['pipelines[0].topicPattern']);
   });
 
   it('rejects a dead-letter queue topic the pipeline would consume itself', () => {
     const dlq = '    errors: { tolerance: all, deadLetterQueue: { topic: rates-dlq } }';
-    expect(problems(doc(`    topicPattern: "rates-.*"\n${dlq}`))[0]).toMatchObject({ path: 'pipelines[0].errors.deadLetterQueue.topic', message: expect.stringMatching(/matches topicPattern/) });
-    expect(problems(doc(`    topics: [rates, rates-dlq]\n${dlq}`))[0]).toMatchObject({ path: 'pipelines[0].errors.deadLetterQueue.topic', message: expect.stringMatching(/also in topics/) });
+    expect(problems(doc(`    topicPattern: "rates-.*"\n${dlq}`))[0]).toMatchObject({
+      path: 'pipelines[0].errors.deadLetterQueue.topic',
+      message: expect.stringMatching(/matches topicPattern/),
+    });
+    expect(problems(doc(`    topics: [rates, rates-dlq]\n${dlq}`))[0]).toMatchObject({
+      path: 'pipelines[0].errors.deadLetterQueue.topic',
+      message: expect.stringMatching(/also in topics/),
+    });
     expect(() => parseConfig(doc(`    topicPattern: "rates-[0-9]+"\n${dlq}`), { env: {} })).not.toThrow();
   });
 
   it.each(['json-schema', 'protobuf'])('%s converters need a registry section', (conv) => {
     const ps = problems(doc(`    topics: [rates]\n    keyConverter: ${conv}`));
-    expect(ps.map((p) => `${p.path}: ${p.message}`)).toEqual([`pipelines[0].keyConverter: ${conv} converter needs a top-level "registry" section`]);
-    const ok = parseConfig(doc(`    topics: [rates]\n    valueConverter: ${conv}`, 'registry: { url: "http://127.0.0.1:8081/apis/ccompat/v7" }'), { env: {} });
+    expect(ps.map((p) => `${p.path}: ${p.message}`)).toEqual([
+      `pipelines[0].keyConverter: ${conv} converter needs a top-level "registry" section`,
+    ]);
+    const ok = parseConfig(
+      doc(`    topics: [rates]\n    valueConverter: ${conv}`, 'registry: { url: "http://127.0.0.1:8081/apis/ccompat/v7" }'),
+      { env: {} },
+    );
     expect(ok.pipelines[0].valueConverter).toBe(conv);
   });
 });

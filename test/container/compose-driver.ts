@@ -37,7 +37,10 @@ function composeEnv(): NodeJS.ProcessEnv {
 export function run(cmd: string, args: string[], timeoutMs = 600_000): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(cmd, args, { cwd: REPO_ROOT, env: composeEnv(), maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${cmd} ${args.join(' ')} failed: ${err.message}\n${`${stdout}\n${stderr}`.trim().split('\n').slice(-40).join('\n')}`));
+      if (err)
+        reject(
+          new Error(`${cmd} ${args.join(' ')} failed: ${err.message}\n${`${stdout}\n${stderr}`.trim().split('\n').slice(-40).join('\n')}`),
+        );
       else resolve(stdout);
     });
   });

@@ -12,7 +12,11 @@ const TOPIC = 'currency-rates';
 const DLQ = 'adjunct-dlq-rates';
 const KEYS = ['EUR', 'GBP', 'JPY', 'CHF', 'SEK', 'NOK'];
 
-const kafka = new Kafka({ clientId: 'adjunct-container-test', brokers: [`127.0.0.1:${PORTS.ADJUNCT_KAFKA_PORT}`], logLevel: logLevel.NOTHING });
+const kafka = new Kafka({
+  clientId: 'adjunct-container-test',
+  brokers: [`127.0.0.1:${PORTS.ADJUNCT_KAFKA_PORT}`],
+  logLevel: logLevel.NOTHING,
+});
 let producer: Producer;
 
 /** Every version produced so far, per key: timestamp -> rate. */
@@ -102,7 +106,10 @@ it('creates the topics and the dead-letter topic from the compose file (init ste
   await admin.connect();
   try {
     const meta = await admin.fetchTopicMetadata({ topics: [TOPIC, DLQ] });
-    expect(meta.topics.map((t) => [t.name, t.partitions.length]).sort()).toEqual([[DLQ, 1], [TOPIC, 3]]);
+    expect(meta.topics.map((t) => [t.name, t.partitions.length]).sort()).toEqual([
+      [DLQ, 1],
+      [TOPIC, 3],
+    ]);
   } finally {
     await admin.disconnect();
   }

@@ -35,7 +35,9 @@ message B { int64 n = 1; Top top = 2; bytes raw = 3; repeated string tags = 4; }
   });
 
   it('resolves well-known types imported without references (google/protobuf/timestamp.proto)', () => {
-    const wk = parse('syntax = "proto3";\nimport "google/protobuf/timestamp.proto";\nmessage Ev { string a = 1; google.protobuf.Timestamp at = 2; }\n').root;
+    const wk = parse(
+      'syntax = "proto3";\nimport "google/protobuf/timestamp.proto";\nmessage Ev { string a = 1; google.protobuf.Timestamp at = 2; }\n',
+    ).root;
     const ev = wk.lookupType('Ev');
     const payload = Buffer.from([0x0a, 0x01, 0x41, 0x12, 0x02, 0x08, 0x05]); // a="A", at={seconds: 5}
     expect(() => decodeToPlain(ev, payload)).toThrow(/no such Type or Enum 'google.protobuf.Timestamp'/);

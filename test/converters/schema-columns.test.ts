@@ -3,7 +3,9 @@ import { schemaFields } from '../../src/converters/schema-columns';
 describe('typed columns derived from registry schemas', () => {
   it('maps Avro scalar fields, nullable unions, enums and logical types; nested types stay unmapped', () => {
     const avro = {
-      type: 'record', name: 'Rate', fields: [
+      type: 'record',
+      name: 'Rate',
+      fields: [
         { name: 'currency', type: 'string' },
         { name: 'rate', type: { type: 'bytes', logicalType: 'decimal', precision: 12, scale: 6 } },
         { name: 'ts', type: { type: 'long', logicalType: 'timestamp-millis' } },
@@ -31,7 +33,15 @@ describe('typed columns derived from registry schemas', () => {
   });
 
   it('maps JSON Schema properties (formats, nullable types)', () => {
-    const js = { type: 'object', properties: { rate: { type: 'number' }, n: { type: ['integer', 'null'] }, at: { type: 'string', format: 'date-time' }, obj: { type: 'object' } } };
+    const js = {
+      type: 'object',
+      properties: {
+        rate: { type: 'number' },
+        n: { type: ['integer', 'null'] },
+        at: { type: 'string', format: 'date-time' },
+        obj: { type: 'object' },
+      },
+    };
     expect(schemaFields('JSON', JSON.stringify(js))).toEqual({
       columns: [
         { field: 'rate', column: 'rate', type: 'double' },
@@ -43,11 +53,14 @@ describe('typed columns derived from registry schemas', () => {
   });
 
   it('maps the Protobuf message whose fields the record has, with the field names the converter decodes to', () => {
-    const proto = 'syntax = "proto3"; package fx; message Meta { string note = 1; } enum Kind { SPOT = 0; } message Rate { string currency = 1; double rate = 2; int64 ts_ms = 3; Kind kind = 4; repeated string tags = 5; Inner inner = 6; } message Inner { int32 a = 1; }';
+    const proto =
+      'syntax = "proto3"; package fx; message Meta { string note = 1; } enum Kind { SPOT = 0; } message Rate { string currency = 1; double rate = 2; int64 ts_ms = 3; Kind kind = 4; repeated string tags = 5; Inner inner = 6; } message Inner { int32 a = 1; }';
     // Without a record nothing is mapped yet: the first record's fields select the message type.
     expect(schemaFields('PROTOBUF', proto)).toEqual({ columns: [], unmapped: [] });
     expect(schemaFields('PROTOBUF', proto, undefined, ['note']).columns).toEqual([{ field: 'note', column: 'note', type: 'text' }]);
-    expect(() => schemaFields('PROTOBUF', proto, undefined, ['nope'])).toThrow(/no message type of the Protobuf schema has the fields \[nope\]/);
+    expect(() => schemaFields('PROTOBUF', proto, undefined, ['nope'])).toThrow(
+      /no message type of the Protobuf schema has the fields \[nope\]/,
+    );
     expect(schemaFields('PROTOBUF', proto, undefined, ['currency', 'rate', 'tsMs', 'kind', 'tags', 'inner'])).toEqual({
       columns: [
         { field: 'currency', column: 'currency', type: 'text' },

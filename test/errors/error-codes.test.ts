@@ -1,7 +1,17 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { errors } from 'cassandra-driver';
-import { ALL_ERROR_CODES, AdjunctError, ERROR_CODES, ErrorCode, isPipelineStage, isRecordFailure, PIPELINE_STAGES, SUBSYSTEMS, wrapCassandraError } from '../../src/errors';
+import {
+  ALL_ERROR_CODES,
+  AdjunctError,
+  ERROR_CODES,
+  ErrorCode,
+  isPipelineStage,
+  isRecordFailure,
+  PIPELINE_STAGES,
+  SUBSYSTEMS,
+  wrapCassandraError,
+} from '../../src/errors';
 import { ExitCode, exitCodeOfError } from '../../src/cli/exit-codes';
 import { statusOf } from '../../src/http/error-reply';
 
@@ -53,7 +63,9 @@ describe('ErrorCode table', () => {
   });
 
   it('the CLI no longer imports the HTTP layer for its exit codes', () => {
-    const src = ['exit-codes.ts', 'read-commands.ts', 'main.ts'].map((f) => fs.readFileSync(path.resolve(__dirname, '../../src/cli', f), 'utf8')).join('\n');
+    const src = ['exit-codes.ts', 'read-commands.ts', 'main.ts']
+      .map((f) => fs.readFileSync(path.resolve(__dirname, '../../src/cli', f), 'utf8'))
+      .join('\n');
     expect(src).not.toMatch(/http\/error-reply/);
   });
 });

@@ -8,10 +8,15 @@ class ResponseError extends Error {
 }
 
 describe('publicError', () => {
-  const driver = new ResponseError('All host(s) tried for query failed. First host tried, 10.1.2.3:9042: Error: connect ECONNREFUSED 10.1.2.3:9042. See innerErrors.');
+  const driver = new ResponseError(
+    'All host(s) tried for query failed. First host tried, 10.1.2.3:9042: Error: connect ECONNREFUSED 10.1.2.3:9042. See innerErrors.',
+  );
 
   it("keeps adjunct's own words and cuts the wrapped driver message", () => {
-    const e = new AdjunctError(`write to store rates at rates-ingest/3@17 failed: ${driver.message}`, { code: 'CASSANDRA_UNAVAILABLE', cause: driver });
+    const e = new AdjunctError(`write to store rates at rates-ingest/3@17 failed: ${driver.message}`, {
+      code: 'CASSANDRA_UNAVAILABLE',
+      cause: driver,
+    });
     expect(publicError(e)).toEqual({ code: 'CASSANDRA_UNAVAILABLE', message: 'write to store rates at rates-ingest/3@17 failed' });
     expect(publicErrorText(e)).toBe('CASSANDRA_UNAVAILABLE: write to store rates at rates-ingest/3@17 failed');
   });
@@ -32,7 +37,8 @@ describe('publicError', () => {
   });
 
   it('scrubs stack frames, paths and addresses, keeps the first line, caps the length', () => {
-    const text = 'bad thing at /home/app/node_modules/cassandra-driver/lib/x.js:10:5 from 192.168.0.1:9042 and [::1]:80\n    at Foo.bar (/app/dist/x.js:1:2)';
+    const text =
+      'bad thing at /home/app/node_modules/cassandra-driver/lib/x.js:10:5 from 192.168.0.1:9042 and [::1]:80\n    at Foo.bar (/app/dist/x.js:1:2)';
     const s = scrubErrorText(text);
     expect(s).toBe('bad thing at [path] from [address] and [address]');
     expect(scrubErrorText('x'.repeat(2000)).length).toBeLessThanOrEqual(501);
@@ -44,7 +50,12 @@ describe('DLQ context headers', () => {
     const { contextHeadersFor } = await import('../../src/sink/dlq-reporter');
     const cause = new SyntaxError('Unexpected token } in JSON at position 7 (from 172.16.0.9:9092)');
     const err = new AdjunctError('value-convert failed at rates/0@12: invalid JSON', { code: 'DECODE_FAILED', cause });
-    const h = contextHeadersFor({ topic: 'rates', partition: 0, offset: '12', key: null, value: Buffer.from('x'), timestamp: '0' } as never, err, 'value-convert' as never, 'p');
+    const h = contextHeadersFor(
+      { topic: 'rates', partition: 0, offset: '12', key: null, value: Buffer.from('x'), timestamp: '0' } as never,
+      err,
+      'value-convert' as never,
+      'p',
+    );
     const all = Object.values(h).join('\n');
     expect(all).not.toMatch(/\n\s+at |\.ts:\d+|\.js:\d+|172\.16\.0\.9/);
     expect(h['__connect.errors.exception.message']).toBe('value-convert failed at rates/0@12: invalid JSON');

@@ -1,11 +1,30 @@
-import { BuiltinExtractor, createExtractor, DebeziumExtractor, isSkip, MAX_VALUE_DEPTH, parseFieldPath, SourceRecord, getPath, loadCustomExtractor, setPath, valueDepth } from '../../src/extract';
+import {
+  BuiltinExtractor,
+  createExtractor,
+  DebeziumExtractor,
+  isSkip,
+  MAX_VALUE_DEPTH,
+  parseFieldPath,
+  SourceRecord,
+  getPath,
+  loadCustomExtractor,
+  setPath,
+  valueDepth,
+} from '../../src/extract';
 import { BadRecordError } from '../../src/errors';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
 const rec = (value: unknown, key: unknown = 'k1', extra: Partial<SourceRecord> = {}): SourceRecord => ({
-  topic: 't', partition: 0, offset: '5', timestamp: 1000, key, value, headers: {}, ...extra,
+  topic: 't',
+  partition: 0,
+  offset: '5',
+  timestamp: 1000,
+  key,
+  value,
+  headers: {},
+  ...extra,
 });
 const spec = (s: object) => ({ preset: 'none' as const, ...s });
 
@@ -23,7 +42,14 @@ describe('field paths', () => {
 
 describe('field paths and untrusted record content', () => {
   it('refuses __proto__, constructor and prototype segments, dotted or quoted', () => {
-    for (const p of ['__proto__.x', 'constructor.prototype.isAdmin', 'a.prototype', 'a["__proto__"]', 'a["constructor"].b', 'constructor']) {
+    for (const p of [
+      '__proto__.x',
+      'constructor.prototype.isAdmin',
+      'a.prototype',
+      'a["__proto__"]',
+      'a["constructor"].b',
+      'constructor',
+    ]) {
       expect(() => parseFieldPath(p)).toThrow(/not allowed \(it would reach a prototype\)/);
     }
     expect(parseFieldPath('proto.constructors')).toEqual(['proto', 'constructors']);
@@ -76,8 +102,15 @@ describe('depth limit on extracted keys and values', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(BadRecordError);
-    expect(err).toMatchObject({ stage: 'extract', code: 'VALUE_TOO_DEEP', message: expect.stringMatching(/value nests deeper than 64 levels/) });
-    await expect(Promise.resolve().then(() => ex.extract(rec({ a: 1 }, nest(100))))).rejects.toMatchObject({ code: 'VALUE_TOO_DEEP', message: expect.stringMatching(/^extracted key/) });
+    expect(err).toMatchObject({
+      stage: 'extract',
+      code: 'VALUE_TOO_DEEP',
+      message: expect.stringMatching(/value nests deeper than 64 levels/),
+    });
+    await expect(Promise.resolve().then(() => ex.extract(rec({ a: 1 }, nest(100))))).rejects.toMatchObject({
+      code: 'VALUE_TOO_DEEP',
+      message: expect.stringMatching(/^extracted key/),
+    });
   });
 });
 
@@ -86,8 +119,16 @@ describe('BuiltinExtractor', () => {
     expect(new BuiltinExtractor(spec({})).extract(rec({ a: 1 }))).toEqual({ key: 'k1', value: { a: 1 }, timestamp: 1000 });
   });
   it('extracts nested key, projection and field timestamp (iso and seconds)', () => {
-    const ex = new BuiltinExtractor(spec({ key: { from: 'value', path: 'payload.after.id' }, value: { from: 'value', path: 'payload.after', project: ['name', 'addr.city'] }, timestamp: { from: 'field', path: 'payload.ts', format: 'iso' } }));
-    const r = ex.extract(rec({ payload: { ts: '1970-01-01T00:00:02Z', after: { id: 7, name: 'n', secret: 's', addr: { city: 'c', zip: 'z' } } } }));
+    const ex = new BuiltinExtractor(
+      spec({
+        key: { from: 'value', path: 'payload.after.id' },
+        value: { from: 'value', path: 'payload.after', project: ['name', 'addr.city'] },
+        timestamp: { from: 'field', path: 'payload.ts', format: 'iso' },
+      }),
+    );
+    const r = ex.extract(
+      rec({ payload: { ts: '1970-01-01T00:00:02Z', after: { id: 7, name: 'n', secret: 's', addr: { city: 'c', zip: 'z' } } } }),
+    );
     expect(r).toEqual({ key: 7, value: { name: 'n', addr: { city: 'c' } }, timestamp: 2000 });
     const sec = new BuiltinExtractor(spec({ timestamp: { from: 'field', path: 'ts', format: 'seconds' } }));
     expect((sec.extract(rec({ ts: 3 })) as { timestamp: number }).timestamp).toBe(3000);
@@ -103,7 +144,8 @@ describe('BuiltinExtractor', () => {
     expect(() => ex.extract(rec({}))).toThrow(BadRecordError);
   });
   it('a tombstone without the timestamp field or header gets the onMissing policy (default: the partition stream time)', () => {
-    const field = (onMissing?: 'streamTime' | 'record' | 'fail') => new BuiltinExtractor(spec({ timestamp: { from: 'field', path: 'ts', format: 'millis', onMissing } }));
+    const field = (onMissing?: 'streamTime' | 'record' | 'fail') =>
+      new BuiltinExtractor(spec({ timestamp: { from: 'field', path: 'ts', format: 'millis', onMissing } }));
     // streamTime: the writer's current stream time, so the tombstone never moves it; the record timestamp before any.
     expect(field().extract(rec(null, 'k1', { streamTime: 700 }))).toEqual({ key: 'k1', value: null, timestamp: 700 });
     expect(field('streamTime').extract(rec(null))).toEqual({ key: 'k1', value: null, timestamp: 1000 });
@@ -135,10 +177,21 @@ describe('BuiltinExtractor', () => {
 
 describe('DebeziumExtractor', () => {
   const ex = new DebeziumExtractor(spec({ preset: 'debezium' }));
-  const env = (op: string, before: unknown, after: unknown) => ({ schema: {}, payload: { op, before, after, source: { ts_ms: 777 }, ts_ms: 999 } });
+  const env = (op: string, before: unknown, after: unknown) => ({
+    schema: {},
+    payload: { op, before, after, source: { ts_ms: 777 }, ts_ms: 999 },
+  });
   it('maps c/r/u to after with source.ts_ms and unwraps single-column keys', () => {
-    expect(ex.extract(rec(env('c', null, { id: 1, n: 'a' }), { schema: {}, payload: { id: 1 } }))).toEqual({ key: 1, value: { id: 1, n: 'a' }, timestamp: 777 });
-    expect(ex.extract(rec(env('u', { id: 1 }, { id: 1, n: 'b' }), { id: 1 }))).toEqual({ key: 1, value: { id: 1, n: 'b' }, timestamp: 777 });
+    expect(ex.extract(rec(env('c', null, { id: 1, n: 'a' }), { schema: {}, payload: { id: 1 } }))).toEqual({
+      key: 1,
+      value: { id: 1, n: 'a' },
+      timestamp: 777,
+    });
+    expect(ex.extract(rec(env('u', { id: 1 }, { id: 1, n: 'b' }), { id: 1 }))).toEqual({
+      key: 1,
+      value: { id: 1, n: 'b' },
+      timestamp: 777,
+    });
     expect(ex.extract(rec(env('r', null, { id: 1 }), { a: 1, b: 'x' }))).toMatchObject({ key: [1, 'x'] });
   });
   it('maps d to a tombstone and Kafka tombstones to tombstones', () => {
@@ -158,7 +211,10 @@ describe('DebeziumExtractor', () => {
 describe('custom extractor modules', () => {
   it('loads a JS module exporting createExtractor(options)', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adj-ext-'));
-    fs.writeFileSync(path.join(dir, 'ex.js'), 'exports.createExtractor = (o) => ({ extract: (r) => ({ key: o.prefix + r.key, value: r.value, timestamp: 1 }) });');
+    fs.writeFileSync(
+      path.join(dir, 'ex.js'),
+      'exports.createExtractor = (o) => ({ extract: (r) => ({ key: o.prefix + r.key, value: r.value, timestamp: 1 }) });',
+    );
     const ex = await loadCustomExtractor('./ex.js', dir, { prefix: 'p-' });
     expect(await ex.extract(rec({ v: 1 }))).toEqual({ key: 'p-k1', value: { v: 1 }, timestamp: 1 });
   });

@@ -21,7 +21,17 @@ describe(`fault: 1 MB records at the container heap limit (${PROFILE} profile)`,
     const n = names('bigrec');
     const t0 = Date.now();
     // The broker's default max.message.bytes (~1 MB) is too small for a 1 MB value plus a 60 KB key.
-    await stack.admin.createTopics({ topics: [{ topic: n.topic, numPartitions: size.partitions, replicationFactor: 1, configEntries: [{ name: 'max.message.bytes', value: String(4 << 20) }] }], waitForLeaders: true });
+    await stack.admin.createTopics({
+      topics: [
+        {
+          topic: n.topic,
+          numPartitions: size.partitions,
+          replicationFactor: 1,
+          configEntries: [{ name: 'max.message.bytes', value: String(4 << 20) }],
+        },
+      ],
+      waitForLeaders: true,
+    });
     const keyOf = (i: number) => `key-${String(i).padStart(6, '0')}-`.padEnd(size.keyBytes, 'k');
     const valueOf = (i: number) => JSON.stringify({ i, pad: ''.padEnd(size.valueBytes - 30, String.fromCharCode(97 + (i % 26))) });
     const base = Date.now() - 60 * 60_000;
@@ -29,18 +39,28 @@ describe(`fault: 1 MB records at the container heap limit (${PROFILE} profile)`,
     // One record per partition and request: a record batch must stay below the topic's max.message.bytes.
     for (let i = 0; i < size.records; i += size.partitions) {
       const messages: Message[] = [];
-      for (let j = i; j < Math.min(i + size.partitions, size.records); j++) messages.push({ key: keyOf(j), value: valueOf(j), timestamp: String(base + j), partition: j % size.partitions });
+      for (let j = i; j < Math.min(i + size.partitions, size.records); j++)
+        messages.push({ key: keyOf(j), value: valueOf(j), timestamp: String(base + j), partition: j % size.partitions });
       await producer.send({ topic: n.topic, acks: -1, messages });
     }
     note(`produced ${size.records} records of ${valueOf(0).length + size.keyBytes} bytes in ${Date.now() - t0} ms`);
 
-    const file = writeConfigFile(workerDoc(n, [{ name: 'p', topics: [n.topic], valueConverter: 'string', store: { name: 's', valueSerde: 'string', historyRetention: '1h' } }]));
+    const file = writeConfigFile(
+      workerDoc(n, [
+        { name: 'p', topics: [n.topic], valueConverter: 'string', store: { name: 's', valueSerde: 'string', historyRetention: '1h' } },
+      ]),
+    );
     const w = stack.spawn(file, { NODE_OPTIONS: DOCKER_NODE_OPTIONS });
     await waitOutput(w, /worker running/);
-    await eventually(async () => {
-      if (w.child.exitCode !== null || w.child.signalCode !== null) throw new Error(`worker died (${w.child.exitCode ?? w.child.signalCode}): ${w.output().slice(-3000)}`);
-      return true;
-    }, 5_000, 'worker alive');
+    await eventually(
+      async () => {
+        if (w.child.exitCode !== null || w.child.signalCode !== null)
+          throw new Error(`worker died (${w.child.exitCode ?? w.child.signalCode}): ${w.output().slice(-3000)}`);
+        return true;
+      },
+      5_000,
+      'worker alive',
+    );
     const group = pipelineGroup(n.group, 'p');
     await Promise.race([
       waitCaughtUp(stack.admin, group, n.topic, 400_000),
@@ -63,7 +83,8 @@ describe(`fault: 1 MB records at the container heap limit (${PROFILE} profile)`,
       for (const row of rs.rows) {
         rows++;
         const i = Number(row.get('valid_from').toString()) - base;
-        if ((row.get('key') as Buffer).toString() !== keyOf(i) || (row.get('value') as Buffer).toString() !== valueOf(i)) bad.push(`record ${i}`);
+        if ((row.get('key') as Buffer).toString() !== keyOf(i) || (row.get('value') as Buffer).toString() !== valueOf(i))
+          bad.push(`record ${i}`);
       }
     } while (pageState);
     expect(bad.slice(0, 5)).toEqual([]);

@@ -4,7 +4,18 @@
  */
 import { committedOffsets, eventually, waitCaughtUp } from '../integration/worker/harness';
 import { killWorker } from '../integration/worker/processes';
-import { expectTableEqualsReference, note, pauseService, PROFILE, sampleCommitted, SIZES, sleep, startWorkerUnderLoad, totalOf, useFaultStack } from './lib';
+import {
+  expectTableEqualsReference,
+  note,
+  pauseService,
+  PROFILE,
+  sampleCommitted,
+  SIZES,
+  sleep,
+  startWorkerUnderLoad,
+  totalOf,
+  useFaultStack,
+} from './lib';
 
 describe(`fault: Cassandra outage mid-load (${PROFILE} profile)`, () => {
   const stack = useFaultStack();
@@ -12,7 +23,9 @@ describe(`fault: Cassandra outage mid-load (${PROFILE} profile)`, () => {
   it('the worker retries through a ~20 s Cassandra freeze, commits nothing unwritten meanwhile, and loses nothing', async () => {
     const size = SIZES.cassandraOutage;
     // The load: ~40 s of steady production, so the outage falls in its middle.
-    const { n, group, w, records, load, sent, t0 } = await startWorkerUnderLoad(stack, 'cassout', size, { errors: { retryTimeout: '5m', retryMaxDelay: '2s' } });
+    const { n, group, w, records, load, sent, t0 } = await startWorkerUnderLoad(stack, 'cassout', size, {
+      errors: { retryTimeout: '5m', retryMaxDelay: '2s' },
+    });
     const { admin, kafka, client } = stack;
 
     const sampler = sampleCommitted(admin, group, n.topic, 500);
@@ -27,14 +40,20 @@ describe(`fault: Cassandra outage mid-load (${PROFILE} profile)`, () => {
     const resumedAt = Date.now();
     const during = sampler.samples.filter((s) => s.at >= stableFrom && s.at < resumedAt && s.offsets !== null);
     const atFreeze = during[0]?.offsets;
-    note(`outage: ${during.length} samples while frozen, committed ${atFreeze ? totalOf(atFreeze) : '?'}; produced ${sent()}/${records.length}`);
+    note(
+      `outage: ${during.length} samples while frozen, committed ${atFreeze ? totalOf(atFreeze) : '?'}; produced ${sent()}/${records.length}`,
+    );
     expect(during.length).toBeGreaterThan(10);
     const moved = during.filter((s) => [...s.offsets!].some(([p, o]) => o !== atFreeze!.get(p)));
     expect(moved.map((s) => `${s.at - frozenAt} ms: ${totalOf(s.offsets!)}`)).toEqual([]);
     expect(w.child.exitCode).toBeNull();
 
     // The same process recovers: commits move again.
-    await eventually(async () => totalOf(await committedOffsets(admin, group, n.topic)) > totalOf(atFreeze!), 120_000, 'commits after the outage');
+    await eventually(
+      async () => totalOf(await committedOffsets(admin, group, n.topic)) > totalOf(atFreeze!),
+      120_000,
+      'commits after the outage',
+    );
     note(`recovered ${Date.now() - resumedAt} ms after the resume`);
     await load;
     await sampler.stop();
@@ -45,6 +64,8 @@ describe(`fault: Cassandra outage mid-load (${PROFILE} profile)`, () => {
     expect((await w.exited).code).toBe(0);
 
     const diff = await expectTableEqualsReference(kafka, admin, client, n.topic, n.keyspace, 's_g1');
-    note(`cassandra outage: ${diff.records} records, ${size.outageMs} ms freeze, ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra, ${diff.notPut} puts beyond grace, ${Date.now() - t0} ms total`);
+    note(
+      `cassandra outage: ${diff.records} records, ${size.outageMs} ms freeze, ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra, ${diff.notPut} puts beyond grace, ${Date.now() - t0} ms total`,
+    );
   });
 });

@@ -21,7 +21,9 @@ function validate(doc: Record<string, unknown>, json = false): Promise<{ code: n
   const bin = path.resolve(__dirname, '../../bin/adjunct.js');
   const file = writeConfigFile(doc);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, 'validate', '--config', file, ...(json ? ['--json'] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'validate', '--config', file, ...(json ? ['--json'] : [])], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d.toString()));
     child.stderr.on('data', (d) => (out += d.toString()));
@@ -29,7 +31,12 @@ function validate(doc: Record<string, unknown>, json = false): Promise<{ code: n
   });
 }
 
-const pipeline = (store: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ name: 'p', topics: ['faults-hostile'], store: { name: 's', ...store }, ...extra });
+const pipeline = (store: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  name: 'p',
+  topics: ['faults-hostile'],
+  store: { name: 's', ...store },
+  ...extra,
+});
 
 /** Worker.stop() races the drain against an un-cleared shutdownTimeout + 5 s timer: keep it short so jest exits. */
 function shortStop(doc: Record<string, unknown>): Record<string, unknown> {
@@ -59,8 +66,14 @@ describe('fault: hostile configuration', () => {
   it('adjunct validate rejects injected names/keyspaces, unknown keys and wrong types with exit 2 and YAML paths', async () => {
     const n = names('hostile');
     const doc = configDoc(n.keyspace, n.group, [
-      pipeline({ name: "s'; DROP TABLE x; --", tableOptionz: { comment: 'typo' } }, { name: 'p; DROP KEYSPACE system_auth', topics: ["t'; DROP TABLE x; --"] }),
-      pipeline({ name: 'ok', historyRetention: 'forever', cleanupEvery: 'often' }, { name: 'q', topics: 'not-a-list', valueConverter: 'cql' }),
+      pipeline(
+        { name: "s'; DROP TABLE x; --", tableOptionz: { comment: 'typo' } },
+        { name: 'p; DROP KEYSPACE system_auth', topics: ["t'; DROP TABLE x; --"] },
+      ),
+      pipeline(
+        { name: 'ok', historyRetention: 'forever', cleanupEvery: 'often' },
+        { name: 'q', topics: 'not-a-list', valueConverter: 'cql' },
+      ),
     ]);
     const cassandra = doc.cassandra as Record<string, unknown>;
     cassandra.keyspace = 'ks; DROP KEYSPACE system_auth; --';
@@ -101,8 +114,16 @@ describe('fault: hostile configuration', () => {
     // Each hostile value alone is rejected too (no problem hides behind another).
     const single: [string, (d: Record<string, unknown>) => void][] = [
       ['cassandra.keyspace', (d) => ((d.cassandra as Record<string, unknown>).keyspace = "adjunct'; DROP KEYSPACE x")],
-      ['pipelines[0].store.name', (d) => (((d.pipelines as Record<string, Record<string, unknown>>[])[0].store as Record<string, unknown>).name = 'a b')],
-      ['pipelines[0].store.tableOptions', (d) => (((d.pipelines as Record<string, Record<string, unknown>>[])[0].store as Record<string, unknown>).tableOptions = "compaction = {'class': 'x'}")],
+      [
+        'pipelines[0].store.name',
+        (d) => (((d.pipelines as Record<string, Record<string, unknown>>[])[0].store as Record<string, unknown>).name = 'a b'),
+      ],
+      [
+        'pipelines[0].store.tableOptions',
+        (d) =>
+          (((d.pipelines as Record<string, Record<string, unknown>>[])[0].store as Record<string, unknown>).tableOptions =
+            "compaction = {'class': 'x'}"),
+      ],
     ];
     for (const [p, mutate] of single) {
       const d = configDoc(n.keyspace, n.group, [pipeline({})]);
@@ -115,27 +136,47 @@ describe('fault: hostile configuration', () => {
 
   it('adjunct validate rejects prototype-reaching field paths and store names that share a table, naming YAML paths', async () => {
     const n = names('hostpath');
-    const polluting = configDoc(n.keyspace, n.group, [pipeline({}, { extract: { value: { project: ['ok', 'constructor.prototype.isAdmin'] }, key: { from: 'value', path: '__proto__.id' } } })]);
+    const polluting = configDoc(n.keyspace, n.group, [
+      pipeline(
+        {},
+        { extract: { value: { project: ['ok', 'constructor.prototype.isAdmin'] }, key: { from: 'value', path: '__proto__.id' } } },
+      ),
+    ]);
     const r = await validate(polluting, true);
     expect(r.code).toBe(2);
     const problems = (JSON.parse(r.out) as { problems: { path: string; message: string }[] }).problems;
     expect(problems.map((x) => x.path).sort()).toEqual(['pipelines[0].extract.key.path', 'pipelines[0].extract.value.project[1]']);
     expect(problems.every((x) => /would reach a prototype/.test(x.message))).toBe(true);
 
-    const colliding = configDoc(n.keyspace, n.group, [pipeline({ name: 'a.b' }, { name: 'p1' }), pipeline({ name: 'A_b' }, { name: 'p2' })]);
+    const colliding = configDoc(n.keyspace, n.group, [
+      pipeline({ name: 'a.b' }, { name: 'p1' }),
+      pipeline({ name: 'A_b' }, { name: 'p2' }),
+    ]);
     const c = await validate(colliding, true);
     expect(c.code).toBe(2);
-    expect(JSON.parse(c.out).problems).toEqual([expect.objectContaining({ path: 'pipelines[1].store.name', message: expect.stringMatching(/store "A_b" and store "a\.b" \(pipelines\[0\]\.store\.name\) both map to Cassandra table "a_b"/) })]);
+    expect(JSON.parse(c.out).problems).toEqual([
+      expect.objectContaining({
+        path: 'pipelines[1].store.name',
+        message: expect.stringMatching(/store "A_b" and store "a\.b" \(pipelines\[0\]\.store\.name\) both map to Cassandra table "a_b"/),
+      }),
+    ]);
   });
 
   it('a worker refuses colliding store names in a config built in code before sending any CQL', async () => {
     const n = names('hostcoll');
-    const doc = shortStop(configDoc(n.keyspace, n.group, [pipeline({ name: 'Orders.v1' }, { name: 'p1' }), pipeline({ name: 'orders-v1' }, { name: 'p2' })]));
-    const w = new Worker({ config: AdjunctConfigSchema.parse(doc), baseDir: process.cwd() }, { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) });
+    const doc = shortStop(
+      configDoc(n.keyspace, n.group, [pipeline({ name: 'Orders.v1' }, { name: 'p1' }), pipeline({ name: 'orders-v1' }, { name: 'p2' })]),
+    );
+    const w = new Worker(
+      { config: AdjunctConfigSchema.parse(doc), baseDir: process.cwd() },
+      { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) },
+    );
     await w.start().catch(() => undefined);
     await w.stop();
     expect(w.lastError?.code).toBe('CONFIG_INVALID');
-    expect(w.lastError?.message).toMatch(/pipelines\[1\]\.store\.name: store "orders-v1" and store "Orders\.v1" \(pipelines\[0\]\.store\.name\) both map to Cassandra table "orders_v1"/);
+    expect(w.lastError?.message).toMatch(
+      /pipelines\[1\]\.store\.name: store "orders-v1" and store "Orders\.v1" \(pipelines\[0\]\.store\.name\) both map to Cassandra table "orders_v1"/,
+    );
     expect(await keyspaceExists(client, n.keyspace)).toBe(false);
   });
 
@@ -146,8 +187,14 @@ describe('fault: hostile configuration', () => {
     await createTopic(kafka, `${n.topic}-2`, 1);
     const start = async (group: string, pipelineName: string, storeName: string, topic: string) => {
       const doc = shortStop(configDoc(n.keyspace, group, [{ name: pipelineName, topics: [topic], store: { name: storeName } }]));
-      const w = new Worker({ config: AdjunctConfigSchema.parse(doc), baseDir: process.cwd() }, { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) });
-      const err = await w.start().then(() => undefined, (e: unknown) => e as { code?: string; message: string });
+      const w = new Worker(
+        { config: AdjunctConfigSchema.parse(doc), baseDir: process.cwd() },
+        { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) },
+      );
+      const err = await w.start().then(
+        () => undefined,
+        (e: unknown) => e as { code?: string; message: string },
+      );
       return { w, err };
     };
     const first = await start(`${n.group}-a`, 'orders', 'a.b', `${n.topic}-1`);
@@ -156,7 +203,9 @@ describe('fault: hostile configuration', () => {
     const second = await start(`${n.group}-b`, 'orders2', 'A_b', `${n.topic}-2`);
     await second.w.stop();
     expect(second.err?.code).toBe('TABLE_OWNED');
-    expect(second.err?.message).toMatch(/tables a_b_g\* belong to store "a\.b" \(pipeline "orders", worker group "[^"]+-a"\); store "A_b" \(pipeline "orders2", worker group "[^"]+-b"\) maps to the same tables/);
+    expect(second.err?.message).toMatch(
+      /tables a_b_g\* belong to store "a\.b" \(pipeline "orders", worker group "[^"]+-a"\); store "A_b" \(pipeline "orders2", worker group "[^"]+-b"\) maps to the same tables/,
+    );
     // The same store from another deployment (another worker group) is refused too.
     const third = await start(`${n.group}-c`, 'orders', 'a.b', `${n.topic}-1`);
     await third.w.stop();
@@ -185,29 +234,35 @@ describe('fault: hostile configuration', () => {
     ['map value that is an object', { caching: { keys: { nested: "'; DROP TABLE x; --" } } }],
   ];
 
-  it.each(hostileOptions)('the worker refuses table options (%s) with INVALID_IDENTIFIER and sends no store DDL', async (_what, tableOptions) => {
-    const n = names('hostopt');
-    const doc = shortStop(configDoc(n.keyspace, n.group, [pipeline({ tableOptions })]));
-    // The YAML schema lets them through (free-form map): only the store's validator can refuse them.
-    const config = AdjunctConfigSchema.parse(doc); // schema only: a config built in code skips the cross-checks that `validate` runs
-    const w = new Worker({ config, baseDir: process.cwd() }, { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) });
-    let err: unknown;
-    try {
-      await w.start();
-    } catch (e) {
-      err = e;
-    } finally {
-      await w.stop();
-    }
-    expect(err).toBeDefined();
-    expect((err as { code?: string }).code).toBe('INVALID_IDENTIFIER');
-    expect(w.state).toBe('FAILED');
-    expect(w.lastError?.code).toBe('INVALID_IDENTIFIER');
-    // No store table exists (whatever else the worker created before it looked at the store's options).
-    const tables = (await keyspaceExists(client, n.keyspace)) ? await tablesOf(client, n.keyspace) : [];
-    note(`table options "${_what}": ${(err as Error).message.slice(0, 140)}; keyspace tables: [${tables.join(', ')}]`);
-    expect(tables.filter((t) => t.startsWith('s_'))).toEqual([]);
-  });
+  it.each(hostileOptions)(
+    'the worker refuses table options (%s) with INVALID_IDENTIFIER and sends no store DDL',
+    async (_what, tableOptions) => {
+      const n = names('hostopt');
+      const doc = shortStop(configDoc(n.keyspace, n.group, [pipeline({ tableOptions })]));
+      // The YAML schema lets them through (free-form map): only the store's validator can refuse them.
+      const config = AdjunctConfigSchema.parse(doc); // schema only: a config built in code skips the cross-checks that `validate` runs
+      const w = new Worker(
+        { config, baseDir: process.cwd() },
+        { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) },
+      );
+      let err: unknown;
+      try {
+        await w.start();
+      } catch (e) {
+        err = e;
+      } finally {
+        await w.stop();
+      }
+      expect(err).toBeDefined();
+      expect((err as { code?: string }).code).toBe('INVALID_IDENTIFIER');
+      expect(w.state).toBe('FAILED');
+      expect(w.lastError?.code).toBe('INVALID_IDENTIFIER');
+      // No store table exists (whatever else the worker created before it looked at the store's options).
+      const tables = (await keyspaceExists(client, n.keyspace)) ? await tablesOf(client, n.keyspace) : [];
+      note(`table options "${_what}": ${(err as Error).message.slice(0, 140)}; keyspace tables: [${tables.join(', ')}]`);
+      expect(tables.filter((t) => t.startsWith('s_'))).toEqual([]);
+    },
+  );
 
   // Strict form of the brief: the worker refuses bad table options before sending ANY CQL, so not even the
   // keyspace or the catalog tables exist.
@@ -215,7 +270,10 @@ describe('fault: hostile configuration', () => {
     const n = names('hostks');
     const doc = shortStop(configDoc(n.keyspace, n.group, [pipeline({ tableOptions: { compaction: { class: INJECT } } })]));
     const config = AdjunctConfigSchema.parse(doc); // schema only: a config built in code skips the cross-checks that `validate` runs
-    const w = new Worker({ config, baseDir: process.cwd() }, { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) });
+    const w = new Worker(
+      { config, baseDir: process.cwd() },
+      { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) },
+    );
     await w.start().catch(() => undefined);
     await w.stop();
     expect(w.lastError?.code).toBe('INVALID_IDENTIFIER');

@@ -6,7 +6,20 @@
 import { randomInt } from 'crypto';
 import { committedOffsets, eventually, waitCaughtUp } from '../integration/worker/harness';
 import { killWorker } from '../integration/worker/processes';
-import { checkBelowCommitted, expectTableEqualsReference, note, pauseService, PROFILE, sampleCommitted, SIZES, sleep, startWorkerUnderLoad, totalOf, useFaultStack, waitOutput } from './lib';
+import {
+  checkBelowCommitted,
+  expectTableEqualsReference,
+  note,
+  pauseService,
+  PROFILE,
+  sampleCommitted,
+  SIZES,
+  sleep,
+  startWorkerUnderLoad,
+  totalOf,
+  useFaultStack,
+  waitOutput,
+} from './lib';
 
 describe(`fault: Kafka paused mid-load (${PROFILE} profile)`, () => {
   const stack = useFaultStack();
@@ -24,20 +37,32 @@ describe(`fault: Kafka paused mid-load (${PROFILE} profile)`, () => {
     await sleep(1000);
     await sampler.stop();
     const failedSamples = sampler.samples.filter((s) => s.offsets === null).length;
-    note(`kafka pause: committed ${totalOf(before)} before; ${sampler.samples.length} samples, ${failedSamples} failed while paused; produced ${sent()}/${records.length}`);
+    note(
+      `kafka pause: committed ${totalOf(before)} before; ${sampler.samples.length} samples, ${failedSamples} failed while paused; produced ${sent()}/${records.length}`,
+    );
     // The freeze was real: no offset read completed while the broker was stopped.
     expect(sampler.samples.filter((smp) => smp.offsets !== null && smp.at > frozenAt + 1000 && smp.at < resumedAt)).toEqual([]);
     expect(w.child.exitCode).toBeNull();
 
     // The same process recovers: commits move again after the resume.
-    const afterPause = await eventually(async () => {
-      try {
-        return await committedOffsets(admin, group, n.topic);
-      } catch {
-        return undefined;
-      }
-    }, 60_000, 'admin after resume');
-    await eventually(async () => totalOf(await committedOffsets(admin, group, n.topic)) > totalOf(afterPause) || (sent() >= records.length && totalOf(afterPause) >= BigInt(records.length)), 180_000, 'commits after the pause');
+    const afterPause = await eventually(
+      async () => {
+        try {
+          return await committedOffsets(admin, group, n.topic);
+        } catch {
+          return undefined;
+        }
+      },
+      60_000,
+      'admin after resume',
+    );
+    await eventually(
+      async () =>
+        totalOf(await committedOffsets(admin, group, n.topic)) > totalOf(afterPause) ||
+        (sent() >= records.length && totalOf(afterPause) >= BigInt(records.length)),
+      180_000,
+      'commits after the pause',
+    );
     note(`recovered ${Date.now() - resumedAt} ms after the resume`);
     expect(w.child.exitCode).toBeNull();
 
@@ -58,6 +83,8 @@ describe(`fault: Kafka paused mid-load (${PROFILE} profile)`, () => {
     expect((await w2.exited).code).toBe(0);
 
     const diff = await expectTableEqualsReference(kafka, admin, client, n.topic, n.keyspace, 's_g1');
-    note(`kafka pause: ${diff.records} records (produced ${records.length}; more = producer retries), ${size.outageMs} ms freeze, ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra, ${diff.notPut} puts beyond grace, ${Date.now() - t0} ms total`);
+    note(
+      `kafka pause: ${diff.records} records (produced ${records.length}; more = producer retries), ${size.outageMs} ms freeze, ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra, ${diff.notPut} puts beyond grace, ${Date.now() - t0} ms total`,
+    );
   });
 });

@@ -6,7 +6,19 @@ import { randomInt } from 'crypto';
 import { createTopic } from '../integration/helpers';
 import { committedOffsets, eventually, names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
 import { killWorker } from '../integration/worker/processes';
-import { checkBelowCommitted, expectTableEqualsReference, FAULT_RETENTION, genRecords, note, produceAll, PROFILE, SIZES, totalOf, waitOutput, workerDoc } from './lib';
+import {
+  checkBelowCommitted,
+  expectTableEqualsReference,
+  FAULT_RETENTION,
+  genRecords,
+  note,
+  produceAll,
+  PROFILE,
+  SIZES,
+  totalOf,
+  waitOutput,
+  workerDoc,
+} from './lib';
 
 import { useStack } from '../integration/worker/harness';
 
@@ -35,18 +47,28 @@ describe(`fault: kill -9 during a load (${PROFILE} profile)`, () => {
       const now = totalOf(await committedOffsets(stack.admin, group, n.topic));
       const share = (total - now) / BigInt(size.kills - k + 1);
       const target = now + (share * BigInt(randomInt(0, 151))) / 100n;
-      await eventually(async () => totalOf(await committedOffsets(stack.admin, group, n.topic)) >= target || w.child.exitCode !== null, 240_000, `commit progress to ${target}`);
+      await eventually(
+        async () => totalOf(await committedOffsets(stack.admin, group, n.topic)) >= target || w.child.exitCode !== null,
+        240_000,
+        `commit progress to ${target}`,
+      );
       expect(w.child.exitCode).toBeNull();
       await new Promise((r) => setTimeout(r, randomInt(0, 300)));
       await killWorker(w, 'SIGKILL');
       const committed = await committedOffsets(stack.admin, group, n.topic);
-      killLog.push(`kill ${k + 1}: committed ${totalOf(committed)} / ${records.length} (${[...committed].map(([p, o]) => `${p}:${o}`).join(' ')})`);
+      killLog.push(
+        `kill ${k + 1}: committed ${totalOf(committed)} / ${records.length} (${[...committed].map(([p, o]) => `${p}:${o}`).join(' ')})`,
+      );
       note(killLog[killLog.length - 1]);
       // Nothing committed may be missing: every record below the committed offsets that the versioned rules keep has
       // its version in the table, and each writer's stream time was persisted as of its committed offset.
       if (k === 0 || k === size.kills - 1 || PROFILE === 'ci') {
         const below = await checkBelowCommitted(stack.kafka, stack.admin, stack.client, n.topic, group, n.keyspace, 's_g1');
-        expect({ kill: k + 1, missing: below.missing, streamTimeBehind: below.streamTimeBehind }).toEqual({ kill: k + 1, missing: [], streamTimeBehind: [] });
+        expect({ kill: k + 1, missing: below.missing, streamTimeBehind: below.streamTimeBehind }).toEqual({
+          kill: k + 1,
+          missing: [],
+          streamTimeBehind: [],
+        });
         checkedBelowCommits += below.checked;
       }
     }
@@ -60,6 +82,8 @@ describe(`fault: kill -9 during a load (${PROFILE} profile)`, () => {
 
     const diff = await expectTableEqualsReference(stack.kafka, stack.admin, stack.client, n.topic, n.keyspace, 's_g1');
     expect(diff.records).toBe(records.length);
-    note(`kill9: ${records.length} records, ${size.kills} kills, ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra (${diff.cleaned} expired ones cleaned), ${diff.notPut} puts beyond grace, ${diff.tombstones} tombstones, ${Date.now() - t0} ms total`);
+    note(
+      `kill9: ${records.length} records, ${size.kills} kills, ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra (${diff.cleaned} expired ones cleaned), ${diff.notPut} puts beyond grace, ${diff.tombstones} tombstones, ${Date.now() - t0} ms total`,
+    );
   });
 });

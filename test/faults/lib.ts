@@ -10,7 +10,16 @@ import { stackSettings } from '../../tools/devstack/endpoints';
 import { MemoryVersionedStore } from '../../src/store/memory/memory-versioned-store';
 import { serdeByName } from '../../src/store/serde';
 import { PUT_RETURN_CODE_NOT_PUT } from '../../src/store/types';
-import { committedOffsets, configDoc, eventually, names, pipelineGroup, StackFixture, useStack, writeConfigFile } from '../integration/worker/harness';
+import {
+  committedOffsets,
+  configDoc,
+  eventually,
+  names,
+  pipelineGroup,
+  StackFixture,
+  useStack,
+  writeConfigFile,
+} from '../integration/worker/harness';
 import { createTopic } from '../integration/helpers';
 import { WorkerProcess } from '../integration/worker/processes';
 import { stackEndpoints } from '../../tools/devstack/endpoints';
@@ -70,7 +79,12 @@ export function genRecords(n: number, keys: number, base = Date.now() - 60 * 60_
 }
 
 /** Sends records in batches (acks all); a failed batch (broker paused) is retried until it goes through. */
-export async function produceAll(producer: Producer, topic: string, records: GenRecord[], opts: { batch?: number; pauseMs?: number; onBatch?: (sent: number) => void } = {}): Promise<void> {
+export async function produceAll(
+  producer: Producer,
+  topic: string,
+  records: GenRecord[],
+  opts: { batch?: number; pauseMs?: number; onBatch?: (sent: number) => void } = {},
+): Promise<void> {
   const batch = opts.batch ?? 1000;
   for (let i = 0; i < records.length; i += batch) {
     const messages = records.slice(i, i + batch).map((r) => ({ key: r.key, value: r.value, timestamp: String(r.timestamp) }));
@@ -105,7 +119,11 @@ export async function readTopic(kafka: Kafka, admin: Admin, topic: string, timeo
   const total = [...ends.values()].reduce((a, b) => a + b, 0n);
   const out: ReadRecord[] = [];
   if (total === 0n) return out;
-  const consumer = kafka.consumer({ groupId: `faults-reader-${topic}-${Date.now()}-${randomInt(1e9)}`, maxBytesPerPartition: 4 << 20, maxBytes: 16 << 20 });
+  const consumer = kafka.consumer({
+    groupId: `faults-reader-${topic}-${Date.now()}-${randomInt(1e9)}`,
+    maxBytesPerPartition: 4 << 20,
+    maxBytes: 16 << 20,
+  });
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });
   const seen = new Map<number, bigint>();
@@ -119,7 +137,14 @@ export async function readTopic(kafka: Kafka, admin: Admin, topic: string, timeo
       for (const m of batch.messages) {
         const o = BigInt(m.offset);
         if (o >= (ends.get(batch.partition) ?? 0n)) continue;
-        out.push({ partition: batch.partition, offset: o, key: m.key ?? null, value: m.value ?? null, timestamp: Number(m.timestamp), headers: m.headers });
+        out.push({
+          partition: batch.partition,
+          offset: o,
+          key: m.key ?? null,
+          value: m.value ?? null,
+          timestamp: Number(m.timestamp),
+          headers: m.headers,
+        });
         seen.set(batch.partition, o);
       }
       check();
@@ -157,7 +182,11 @@ export interface Reference {
  * time, as the sink does) into MemoryVersionedStore with the store's serdes and retention, and returns every key's
  * versions. `extract` decides which records are valid (others are skipped, as a DLQ'd record is).
  */
-export async function referenceVersions(records: ReadRecord[], historyRetentionMs: number, extract: (r: ReadRecord) => { key: string; value: unknown | null; timestamp: number } | null = defaultExtract): Promise<Reference> {
+export async function referenceVersions(
+  records: ReadRecord[],
+  historyRetentionMs: number,
+  extract: (r: ReadRecord) => { key: string; value: unknown | null; timestamp: number } | null = defaultExtract,
+): Promise<Reference> {
   const stores = new Map<number, MemoryVersionedStore<string, unknown>>();
   const json = serdeByName('json');
   // Every accepted put (the reference prunes expired versions itself; the table keeps them until its clean-up runs).
@@ -169,7 +198,11 @@ export async function referenceVersions(records: ReadRecord[], historyRetentionM
     const x = extract(r);
     if (x === null) continue;
     let s = stores.get(r.partition);
-    if (!s) stores.set(r.partition, (s = new MemoryVersionedStore<string, unknown>({ historyRetentionMs, keySerde: serdeByName('string') as never, valueSerde: json })));
+    if (!s)
+      stores.set(
+        r.partition,
+        (s = new MemoryVersionedStore<string, unknown>({ historyRetentionMs, keySerde: serdeByName('string') as never, valueSerde: json })),
+      );
     applied++;
     if ((await s.put(x.key, x.value, x.timestamp)) === PUT_RETURN_CODE_NOT_PUT) {
       notPut++;
@@ -225,7 +258,12 @@ export async function dumpTable(client: Client, keyspace: string, table: string)
  * Differences between the store and the reference (first few shown), counting versions on both sides. Versions in
  * `mayBeGone` (expired: the retention clean-up removes them physically at its own pace) may be absent, never wrong.
  */
-export function compareVersions(actual: Versions, expected: Versions, mayBeGone: ReadonlySet<string> = new Set(), show = 10): { expectedVersions: number; actualVersions: number; missing: number; extra: number; wrong: number; cleaned: number; samples: string[] } {
+export function compareVersions(
+  actual: Versions,
+  expected: Versions,
+  mayBeGone: ReadonlySet<string> = new Set(),
+  show = 10,
+): { expectedVersions: number; actualVersions: number; missing: number; extra: number; wrong: number; cleaned: number; samples: string[] } {
   let cleaned = 0;
   let missing = 0;
   let extra = 0;
@@ -269,7 +307,11 @@ const short = (hex: string) => (hex === 'null' ? 'null' : Buffer.from(hex, 'hex'
  * the dumped rows (non-tombstone versions with their validTo, hiding versions whose validTo ≤ the writer's horizon,
  * which the clean-up may or may not have removed yet). It checks the reference-facing API on top of the raw versions.
  */
-export async function compareHistories(actual: Versions, stores: Map<number, MemoryVersionedStore<string, unknown>>, historyRetentionMs = FAULT_RETENTION_MS): Promise<number> {
+export async function compareHistories(
+  actual: Versions,
+  stores: Map<number, MemoryVersionedStore<string, unknown>>,
+  historyRetentionMs = FAULT_RETENTION_MS,
+): Promise<number> {
   let bad = 0;
   for (const s of stores.values()) {
     const horizon = s.observedStreamTime() - historyRetentionMs;
@@ -356,19 +398,30 @@ export function resumeAllServices(): void {
  * A worker config for process tests: info logs (the tests wait for "worker running"), a short Kafka session so a
  * killed member is evicted quickly, and a bounded retry timeout.
  */
-export function workerDoc(n: { keyspace: string; group: string }, pipelines: object[], kafka: Record<string, unknown> = {}): Record<string, unknown> {
-  const doc = configDoc(n.keyspace, n.group, pipelines, { kafka: { brokers: stackEndpoints().kafkaBrokers, clientId: n.group, sessionTimeout: 8000, heartbeatInterval: 1000, ...kafka } });
+export function workerDoc(
+  n: { keyspace: string; group: string },
+  pipelines: object[],
+  kafka: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const doc = configDoc(n.keyspace, n.group, pipelines, {
+    kafka: { brokers: stackEndpoints().kafkaBrokers, clientId: n.group, sessionTimeout: 8000, heartbeatInterval: 1000, ...kafka },
+  });
   (doc.worker as Record<string, unknown>).logLevel = 'info';
   return doc;
 }
 
 /** Waits until a worker process printed a line matching re (fails early if it exits). */
 export async function waitOutput(w: WorkerProcess, re: RegExp, timeoutMs = 120_000): Promise<void> {
-  await eventually(async () => {
-    if (re.test(w.output())) return true;
-    if (w.child.exitCode !== null || w.child.signalCode !== null) throw new Error(`worker exited (${w.child.exitCode ?? w.child.signalCode}) before ${re}: ${w.output().slice(-2000)}`);
-    return false;
-  }, timeoutMs, `worker output ${re}`);
+  await eventually(
+    async () => {
+      if (re.test(w.output())) return true;
+      if (w.child.exitCode !== null || w.child.signalCode !== null)
+        throw new Error(`worker exited (${w.child.exitCode ?? w.child.signalCode}) before ${re}: ${w.output().slice(-2000)}`);
+      return false;
+    },
+    timeoutMs,
+    `worker output ${re}`,
+  );
 }
 
 /**
@@ -378,7 +431,16 @@ export async function waitOutput(w: WorkerProcess, re: RegExp, timeoutMs = 120_0
  * version may be absent only below a newer version of its key (the clean-up keeps the one valid at the horizon). Also checks each writer's persisted stream time: at least
  * the stream time of the records below its committed offset. Returns how many records were checked.
  */
-export async function checkBelowCommitted(kafka: Kafka, admin: Admin, client: Client, topic: string, group: string, keyspace: string, table: string, extract: Parameters<typeof referenceVersions>[2] = defaultExtract): Promise<{ checked: number; missing: string[]; streamTimeBehind: string[] }> {
+export async function checkBelowCommitted(
+  kafka: Kafka,
+  admin: Admin,
+  client: Client,
+  topic: string,
+  group: string,
+  keyspace: string,
+  table: string,
+  extract: Parameters<typeof referenceVersions>[2] = defaultExtract,
+): Promise<{ checked: number; missing: string[]; streamTimeBehind: string[] }> {
   const committed = await committedOffsets(admin, group, topic);
   // Nothing committed yet (killed during start-up): nothing to check, and the table may not exist yet.
   if (![...committed.values()].some((o) => o > 0n)) return { checked: 0, missing: [], streamTimeBehind: [] };
@@ -403,14 +465,17 @@ export async function checkBelowCommitted(kafka: Kafka, admin: Admin, client: Cl
   const streamTimeBehind: string[] = [];
   for (const [p, s] of prefix.stores) {
     const got = persisted.get(p) ?? Number.NEGATIVE_INFINITY;
-    if (got < s.observedStreamTime()) streamTimeBehind.push(`partition ${p}: persisted ${got} < ${s.observedStreamTime()} as of offset ${committed.get(p)}`);
+    if (got < s.observedStreamTime())
+      streamTimeBehind.push(`partition ${p}: persisted ${got} < ${s.observedStreamTime()} as of offset ${committed.get(p)}`);
   }
   return { checked, missing, streamTimeBehind };
 }
 
 /** Each writer's persisted stream time (`adjunct_stream_time`, writer `<topic>:<partition>`) of a table, by partition. */
 export async function persistedStreamTimes(client: Client, keyspace: string, table: string, topic: string): Promise<Map<number, number>> {
-  const rs = await client.execute(`SELECT writer, stream_time FROM ${keyspace}.adjunct_stream_time WHERE store = ?`, [table], { prepare: true });
+  const rs = await client.execute(`SELECT writer, stream_time FROM ${keyspace}.adjunct_stream_time WHERE store = ?`, [table], {
+    prepare: true,
+  });
   const out = new Map<number, number>();
   for (const row of rs.rows) {
     const writer = row.get('writer') as string;
@@ -425,7 +490,15 @@ export async function persistedStreamTimes(client: Client, keyspace: string, tab
  * tombstones present), and every writer's persisted stream time equals the reference's for its partition.
  * Returns the comparison for the report.
  */
-export async function expectTableEqualsReference(kafka: Kafka, admin: Admin, client: Client, topic: string, keyspace: string, table: string, extract?: Parameters<typeof referenceVersions>[2]): Promise<ReturnType<typeof compareVersions> & { records: number; notPut: number; expired: number; tombstones: number }> {
+export async function expectTableEqualsReference(
+  kafka: Kafka,
+  admin: Admin,
+  client: Client,
+  topic: string,
+  keyspace: string,
+  table: string,
+  extract?: Parameters<typeof referenceVersions>[2],
+): Promise<ReturnType<typeof compareVersions> & { records: number; notPut: number; expired: number; tombstones: number }> {
   const all = await readTopic(kafka, admin, topic);
   const ref = await referenceVersions(all, FAULT_RETENTION_MS, extract);
   // The data must exercise the versioned rules, or this check proves only the rows.
@@ -454,11 +527,22 @@ export async function startWorkerUnderLoad(
   prefix: string,
   size: { records: number; keys: number; partitions: number },
   pipeline: Record<string, unknown> = {},
-): Promise<{ n: ReturnType<typeof names>; group: string; file: string; w: WorkerProcess; records: GenRecord[]; load: Promise<void>; sent: () => number; t0: number }> {
+): Promise<{
+  n: ReturnType<typeof names>;
+  group: string;
+  file: string;
+  w: WorkerProcess;
+  records: GenRecord[];
+  load: Promise<void>;
+  sent: () => number;
+  t0: number;
+}> {
   const n = names(prefix);
   await createTopic(stack.kafka, n.topic, size.partitions);
   const t0 = Date.now();
-  const file = writeConfigFile(workerDoc(n, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: FAULT_RETENTION }, ...pipeline }]));
+  const file = writeConfigFile(
+    workerDoc(n, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: FAULT_RETENTION }, ...pipeline }]),
+  );
   const group = pipelineGroup(n.group, 'p');
   const w = stack.spawn(file);
   await waitOutput(w, /worker running/);
@@ -466,6 +550,10 @@ export async function startWorkerUnderLoad(
   const producer = await stack.producer();
   let sent = 0;
   const load = produceAll(producer, n.topic, records, { batch: Math.ceil(records.length / 40), pauseMs: 1000, onBatch: (c) => (sent = c) });
-  await eventually(async () => sent >= records.length / 4 && totalOf(await committedOffsets(stack.admin, group, n.topic)) > 0n, 120_000, 'load under way');
+  await eventually(
+    async () => sent >= records.length / 4 && totalOf(await committedOffsets(stack.admin, group, n.topic)) > 0n,
+    120_000,
+    'load under way',
+  );
   return { n, group, file, w, records, load, sent: () => sent, t0 };
 }

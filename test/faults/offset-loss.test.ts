@@ -6,7 +6,16 @@
  */
 import { Kafka } from 'kafkajs';
 import { createTopic } from '../integration/helpers';
-import { committedOffsets, configDoc, eventually, names, pipelineGroup, startWorker, useStack, waitCaughtUp } from '../integration/worker/harness';
+import {
+  committedOffsets,
+  configDoc,
+  eventually,
+  names,
+  pipelineGroup,
+  startWorker,
+  useStack,
+  waitCaughtUp,
+} from '../integration/worker/harness';
 import { note } from './lib';
 
 type Policy = 'fail' | 'latest' | 'reload';
@@ -14,7 +23,11 @@ type Policy = 'fail' | 'latest' | 'reload';
 async function send(kafka: Kafka, topic: string, from: number, to: number): Promise<void> {
   const producer = kafka.producer();
   await producer.connect();
-  const messages = Array.from({ length: to - from }, (_, j) => ({ key: `k${from + j}`, value: JSON.stringify({ i: from + j }), timestamp: String(1_700_000_000_000 + from + j) }));
+  const messages = Array.from({ length: to - from }, (_, j) => ({
+    key: `k${from + j}`,
+    value: JSON.stringify({ i: from + j }),
+    timestamp: String(1_700_000_000_000 + from + j),
+  }));
   await producer.send({ topic, acks: -1, messages });
   await producer.disconnect();
 }
@@ -27,7 +40,11 @@ describe('fault: offsets deleted by retention under a paused pipeline', () => {
     const n = names(`oor${policy}`);
     await createTopic(stack.kafka, n.topic, 1);
     await send(stack.kafka, n.topic, 0, 100);
-    stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, onOffsetOutOfRange: policy }]));
+    stack.worker = await startWorker(
+      configDoc(n.keyspace, n.group, [
+        { name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, onOffsetOutOfRange: policy },
+      ]),
+    );
     const group = pipelineGroup(n.group, 'p');
     await waitCaughtUp(stack.admin, group, n.topic);
     const runner = stack.worker.runner('p');
@@ -39,7 +56,10 @@ describe('fault: offsets deleted by retention under a paused pipeline', () => {
     return { n, group, runner, worker: stack.worker };
   }
 
-  const storedKeys = async (keyspace: string, table: string) => (await stack.client.execute(`SELECT key FROM ${keyspace}.${table}`)).rows.map((r) => Number(r.get('key').toString().slice(1))).sort((a, b) => a - b);
+  const storedKeys = async (keyspace: string, table: string) =>
+    (await stack.client.execute(`SELECT key FROM ${keyspace}.${table}`)).rows
+      .map((r) => Number(r.get('key').toString().slice(1)))
+      .sort((a, b) => a - b);
 
   it('policy fail: the pipeline stops with OFFSET_OUT_OF_RANGE naming topic/partition and the lost range; the group stays at its position', async () => {
     const { n, group, worker } = await lose('fail');
@@ -57,7 +77,9 @@ describe('fault: offsets deleted by retention under a paused pipeline', () => {
     const st = worker.status().pipelines[0];
     expect(st.state).toBe('RUNNING');
     expect(st.counts.lostOffsets).toBe(50);
-    expect(await worker.metrics.registry.metrics()).toMatch(new RegExp(`adjunct_offsets_lost_total\\{pipeline="p",topic="${n.topic}",partition="0"\\} 50`));
+    expect(await worker.metrics.registry.metrics()).toMatch(
+      new RegExp(`adjunct_offsets_lost_total\\{pipeline="p",topic="${n.topic}",partition="0"\\} 50`),
+    );
     const keys = await storedKeys(n.keyspace, 's_g1');
     expect(keys.filter((k) => k >= 100 && k < 150)).toEqual([]);
     expect(keys.length).toBe(150);

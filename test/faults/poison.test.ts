@@ -11,12 +11,33 @@ import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { stackEndpoints } from '../../tools/devstack/endpoints';
 import { committedOffsets, eventually, names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
 import { killWorker, spawnWorker } from '../integration/worker/processes';
-import { checkBelowCommitted, expectTableEqualsReference, FAULT_RETENTION, genRecords, note, PROFILE, readTopic, ReadRecord, SIZES, waitOutput, workerDoc } from './lib';
+import {
+  checkBelowCommitted,
+  expectTableEqualsReference,
+  FAULT_RETENTION,
+  genRecords,
+  note,
+  PROFILE,
+  readTopic,
+  ReadRecord,
+  SIZES,
+  waitOutput,
+  workerDoc,
+} from './lib';
 
 const BIG = 2 * 1024 * 1024;
 const TOPIC_CONFIG = [{ name: 'max.message.bytes', value: String(8 * 1024 * 1024) }];
 
-type Kind = 'invalid-json' | 'missing-key-field' | 'null-key' | 'big-value' | 'deep-value' | 'truncated-avro' | 'unknown-schema-id' | 'wrong-magic' | 'json-into-avro';
+type Kind =
+  | 'invalid-json'
+  | 'missing-key-field'
+  | 'null-key'
+  | 'big-value'
+  | 'deep-value'
+  | 'truncated-avro'
+  | 'unknown-schema-id'
+  | 'wrong-magic'
+  | 'json-into-avro';
 const JSON_KINDS: Kind[] = ['invalid-json', 'missing-key-field', 'null-key', 'big-value', 'deep-value'];
 const AVRO_KINDS: Kind[] = ['truncated-avro', 'unknown-schema-id', 'wrong-magic', 'json-into-avro'];
 const STAGE: Record<Kind, string> = {
@@ -41,7 +62,10 @@ function mix(valid: Message[], bad: Message[]): Message[] {
 }
 
 async function createTopics(admin: Admin, topics: string[], partitions: number): Promise<void> {
-  await admin.createTopics({ topics: topics.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1, configEntries: TOPIC_CONFIG })), waitForLeaders: true });
+  await admin.createTopics({
+    topics: topics.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1, configEntries: TOPIC_CONFIG })),
+    waitForLeaders: true,
+  });
 }
 
 async function sendAll(kafka: Kafka, topic: string, messages: Message[]): Promise<void> {
@@ -54,7 +78,11 @@ async function sendAll(kafka: Kafka, topic: string, messages: Message[]): Promis
 
 /** JSON pipeline records: key `{"id": k}` (extract key.path id), JSON values; the bad kinds carry a `fault` header. */
 function jsonTopicMessages(valid: number, bad: number, keys: number): Message[] {
-  const good: Message[] = genRecords(valid, keys).map((r) => ({ key: JSON.stringify({ id: r.key }), value: r.value, timestamp: String(r.timestamp) }));
+  const good: Message[] = genRecords(valid, keys).map((r) => ({
+    key: JSON.stringify({ id: r.key }),
+    value: r.value,
+    timestamp: String(r.timestamp),
+  }));
   let bigs = 0;
   const ts = () => String(Date.now() - 30 * 60_000 + randomInt(60_000));
   const poison: Message[] = Array.from({ length: bad }, (_, j) => {
@@ -63,22 +91,38 @@ function jsonTopicMessages(valid: number, bad: number, keys: number): Message[] 
     const headers = { fault: kind };
     switch (kind) {
       case 'invalid-json':
-        return { key: JSON.stringify({ id: `k${randomInt(keys)}` }), value: `{"i": ${j}, "v": ` + 'x'.repeat(randomInt(0, 20)), timestamp: ts(), headers };
+        return {
+          key: JSON.stringify({ id: `k${randomInt(keys)}` }),
+          value: `{"i": ${j}, "v": ` + 'x'.repeat(randomInt(0, 20)),
+          timestamp: ts(),
+          headers,
+        };
       case 'missing-key-field':
         return { key: JSON.stringify({ name: `k${randomInt(keys)}` }), value: JSON.stringify({ j }), timestamp: ts(), headers };
       case 'null-key':
         return { key: null, value: JSON.stringify({ j }), timestamp: ts(), headers };
       case 'deep-value': {
         const depth = 1000 + randomInt(9000);
-        return { key: JSON.stringify({ id: `k${randomInt(keys)}` }), value: '{"a":'.repeat(depth) + '1' + '}'.repeat(depth), timestamp: ts(), headers };
+        return {
+          key: JSON.stringify({ id: `k${randomInt(keys)}` }),
+          value: '{"a":'.repeat(depth) + '1' + '}'.repeat(depth),
+          timestamp: ts(),
+          headers,
+        };
       }
       default:
         return { key: JSON.stringify({ id: `k${randomInt(keys)}` }), value: Buffer.alloc(BIG, 'x'), timestamp: ts(), headers };
     }
   });
   // Valid records whose content names prototypes: stored as plain data, never reaching Object.prototype.
-  const hostile = good.filter((m) => m.value !== null).slice(0, 5).map((m) => ({ ...m, value: '{"__proto__": {"polluted": 1}, "constructor": {"prototype": {"polluted": 1}}, "v": 1}' }));
-  return mix(good.map((m) => hostile.find((h) => h.timestamp === m.timestamp && h.key === m.key) ?? m), poison);
+  const hostile = good
+    .filter((m) => m.value !== null)
+    .slice(0, 5)
+    .map((m) => ({ ...m, value: '{"__proto__": {"polluted": 1}, "constructor": {"prototype": {"polluted": 1}}, "v": 1}' }));
+  return mix(
+    good.map((m) => hostile.find((h) => h.timestamp === m.timestamp && h.key === m.key) ?? m),
+    poison,
+  );
 }
 
 import { useStack } from '../integration/worker/harness';
@@ -100,7 +144,16 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
     // Avro topic: values in the Confluent wire format through the registry.
     // No keep-alive: a pooled registry socket would keep jest from exiting.
     const registry = new SchemaRegistry({ host: stackEndpoints().registryUrl, agent: new http.Agent({ keepAlive: false }) });
-    const schema = { type: 'record', name: 'Row', namespace: 'adjunct.faults', fields: [{ name: 'id', type: 'string' }, { name: 'v', type: 'int' }, { name: 'note', type: 'string' }] };
+    const schema = {
+      type: 'record',
+      name: 'Row',
+      namespace: 'adjunct.faults',
+      fields: [
+        { name: 'id', type: 'string' },
+        { name: 'v', type: 'int' },
+        { name: 'note', type: 'string' },
+      ],
+    };
     const { id: schemaId } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schema) }, { subject: `${ta}-value` });
     const avroGood: Message[] = [];
     for (const r of genRecords(size.valid - Math.round(size.valid * 0.6), size.keys)) {
@@ -109,7 +162,12 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
         continue;
       }
       const obj = { id: r.key, v: randomInt(1_000_000), note: 'n'.repeat(randomInt(30)) };
-      avroGood.push({ key: r.key, value: await registry.encode(schemaId, obj), timestamp: String(r.timestamp), headers: { src: JSON.stringify(obj) } });
+      avroGood.push({
+        key: r.key,
+        value: await registry.encode(schemaId, obj),
+        timestamp: String(r.timestamp),
+        headers: { src: JSON.stringify(obj) },
+      });
     }
     const sample = await registry.encode(schemaId, { id: 'k1', v: 1, note: 'some note that will be cut' });
     const avroBad: Message[] = Array.from({ length: size.bad / 2 }, (_, j) => {
@@ -131,10 +189,27 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
     note(`produced ${jsonMsgs.length} JSON + ${avroGood.length + avroBad.length} Avro records (${size.bad} bad) in ${Date.now() - t0} ms`);
 
     const errors = { tolerance: 'all', deadLetterQueue: { topic: n.dlq } };
-    const file = writeConfigFile(workerDoc(n, [
-      { name: 'pj', topics: [tj], keyConverter: 'json', valueConverter: 'json', extract: { key: { from: 'key', path: 'id' } }, store: { name: 'sj', historyRetention: FAULT_RETENTION }, errors },
-      { name: 'pa', topics: [ta], keyConverter: 'string', valueConverter: 'avro', store: { name: 'sa', historyRetention: FAULT_RETENTION }, errors },
-    ]));
+    const file = writeConfigFile(
+      workerDoc(n, [
+        {
+          name: 'pj',
+          topics: [tj],
+          keyConverter: 'json',
+          valueConverter: 'json',
+          extract: { key: { from: 'key', path: 'id' } },
+          store: { name: 'sj', historyRetention: FAULT_RETENTION },
+          errors,
+        },
+        {
+          name: 'pa',
+          topics: [ta],
+          keyConverter: 'string',
+          valueConverter: 'avro',
+          store: { name: 'sa', historyRetention: FAULT_RETENTION },
+          errors,
+        },
+      ]),
+    );
     const w = spawnWorker(file);
     stack.procs.push(w);
     await waitOutput(w, /worker running/);
@@ -144,13 +219,24 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
 
     // The DLQ holds exactly the bad records (by coordinates), each with the original bytes and context headers.
     const [jsonBack, avroBack] = [await readTopic(stack.kafka, stack.admin, tj), await readTopic(stack.kafka, stack.admin, ta)];
-    const badBack = [...jsonBack.map((r) => ({ topic: tj, r })), ...avroBack.map((r) => ({ topic: ta, r }))].filter(({ r }) => header(r, 'fault') !== undefined);
-    const dlq = await eventually(async () => {
-      const d = await readTopic(stack.kafka, stack.admin, n.dlq);
-      return d.length >= badBack.length ? d : undefined;
-    }, 120_000, `${badBack.length} DLQ records`);
+    const badBack = [...jsonBack.map((r) => ({ topic: tj, r })), ...avroBack.map((r) => ({ topic: ta, r }))].filter(
+      ({ r }) => header(r, 'fault') !== undefined,
+    );
+    const dlq = await eventually(
+      async () => {
+        const d = await readTopic(stack.kafka, stack.admin, n.dlq);
+        return d.length >= badBack.length ? d : undefined;
+      },
+      120_000,
+      `${badBack.length} DLQ records`,
+    );
     expect(dlq.length).toBe(badBack.length);
-    const byCoord = new Map(dlq.map((d) => [`${header(d, '__connect.errors.topic')}/${header(d, '__connect.errors.partition')}@${header(d, '__connect.errors.offset')}`, d]));
+    const byCoord = new Map(
+      dlq.map((d) => [
+        `${header(d, '__connect.errors.topic')}/${header(d, '__connect.errors.partition')}@${header(d, '__connect.errors.offset')}`,
+        d,
+      ]),
+    );
     const problems: string[] = [];
     for (const { topic, r } of badBack) {
       const where = `${topic}/${r.partition}@${r.offset}`;
@@ -160,11 +246,19 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
         problems.push(`${where} (${kind}) not in the DLQ`);
         continue;
       }
-      if (header(d, '__connect.errors.stage') !== STAGE[kind]) problems.push(`${where} (${kind}) stage ${header(d, '__connect.errors.stage')}`);
-      if (header(d, '__connect.errors.connector.name') !== (topic === tj ? 'pj' : 'pa')) problems.push(`${where} connector ${header(d, '__connect.errors.connector.name')}`);
-      if (!header(d, '__connect.errors.exception.message') || !header(d, '__connect.errors.class.name') || !header(d, '__connect.errors.exception.class.name')) problems.push(`${where} missing error headers`);
+      if (header(d, '__connect.errors.stage') !== STAGE[kind])
+        problems.push(`${where} (${kind}) stage ${header(d, '__connect.errors.stage')}`);
+      if (header(d, '__connect.errors.connector.name') !== (topic === tj ? 'pj' : 'pa'))
+        problems.push(`${where} connector ${header(d, '__connect.errors.connector.name')}`);
+      if (
+        !header(d, '__connect.errors.exception.message') ||
+        !header(d, '__connect.errors.class.name') ||
+        !header(d, '__connect.errors.exception.class.name')
+      )
+        problems.push(`${where} missing error headers`);
       if (header(d, 'fault') !== kind) problems.push(`${where} original headers lost`);
-      if (!(d.value === null ? r.value === null : r.value !== null && d.value.equals(r.value))) problems.push(`${where} value bytes differ`);
+      if (!(d.value === null ? r.value === null : r.value !== null && d.value.equals(r.value)))
+        problems.push(`${where} value bytes differ`);
       if (!(d.key === null ? r.key === null : r.key !== null && d.key.equals(r.key))) problems.push(`${where} key bytes differ`);
       if (problems.length > 20) break;
     }
@@ -172,7 +266,13 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
     const kinds = new Map<string, number>();
     for (const { r } of badBack) kinds.set(header(r, 'fault')!, (kinds.get(header(r, 'fault')!) ?? 0) + 1);
     note(`DLQ: ${dlq.length} records: ${[...kinds].map(([k, c]) => `${k}=${c}`).join(', ')}`);
-    const msgSample = (kind: Kind) => header(byCoord.get(`${badBack.find(({ r }) => header(r, 'fault') === kind)!.topic}/${badBack.find(({ r }) => header(r, 'fault') === kind)!.r.partition}@${badBack.find(({ r }) => header(r, 'fault') === kind)!.r.offset}`)!, '__connect.errors.exception.message');
+    const msgSample = (kind: Kind) =>
+      header(
+        byCoord.get(
+          `${badBack.find(({ r }) => header(r, 'fault') === kind)!.topic}/${badBack.find(({ r }) => header(r, 'fault') === kind)!.r.partition}@${badBack.find(({ r }) => header(r, 'fault') === kind)!.r.offset}`,
+        )!,
+        '__connect.errors.exception.message',
+      );
     expect(msgSample('unknown-schema-id')).toMatch(/unknown schema id/);
     expect(msgSample('wrong-magic')).toMatch(/magic byte/);
     expect(msgSample('missing-key-field')).toMatch(/key field "id" is missing/);
@@ -180,9 +280,19 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
 
     // Every valid record is in the stores, and nothing else.
     const dj = await expectTableEqualsReference(stack.kafka, stack.admin, stack.client, tj, n.keyspace, 'sj_g1', (r) =>
-      header(r, 'fault') !== undefined ? null : { key: JSON.parse(r.key!.toString()).id, value: r.value === null ? null : JSON.parse(r.value.toString()), timestamp: r.timestamp });
+      header(r, 'fault') !== undefined
+        ? null
+        : {
+            key: JSON.parse(r.key!.toString()).id,
+            value: r.value === null ? null : JSON.parse(r.value.toString()),
+            timestamp: r.timestamp,
+          },
+    );
     const da = await expectTableEqualsReference(stack.kafka, stack.admin, stack.client, ta, n.keyspace, 'sa_g1', (r) =>
-      header(r, 'fault') !== undefined ? null : { key: r.key!.toString(), value: r.value === null ? null : JSON.parse(header(r, 'src')!), timestamp: r.timestamp });
+      header(r, 'fault') !== undefined
+        ? null
+        : { key: r.key!.toString(), value: r.value === null ? null : JSON.parse(header(r, 'src')!), timestamp: r.timestamp },
+    );
     note(`stores: JSON ${dj.actualVersions}/${dj.expectedVersions} versions, Avro ${da.actualVersions}/${da.expectedVersions} versions`);
 
     expect(w.child.exitCode).toBeNull();
@@ -197,7 +307,18 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
     await createTopics(stack.admin, [n.topic], size.partitions);
     const msgs = jsonTopicMessages(size.valid, size.bad, size.keys);
     await sendAll(stack.kafka, n.topic, msgs);
-    const file = writeConfigFile(workerDoc(n, [{ name: 'strict', topics: [n.topic], keyConverter: 'json', valueConverter: 'json', extract: { key: { from: 'key', path: 'id' } }, store: { name: 'st', historyRetention: FAULT_RETENTION } }]));
+    const file = writeConfigFile(
+      workerDoc(n, [
+        {
+          name: 'strict',
+          topics: [n.topic],
+          keyConverter: 'json',
+          valueConverter: 'json',
+          extract: { key: { from: 'key', path: 'id' } },
+          store: { name: 'st', historyRetention: FAULT_RETENTION },
+        },
+      ]),
+    );
     const w = spawnWorker(file);
     stack.procs.push(w);
     let timer: NodeJS.Timeout | undefined;
@@ -211,14 +332,35 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
     const m = new RegExp(`${n.topic}/(\\d+)@(\\d+)`).exec(w.output());
     expect(m).not.toBeNull();
     const [p, o] = [Number(m![1]), BigInt(m![2])];
-    note(`tolerance none: stopped at ${n.topic}/${p}@${o}; first bad records per partition ${[...firstBad].map(([pp, oo]) => `${pp}@${oo}`).join(' ')}`);
+    note(
+      `tolerance none: stopped at ${n.topic}/${p}@${o}; first bad records per partition ${[...firstBad].map(([pp, oo]) => `${pp}@${oo}`).join(' ')}`,
+    );
     expect(firstBad.get(p)).toBe(o);
     expect(w.output()).toMatch(/pipeline strict stopped at/);
     const committed = await committedOffsets(stack.admin, pipelineGroup(n.group, 'strict'), n.topic);
-    for (const [pp, c] of committed) expect({ partition: pp, pastFirstBad: c > (firstBad.get(pp) ?? BigInt(Number.MAX_SAFE_INTEGER)) }).toEqual({ partition: pp, pastFirstBad: false });
+    for (const [pp, c] of committed)
+      expect({ partition: pp, pastFirstBad: c > (firstBad.get(pp) ?? BigInt(Number.MAX_SAFE_INTEGER)) }).toEqual({
+        partition: pp,
+        pastFirstBad: false,
+      });
     // Everything below the committed offsets is stored.
-    const below = await checkBelowCommitted(stack.kafka, stack.admin, stack.client, n.topic, pipelineGroup(n.group, 'strict'), n.keyspace, 'st_g1', (r) =>
-      header(r, 'fault') !== undefined ? null : { key: JSON.parse(r.key!.toString()).id, value: r.value === null ? null : JSON.parse(r.value.toString()), timestamp: r.timestamp });
+    const below = await checkBelowCommitted(
+      stack.kafka,
+      stack.admin,
+      stack.client,
+      n.topic,
+      pipelineGroup(n.group, 'strict'),
+      n.keyspace,
+      'st_g1',
+      (r) =>
+        header(r, 'fault') !== undefined
+          ? null
+          : {
+              key: JSON.parse(r.key!.toString()).id,
+              value: r.value === null ? null : JSON.parse(r.value.toString()),
+              timestamp: r.timestamp,
+            },
+    );
     expect(below.missing).toEqual([]);
     expect(below.streamTimeBehind).toEqual([]);
     note(`tolerance none: committed ${[...committed].map(([pp, c]) => `${pp}:${c}`).join(' ')}, ${below.checked} records below checked`);

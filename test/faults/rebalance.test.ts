@@ -19,7 +19,9 @@ describe(`fault: rebalances under load (${PROFILE} profile)`, () => {
     const n = names('rebal');
     await createTopic(stack.kafka, n.topic, size.partitions);
     const t0 = Date.now();
-    const file = writeConfigFile(workerDoc(n, [{ name: 'p', topics: [n.topic], store: { name: 's', scope: 'partitioned', historyRetention: FAULT_RETENTION } }]));
+    const file = writeConfigFile(
+      workerDoc(n, [{ name: 'p', topics: [n.topic], store: { name: 's', scope: 'partitioned', historyRetention: FAULT_RETENTION } }]),
+    );
     const group = pipelineGroup(n.group, 'p');
     const a = stack.spawn(file);
     const b = stack.spawn(file);
@@ -55,6 +57,8 @@ describe(`fault: rebalances under load (${PROFILE} profile)`, () => {
     expect((await c.exited).code).toBe(0);
 
     const diff = await expectTableEqualsReference(stack.kafka, stack.admin, stack.client, n.topic, n.keyspace, 's_g1');
-    note(`rebalance: ${diff.records} records, ${size.partitions} partitions, ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra, ${diff.notPut} puts beyond grace, ${Date.now() - t0} ms total`);
+    note(
+      `rebalance: ${diff.records} records, ${size.partitions} partitions, ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra, ${diff.notPut} puts beyond grace, ${Date.now() - t0} ms total`,
+    );
   });
 });

@@ -5,7 +5,18 @@
  */
 import { committedOffsets, eventually, waitCaughtUp } from '../integration/worker/harness';
 import { killWorker } from '../integration/worker/processes';
-import { expectTableEqualsReference, note, pauseService, PROFILE, SIZES, sleep, startWorkerUnderLoad, totalOf, useFaultStack, waitOutput } from './lib';
+import {
+  expectTableEqualsReference,
+  note,
+  pauseService,
+  PROFILE,
+  SIZES,
+  sleep,
+  startWorkerUnderLoad,
+  totalOf,
+  useFaultStack,
+  waitOutput,
+} from './lib';
 
 describe(`fault: an outage under tolerance all stalls, never dead-letters (${PROFILE} profile)`, () => {
   const stack = useFaultStack();
@@ -15,7 +26,12 @@ describe(`fault: an outage under tolerance all stalls, never dead-letters (${PRO
     const dlq = `dlq-stall-${Date.now()}`;
     expect(await stack.admin.listTopics()).not.toContain(dlq);
     const { n, group, w, load, t0 } = await startWorkerUnderLoad(stack, 'stall', size, {
-      errors: { tolerance: 'all', retryTimeout: '2s', retryMaxDelay: '1s', deadLetterQueue: { topic: dlq, partitions: 2, replicationFactor: 1 } },
+      errors: {
+        tolerance: 'all',
+        retryTimeout: '2s',
+        retryMaxDelay: '1s',
+        deadLetterQueue: { topic: dlq, partitions: 2, replicationFactor: 1 },
+      },
     });
     const { admin, kafka, client } = stack;
     const meta = await admin.fetchTopicMetadata({ topics: [dlq] });
@@ -37,6 +53,8 @@ describe(`fault: an outage under tolerance all stalls, never dead-letters (${PRO
     await killWorker(w, 'SIGTERM');
     expect((await w.exited).code).toBe(0);
     const diff = await expectTableEqualsReference(kafka, admin, client, n.topic, n.keyspace, 's_g1');
-    note(`stall: ${diff.records} records, ${size.outageMs} ms freeze with retryTimeout 2 s, 0 dead letters, ${diff.actualVersions} versions equal the reference, ${Date.now() - t0} ms total`);
+    note(
+      `stall: ${diff.records} records, ${size.outageMs} ms freeze with retryTimeout 2 s, 0 dead letters, ${diff.actualVersions} versions equal the reference, ${Date.now() - t0} ms total`,
+    );
   });
 });

@@ -10,33 +10,53 @@ describe('planFollow: a worker converges on what the catalog says', () => {
   });
 
   it('a reload started elsewhere: the worker joins the building generation', () => {
-    expect(kinds(planFollow({ current: 1, building: 2, paused: false }, { main: 1, build: undefined, paused: false }))).toEqual(['joinBuild:2']);
+    expect(kinds(planFollow({ current: 1, building: 2, paused: false }, { main: 1, build: undefined, paused: false }))).toEqual([
+      'joinBuild:2',
+    ]);
   });
 
   it('the switch done by another worker: the local build becomes the main task', () => {
-    expect(kinds(planFollow({ current: 2, building: null, paused: false }, { main: 1, build: 2, paused: false }))).toEqual(['promoteBuild:2']);
+    expect(kinds(planFollow({ current: 2, building: null, paused: false }, { main: 1, build: 2, paused: false }))).toEqual([
+      'promoteBuild:2',
+    ]);
   });
 
   it('a worker that missed the whole build moves its main task to the new current generation', () => {
-    expect(kinds(planFollow({ current: 2, building: null, paused: false }, { main: 1, build: undefined, paused: false }))).toEqual(['restartMain:2']);
+    expect(kinds(planFollow({ current: 2, building: null, paused: false }, { main: 1, build: undefined, paused: false }))).toEqual([
+      'restartMain:2',
+    ]);
   });
 
   it('a rollback during a build: the build stops and the main task moves back', () => {
-    expect(kinds(planFollow({ current: 1, building: null, paused: false }, { main: 2, build: 3, paused: false }))).toEqual(['stopBuild:3', 'restartMain:1']);
+    expect(kinds(planFollow({ current: 1, building: null, paused: false }, { main: 2, build: 3, paused: false }))).toEqual([
+      'stopBuild:3',
+      'restartMain:1',
+    ]);
   });
 
   it('a cancelled build is stopped; a replaced build is stopped and the new one joined', () => {
     expect(kinds(planFollow({ current: 1, building: null, paused: false }, { main: 1, build: 2, paused: false }))).toEqual(['stopBuild:2']);
-    expect(kinds(planFollow({ current: 1, building: 3, paused: false }, { main: 1, build: 2, paused: false }))).toEqual(['stopBuild:2', 'joinBuild:3']);
+    expect(kinds(planFollow({ current: 1, building: 3, paused: false }, { main: 1, build: 2, paused: false }))).toEqual([
+      'stopBuild:2',
+      'joinBuild:3',
+    ]);
   });
 
   it('the persisted pause flag is applied both ways, after the generation steps', () => {
-    expect(kinds(planFollow({ current: 1, building: 2, paused: true }, { main: 1, build: undefined, paused: false }))).toEqual(['joinBuild:2', 'pause']);
-    expect(kinds(planFollow({ current: 1, building: null, paused: false }, { main: 1, build: undefined, paused: true }))).toEqual(['resume']);
+    expect(kinds(planFollow({ current: 1, building: 2, paused: true }, { main: 1, build: undefined, paused: false }))).toEqual([
+      'joinBuild:2',
+      'pause',
+    ]);
+    expect(kinds(planFollow({ current: 1, building: null, paused: false }, { main: 1, build: undefined, paused: true }))).toEqual([
+      'resume',
+    ]);
   });
 
   it('before the main task exists only the build and pause are followed', () => {
-    expect(kinds(planFollow({ current: 2, building: 3, paused: true }, { main: undefined, build: undefined, paused: false }))).toEqual(['joinBuild:3', 'pause']);
+    expect(kinds(planFollow({ current: 2, building: 3, paused: true }, { main: undefined, build: undefined, paused: false }))).toEqual([
+      'joinBuild:3',
+      'pause',
+    ]);
   });
 
   it('applying the plan reaches a fixpoint: planning again on the resulting state yields nothing', () => {

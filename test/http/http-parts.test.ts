@@ -38,8 +38,18 @@ describe('auth', () => {
   it('starts bound beyond loopback without a token, logs that admin routes are off and answers them 403', async () => {
     const lines: string[] = [];
     const admin = { pause: jest.fn(), resume: jest.fn(), reload: jest.fn(), rollback: jest.fn(), state: 'RUNNING' };
-    const worker = { status: () => ({ state: 'RUNNING', pipelines: [] }), isReady: () => true, runner: () => admin, metrics: { registry: new Registry() } };
-    const app = await buildHttpServer({ worker, lookup: {} as Lookup, config: { host: '0.0.0.0', port: 0 }, logger: createLogger('info', { write: (l: string) => lines.push(l) }) });
+    const worker = {
+      status: () => ({ state: 'RUNNING', pipelines: [] }),
+      isReady: () => true,
+      runner: () => admin,
+      metrics: { registry: new Registry() },
+    };
+    const app = await buildHttpServer({
+      worker,
+      lookup: {} as Lookup,
+      config: { host: '0.0.0.0', port: 0 },
+      logger: createLogger('info', { write: (l: string) => lines.push(l) }),
+    });
     try {
       const off = lines.map((l) => JSON.parse(l) as { msg: string; host?: string }).find((l) => l.msg.startsWith('admin routes are off'));
       expect(off).toMatchObject({ host: '0.0.0.0' });
@@ -65,6 +75,9 @@ describe('error mapping', () => {
     expect(statusOf(new StoreError('x', { code: 'CASSANDRA_ERROR' }))).toBe(500);
     expect(statusOf(new Error('x'))).toBe(500);
     expect(errorBody(new Error('secret detail'))).toEqual({ error: 'INTERNAL', message: 'internal error' });
-    expect(errorBody(Object.assign(new Error('querystring/asOf must be integer'), { validation: [{}] }))).toEqual({ error: 'BAD_REQUEST', message: 'querystring/asOf must be integer' });
+    expect(errorBody(Object.assign(new Error('querystring/asOf must be integer'), { validation: [{}] }))).toEqual({
+      error: 'BAD_REQUEST',
+      message: 'querystring/asOf must be integer',
+    });
   });
 });

@@ -8,6 +8,8 @@ export default async function globalSetup(): Promise<void> {
   try {
     await ensureStack({ log: (m) => process.stderr.write(`[devstack] ${m}\n`) });
   } catch (e) {
-    throw new Error(`integration tests need the local stack (npm run stack:up), which failed: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(
+      `integration tests need the local stack (npm run stack:up), which failed: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
 }

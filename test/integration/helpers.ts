@@ -12,7 +12,11 @@ let counter = 0;
 
 /** A name unique to this test run, lowercase [a-z0-9_] and at most 48 chars (valid for keyspaces, tables, topics, groups). */
 export function uniqueName(prefix: string): string {
-  const clean = prefix.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '') || 'n';
+  const clean =
+    prefix
+      .toLowerCase()
+      .replace(/[^a-z0-9_]+/g, '_')
+      .replace(/^_+|_+$/g, '') || 'n';
   const suffix = `_${RUN_ID}_${(counter++).toString(36)}`;
   const head = /^[a-z]/.test(clean) ? clean : `n_${clean}`;
   return `${head.slice(0, 48 - suffix.length)}${suffix}`;

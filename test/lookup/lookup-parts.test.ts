@@ -5,7 +5,12 @@ import { serdeByName } from '../../src/store/serde';
 
 describe('WriterStreamTimes', () => {
   it("gives each version its writer's stream time; rows without a writer get the maximum", () => {
-    const w = new WriterStreamTimes(new Map([['t:0', 10_000], ['t:1', 100]]));
+    const w = new WriterStreamTimes(
+      new Map([
+        ['t:0', 10_000],
+        ['t:1', 100],
+      ]),
+    );
     expect(w.of({ writer: 't:1' })).toBe(100);
     expect(w.of({ writer: 't:0' })).toBe(10_000);
     expect(w.of({ writer: 't:9' })).toBe(Number.NEGATIVE_INFINITY); // no stream time persisted yet: nothing expired
@@ -25,13 +30,26 @@ describe('parseKeyText', () => {
   });
 
   it('rejects bad text with INVALID_ARGUMENT', () => {
-    for (const [serde, text] of [['int64', '4.2'], ['int64', 'x'], ['int', '9007199254740993'], ['json', '{'], ['tuple', '{"a":1}'], ['tuple', '[1.5]'], ['buffer', '***'], ['weird', 'x']]) {
+    for (const [serde, text] of [
+      ['int64', '4.2'],
+      ['int64', 'x'],
+      ['int', '9007199254740993'],
+      ['json', '{'],
+      ['tuple', '{"a":1}'],
+      ['tuple', '[1.5]'],
+      ['buffer', '***'],
+      ['weird', 'x'],
+    ]) {
       expect(() => parseKeyText(serde, text)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', stage: 'lookup' }));
     }
   });
 
   it('round-trips through the serdes', () => {
-    for (const [serde, text] of [['int64', '123'], ['tuple', '["a",1]'], ['json', '[1,{"b":2}]']]) {
+    for (const [serde, text] of [
+      ['int64', '123'],
+      ['tuple', '["a",1]'],
+      ['json', '[1,{"b":2}]'],
+    ]) {
       const s = serdeByName(serde);
       expect(s.deserialize(s.serialize(parseKeyText(serde, text)))).toEqual(parseKeyText(serde, text));
     }
@@ -47,7 +65,12 @@ describe('coerceKey / toJsonValue / cursors', () => {
   });
 
   it('makes values JSON-safe', () => {
-    expect(toJsonValue({ b: Buffer.from('x'), n: 10n, a: [Buffer.from('y')], d: null })).toEqual({ b: 'eA==', n: '10', a: ['eQ=='], d: null });
+    expect(toJsonValue({ b: Buffer.from('x'), n: 10n, a: [Buffer.from('y')], d: null })).toEqual({
+      b: 'eA==',
+      n: '10',
+      a: ['eQ=='],
+      d: null,
+    });
   });
 
   it('cursors are base64url and round-trip', () => {

@@ -45,7 +45,10 @@ describe('logger', () => {
     program.commands.find((c) => c.name() === 'config-schema')!.action(() => undefined);
     await program.parseAsync(['node', 'adjunct', 'config-schema', '--log-level', 'error']);
     expect(process.env.ADJUNCT_LOG_LEVEL).toBe('error');
-    await buildProgram().exitOverride().parseAsync(['node', 'adjunct', '--log-level', 'trace', 'config-schema']).catch(() => undefined);
+    await buildProgram()
+      .exitOverride()
+      .parseAsync(['node', 'adjunct', '--log-level', 'trace', 'config-schema'])
+      .catch(() => undefined);
     expect(process.env.ADJUNCT_LOG_LEVEL).toBe('trace');
   });
 
@@ -60,6 +63,12 @@ describe('logger', () => {
       const keys = topLevelKeys(line);
       expect(keys).toEqual([...new Set(keys)]);
     }
-    expect(JSON.parse(lines[0])).toMatchObject({ pipeline: 'rates', generation: 2, app: 'adjunct', partition: 3, msg: 'bootstrap progress' });
+    expect(JSON.parse(lines[0])).toMatchObject({
+      pipeline: 'rates',
+      generation: 2,
+      app: 'adjunct',
+      partition: 3,
+      msg: 'bootstrap progress',
+    });
   });
 });

@@ -103,7 +103,17 @@ export const jsonExtractor: Extractor = {
 
 /** Kafka messages k<offset> → value, at consecutive offsets from `first`. */
 export function messages(values: (string | null)[], first = 0): KafkaMessage[] {
-  return values.map((v, i) => ({ offset: String(first + i), key: Buffer.from(`k${first + i}`), value: v === null ? null : Buffer.from(v), timestamp: String(1000 + first + i), attributes: 0, headers: {} }) as KafkaMessage);
+  return values.map(
+    (v, i) =>
+      ({
+        offset: String(first + i),
+        key: Buffer.from(`k${first + i}`),
+        value: v === null ? null : Buffer.from(v),
+        timestamp: String(1000 + first + i),
+        attributes: 0,
+        headers: {},
+      }) as KafkaMessage,
+  );
 }
 
 /** A fetched batch of one partition with counters of resolved offsets and heartbeats. */
@@ -111,7 +121,12 @@ export function batchOf(msgs: KafkaMessage[], o: { topic?: string; partition?: n
   const resolved: string[] = [];
   const control = { heartbeats: 0, resolved };
   const b: FetchedBatch = {
-    batch: { topic: o.topic ?? 't', partition: o.partition ?? 0, highWatermark: String(Number(msgs.at(-1)?.offset ?? -1) + 1), messages: msgs },
+    batch: {
+      topic: o.topic ?? 't',
+      partition: o.partition ?? 0,
+      highWatermark: String(Number(msgs.at(-1)?.offset ?? -1) + 1),
+      messages: msgs,
+    },
     resolveOffset: (off) => resolved.push(off),
     heartbeat: async () => void control.heartbeats++,
     isRunning: o.running ?? (() => true),
@@ -121,7 +136,11 @@ export function batchOf(msgs: KafkaMessage[], o: { topic?: string; partition?: n
 }
 
 /** A sink task core wired to fakes; everything observable. */
-export function fakeTask(options: Partial<SinkTaskOptions> = {}, admin: { committed?: bigint | null; logStart?: bigint } = {}, budget = { count: 64, bytes: 16 << 20 }) {
+export function fakeTask(
+  options: Partial<SinkTaskOptions> = {},
+  admin: { committed?: bigint | null; logStart?: bigint } = {},
+  budget = { count: 64, bytes: 16 << 20 },
+) {
   const clock = new ManualClock();
   const writer = new FakeWriter();
   const dlq = new FakeDlq();
@@ -129,10 +148,28 @@ export function fakeTask(options: Partial<SinkTaskOptions> = {}, admin: { commit
   const commits: OffsetCommit[] = [];
   const fatal: AdjunctError[] = [];
   let reloads = 0;
-  const o = compileSinkTaskOptions({ pipeline: 'p', heartbeatIntervalMs: 20, retryMaxDelayMs: 1_000, retryTimeoutMs: 5_000, ...options, deadLetterQueue: options.tolerance === 'all' });
+  const o = compileSinkTaskOptions({
+    pipeline: 'p',
+    heartbeatIntervalMs: 20,
+    retryMaxDelayMs: 1_000,
+    retryTimeoutMs: 5_000,
+    ...options,
+    deadLetterQueue: options.tolerance === 'all',
+  });
   const stall = new StallMonitor({ pipeline: 'p', retryTimeoutMs: o.retryTimeoutMs, stallTimeoutMs: o.stallTimeoutMs }, clock);
   const fakeAdmin = {
-    fetchOffsets: async () => [{ topic: 't', partitions: [{ partition: 0, offset: admin.committed === undefined || admin.committed === null ? '-1' : String(admin.committed), metadata: null }] }],
+    fetchOffsets: async () => [
+      {
+        topic: 't',
+        partitions: [
+          {
+            partition: 0,
+            offset: admin.committed === undefined || admin.committed === null ? '-1' : String(admin.committed),
+            metadata: null,
+          },
+        ],
+      },
+    ],
     fetchTopicOffsets: async () => [{ partition: 0, offset: '0', low: String(admin.logStart ?? 0n), high: '1000000' }],
   } as unknown as PipelineParts['admin'];
   const parts: PipelineParts = {
@@ -147,7 +184,14 @@ export function fakeTask(options: Partial<SinkTaskOptions> = {}, admin: { commit
     metrics: new AdjunctMetrics({ defaultMetrics: false }),
     logger: createLogger('silent'),
   };
-  const target: TaskTarget = { generation: 1, topics: ['t'], groupId: 'g', writers: { open: async () => writer }, onFatal: (e) => fatal.push(e), reload: () => void reloads++ };
+  const target: TaskTarget = {
+    generation: 1,
+    topics: ['t'],
+    groupId: 'g',
+    writers: { open: async () => writer },
+    onFatal: (e) => fatal.push(e),
+    reload: () => void reloads++,
+  };
   const core = new SinkTaskCore(parts, target, async (offsets) => void commits.push(offsets));
   const committedOffset = () => commits.at(-1)?.[0]?.offset;
   return { core, clock, writer, dlq, valueConverter, commits, fatal, parts, committedOffset, reloads: () => reloads };

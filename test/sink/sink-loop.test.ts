@@ -68,7 +68,10 @@ describe('sink loop (convert → deliver → commit) without Kafka', () => {
 
   it('a retriable DLQ failure is retried with backoff, heartbeating between attempts', async () => {
     const t = fakeTask({ tolerance: 'all' });
-    t.dlq.failures = [new AdjunctError('broker down', { code: 'DLQ_FAILED', retriable: true }), new AdjunctError('broker down', { code: 'DLQ_FAILED', retriable: true })];
+    t.dlq.failures = [
+      new AdjunctError('broker down', { code: 'DLQ_FAILED', retriable: true }),
+      new AdjunctError('broker down', { code: 'DLQ_FAILED', retriable: true }),
+    ];
     const { b, control } = batchOf(messages(['{bad', '2']));
     await t.core.loop.eachBatch(b);
     await settle();

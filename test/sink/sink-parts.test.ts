@@ -67,20 +67,45 @@ describe('withRetry', () => {
   const retriable = new AdjunctError('busy', { code: 'CASSANDRA_UNAVAILABLE', retriable: true });
   it('retries retriable errors then succeeds', async () => {
     let n = 0;
-    const r = await withRetry(async () => { if (++n < 3) throw retriable; return 'ok'; }, { timeoutMs: 5000, maxDelayMs: 5, initialDelayMs: 1, isRetriable: (e) => (e as AdjunctError).retriable });
+    const r = await withRetry(
+      async () => {
+        if (++n < 3) throw retriable;
+        return 'ok';
+      },
+      { timeoutMs: 5000, maxDelayMs: 5, initialDelayMs: 1, isRetriable: (e) => (e as AdjunctError).retriable },
+    );
     expect(r).toBe('ok');
     expect(n).toBe(3);
   });
   it('does not retry fatal errors and gives up after the timeout', async () => {
     const fatal = new BadRecordError('bad', { stage: 'extract' });
-    await expect(withRetry(async () => { throw fatal; }, { timeoutMs: 100, maxDelayMs: 5, isRetriable: () => false })).rejects.toBe(fatal);
-    await expect(withRetry(async () => { throw retriable; }, { timeoutMs: 30, maxDelayMs: 5, initialDelayMs: 1, isRetriable: () => true })).rejects.toBeInstanceOf(RetriesExhaustedError);
+    await expect(
+      withRetry(
+        async () => {
+          throw fatal;
+        },
+        { timeoutMs: 100, maxDelayMs: 5, isRetriable: () => false },
+      ),
+    ).rejects.toBe(fatal);
+    await expect(
+      withRetry(
+        async () => {
+          throw retriable;
+        },
+        { timeoutMs: 30, maxDelayMs: 5, initialDelayMs: 1, isRetriable: () => true },
+      ),
+    ).rejects.toBeInstanceOf(RetriesExhaustedError);
   });
 });
 
 describe('DLQ context headers', () => {
   it('carries Kafka Connect error context', () => {
-    const h = contextHeadersFor({ topic: 't', partition: 3, offset: '42', timestamp: '1', key: null, value: null }, new BadRecordError('invalid JSON', { stage: 'value-convert' }), 'value-convert', 'p');
+    const h = contextHeadersFor(
+      { topic: 't', partition: 3, offset: '42', timestamp: '1', key: null, value: null },
+      new BadRecordError('invalid JSON', { stage: 'value-convert' }),
+      'value-convert',
+      'p',
+    );
     expect(h['__connect.errors.topic']).toBe('t');
     expect(h['__connect.errors.partition']).toBe('3');
     expect(h['__connect.errors.offset']).toBe('42');

@@ -31,6 +31,13 @@ pipelines:
     errors: { tolerance: all, retryTimeout: 10s, stallTimeout: 5m, deadLetterQueue: { topic: dlq } }
 `);
     const c = compileSinkTaskOptions(sinkTaskOptionsFromConfig(cfg, cfg.pipelines[0]));
-    expect(c).toMatchObject({ pipeline: 'p', tolerance: 'all', deadLetterQueue: true, retryTimeoutMs: 10_000, stallTimeoutMs: 300_000, heartbeatIntervalMs: 2_000 });
+    expect(c).toMatchObject({
+      pipeline: 'p',
+      tolerance: 'all',
+      deadLetterQueue: true,
+      retryTimeoutMs: 10_000,
+      stallTimeoutMs: 300_000,
+      heartbeatIntervalMs: 2_000,
+    });
   });
 });

@@ -122,7 +122,12 @@ describe('cassandra helpers (no database)', () => {
 
   it('RetentionCleaner cleans every N puts, on drain, and bounds dirty keys', async () => {
     const cleaned: string[] = [];
-    const c = new RetentionCleaner(async (k) => void cleaned.push(k.toString()), { every: 3, maxDirtyKeys: 2, concurrency: 1, maxQueued: 10 });
+    const c = new RetentionCleaner(async (k) => void cleaned.push(k.toString()), {
+      every: 3,
+      maxDirtyKeys: 2,
+      concurrency: 1,
+      maxQueued: 10,
+    });
     for (let i = 0; i < 3; i++) c.touched(Buffer.from('a'));
     c.touched(Buffer.from('b'));
     c.touched(Buffer.from('c'));
@@ -134,10 +139,13 @@ describe('cassandra helpers (no database)', () => {
 
   it('RetentionCleaner holds each key once and bounds the key bytes it holds (1,000 keys of 60 KB)', async () => {
     const cleaned = new Set<string>();
-    const c = new RetentionCleaner(async (k) => {
-      await new Promise((r) => setImmediate(r));
-      cleaned.add(k.subarray(0, 8).toString());
-    }, { every: 64, maxDirtyKeys: 10_000, maxTrackedBytes: 1 << 20, concurrency: 4, maxQueued: 10_000 });
+    const c = new RetentionCleaner(
+      async (k) => {
+        await new Promise((r) => setImmediate(r));
+        cleaned.add(k.subarray(0, 8).toString());
+      },
+      { every: 64, maxDirtyKeys: 10_000, maxTrackedBytes: 1 << 20, concurrency: 4, maxQueued: 10_000 },
+    );
     let peak = 0;
     for (let i = 0; i < 1000; i++) {
       const key = Buffer.alloc(60_000, 0xe9);

@@ -33,7 +33,7 @@ function compareTuples(a: TupleElement[], b: TupleElement[]): number {
   return a.length - b.length;
 }
 
-const strings = fc.string({ unit: fc.constantFrom('a', 'b', '\u0000', '\u00ff', 'é', '😀', 'z', '\u0001') , maxLength: 6 });
+const strings = fc.string({ unit: fc.constantFrom('a', 'b', '\u0000', '\u00ff', 'é', '😀', 'z', '\u0001'), maxLength: 6 });
 const element: fc.Arbitrary<TupleElement> = fc.oneof(
   strings,
   fc.integer({ min: -5, max: 5 }),
@@ -45,12 +45,16 @@ const tuple = fc.array(element, { maxLength: 4 });
 describe('order-preserving key serdes', () => {
   it('int64: byte order equals numeric order, round trip', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), (a, b) => {
-        const ea = int64KeySerde.serialize(a);
-        const eb = int64KeySerde.serialize(b);
-        expect(int64KeySerde.deserialize(ea)).toBe(a);
-        expect(sign(Buffer.compare(ea, eb))).toBe(a < b ? -1 : a > b ? 1 : 0);
-      }),
+      fc.property(
+        fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }),
+        fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }),
+        (a, b) => {
+          const ea = int64KeySerde.serialize(a);
+          const eb = int64KeySerde.serialize(b);
+          expect(int64KeySerde.deserialize(ea)).toBe(a);
+          expect(sign(Buffer.compare(ea, eb))).toBe(a < b ? -1 : a > b ? 1 : 0);
+        },
+      ),
     );
   });
 
@@ -95,7 +99,11 @@ describe('order-preserving key serdes', () => {
   it('tuple: an encoded prefix tuple is a byte prefix of the longer tuple', () => {
     fc.assert(
       fc.property(tuple, tuple, (a, b) => {
-        expect(encodeTuple([...a, ...b]).subarray(0, encodeTuple(a).length).equals(encodeTuple(a))).toBe(true);
+        expect(
+          encodeTuple([...a, ...b])
+            .subarray(0, encodeTuple(a).length)
+            .equals(encodeTuple(a)),
+        ).toBe(true);
       }),
     );
   });

@@ -36,7 +36,13 @@ class FakeSender implements BatchSender {
 }
 
 /** A row named id; rows with the same name are the same Cassandra row. */
-const row = (id: string, routing = 'a', bytes = 100): CoalescedWrite => ({ query: 'INSERT', params: [id], routingKey: Buffer.from(routing), rowId: versionRowId(Buffer.from(id), 7), bytes });
+const row = (id: string, routing = 'a', bytes = 100): CoalescedWrite => ({
+  query: 'INSERT',
+  params: [id],
+  routingKey: Buffer.from(routing),
+  rowId: versionRowId(Buffer.from(id), 7),
+  bytes,
+});
 const defaults: WriteBatcherOptions = { maxBytes: 1000, maxRows: 4, lingerMs: 5, maxConcurrent: 8 };
 
 /** Lets pending promise callbacks run. */
@@ -131,7 +137,12 @@ describe('WriteBatcher', () => {
     s.poison.add('r3');
     const b = new WriteBatcher(s, { ...defaults, maxRows: 8 });
     const ids = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'];
-    const results = ids.map((id) => b.write(row(id)).then(() => 'ok', (e: Error) => e.message));
+    const results = ids.map((id) =>
+      b.write(row(id)).then(
+        () => 'ok',
+        (e: Error) => e.message,
+      ),
+    );
     jest.advanceTimersByTime(5);
     expect(await Promise.all(results)).toEqual(['ok', 'ok', 'write batch: value too large', 'ok', 'ok', 'ok']);
     // Every split keeps the batch's timestamp.
@@ -144,7 +155,12 @@ describe('WriteBatcher', () => {
     const s = new FakeSender();
     s.failNext = [new StoreError('gave up after 9 attempts: unavailable', { code: 'RETRIES_EXHAUSTED', retriable: false })];
     const b = new WriteBatcher(s, defaults);
-    const results = ['r1', 'r2'].map((id) => b.write(row(id)).then(() => 'ok', (e: StoreError) => e.code));
+    const results = ['r1', 'r2'].map((id) =>
+      b.write(row(id)).then(
+        () => 'ok',
+        (e: StoreError) => e.code,
+      ),
+    );
     jest.advanceTimersByTime(5);
     expect(await Promise.all(results)).toEqual(['RETRIES_EXHAUSTED', 'RETRIES_EXHAUSTED']);
     expect(s.sent).toHaveLength(1);

@@ -94,9 +94,13 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     if (field) {
       (o as unknown as Record<string, number>)[field] = parseNumber(flag, inline ?? argv[++i]);
     } else if (flag === '--phases') {
-      const list = (inline ?? argv[++i] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const list = (inline ?? argv[++i] ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const bad = list.filter((p) => !(ALL_PHASES as readonly string[]).includes(p));
-      if (bad.length || !list.length) throw new Error(`--phases: unknown phase(s) ${bad.join(',') || '(none)'}; known: ${ALL_PHASES.join(',')}`);
+      if (bad.length || !list.length)
+        throw new Error(`--phases: unknown phase(s) ${bad.join(',') || '(none)'}; known: ${ALL_PHASES.join(',')}`);
       o.phases = ALL_PHASES.filter((p) => list.includes(p));
     } else if (flag === '--profile') o.profile = true;
     else if (flag === '--pin') o.pin = true;
@@ -105,10 +109,22 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     else if (flag === '--help' || flag === '-h') throw new Error(USAGE);
     else throw new Error(`unknown flag ${flag}\n${USAGE}`);
   }
-  for (const k of ['records', 'keys', 'lookups', 'concurrency', 'partitions', 'lookupConcurrency', 'commitInterval', 'rounds', 'batchMaxBytes', 'batchMaxRows'] as const) {
+  for (const k of [
+    'records',
+    'keys',
+    'lookups',
+    'concurrency',
+    'partitions',
+    'lookupConcurrency',
+    'commitInterval',
+    'rounds',
+    'batchMaxBytes',
+    'batchMaxRows',
+  ] as const) {
     if (!Number.isSafeInteger(o[k]) || o[k] < (k === 'lookups' ? 0 : 1)) throw new Error(`--${k} must be a positive integer, got ${o[k]}`);
   }
   if (!(o.outOfOrder >= 0 && o.outOfOrder < 1)) throw new Error(`--out-of-order must be in [0, 1), got ${o.outOfOrder}`);
-  if (o.phases.includes('lookups') && !o.phases.includes('adjunct')) throw new Error('the lookups phase reads the table the adjunct phase writes: include adjunct');
+  if (o.phases.includes('lookups') && !o.phases.includes('adjunct'))
+    throw new Error('the lookups phase reads the table the adjunct phase writes: include adjunct');
   return o;
 }

@@ -39,7 +39,9 @@ async function run(o: BenchOptions): Promise<void> {
   const storeName = 'bench_store';
   const workDir = path.join(repoRoot(), 'bench', '.build', `run-${id}`);
   const has = (p: (typeof ALL_PHASES)[number]) => o.phases.includes(p);
-  log(`run ${id}: ${o.records} records, ${o.keys} keys, ${o.outOfOrder} out of order, ${o.partitions} partitions, concurrency ${o.concurrency}, phases ${o.phases.join(',')}`);
+  log(
+    `run ${id}: ${o.records} records, ${o.keys} keys, ${o.outOfOrder} out of order, ${o.partitions} partitions, concurrency ${o.concurrency}, phases ${o.phases.join(',')}`,
+  );
 
   const d = generateDataset({ records: o.records, keys: o.keys, outOfOrder: o.outOfOrder, partitions: o.partitions, seed: o.seed });
   const share = outOfOrderShare(d, o.partitions);
@@ -85,10 +87,25 @@ async function run(o: BenchOptions): Promise<void> {
             r = await seedPath(c, rks, d, o.concurrency);
           } else {
             const profileThis = o.profile && round === o.rounds - 1;
-            const a = await adjunctPhase(admin, kafka, c, { topic, keyspace: `${adjKs}${round}`, groupId: `${groupBase}-r${round}`, storeName, maxInFlight: o.concurrency, commitIntervalMs: o.commitInterval, records: d.size, workDir, profile: profileThis, cpus: pin ? CLIENT_CPUS : undefined, batchMaxBytes: o.batchMaxBytes, batchMaxRows: o.batchMaxRows });
+            const a = await adjunctPhase(admin, kafka, c, {
+              topic,
+              keyspace: `${adjKs}${round}`,
+              groupId: `${groupBase}-r${round}`,
+              storeName,
+              maxInFlight: o.concurrency,
+              commitIntervalMs: o.commitInterval,
+              records: d.size,
+              workDir,
+              profile: profileThis,
+              cpus: pin ? CLIENT_CPUS : undefined,
+              batchMaxBytes: o.batchMaxBytes,
+              batchMaxRows: o.batchMaxRows,
+            });
             adjRounds.push(a.details);
             r = { phase: a.phase, count: a.count, unit: a.unit, seconds: a.seconds, ratePerSec: a.ratePerSec, extra: a.extra };
-            log(`round ${round + 1}: peak RSS ${a.details.peakRssMb.toFixed(0)} MB; ${a.details.requestsPerRecord.toFixed(3)} requests/record; written ${a.details.written}, expired ${a.details.expired}`);
+            log(
+              `round ${round + 1}: peak RSS ${a.details.peakRssMb.toFixed(0)} MB; ${a.details.requestsPerRecord.toFixed(3)} requests/record; written ${a.details.written}, expired ${a.details.expired}`,
+            );
             if (a.details.profileFile) {
               profile = summariseProfileFile(a.details.profileFile, path.join(repoRoot(), 'bench', '.build', 'worker-child.js'), 40);
               log(`profile: ${a.details.profileFile}\n${profileMarkdown(profile, 25)}`);
@@ -129,7 +146,9 @@ async function run(o: BenchOptions): Promise<void> {
         }
       }
       await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
-      await admin.deleteGroups([`${groupBase}-raw`, ...Array.from({ length: o.rounds }, (_, r) => `${groupBase}-r${r}.bench.g1`)]).catch(() => undefined);
+      await admin
+        .deleteGroups([`${groupBase}-raw`, ...Array.from({ length: o.rounds }, (_, r) => `${groupBase}-r${r}.bench.g1`)])
+        .catch(() => undefined);
     }
     await admin.disconnect();
     await client?.shutdown();

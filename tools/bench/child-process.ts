@@ -33,7 +33,11 @@ export async function bundleWorkerChild(): Promise<string | null> {
 }
 
 /** Starts the worker child with an IPC channel; stdout/stderr go to logFile. */
-export async function spawnWorkerChild(configFile: string, logFile: string, opts: { cpuProfDir?: string; endOffsets?: Record<string, string>; cpus?: string } = {}): Promise<{ child: ChildProcess; mode: ChildMode }> {
+export async function spawnWorkerChild(
+  configFile: string,
+  logFile: string,
+  opts: { cpuProfDir?: string; endOffsets?: Record<string, string>; cpus?: string } = {},
+): Promise<{ child: ChildProcess; mode: ChildMode }> {
   const bundle = await bundleWorkerChild();
   const root = repoRoot();
   const prof = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`, '--cpu-prof-interval=500'] : [];
@@ -41,11 +45,20 @@ export async function spawnWorkerChild(configFile: string, logFile: string, opts
   const extra = (process.env.BENCH_CHILD_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
   // The heap bounds `adjunct run` applies by default (bin/node-flags.js), unless the experiment flags set them.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { missingNodeFlags } = require(path.join(root, 'bin', 'node-flags.js')) as { missingNodeFlags(execArgv: string[], nodeOptions?: string): string[] };
+  const { missingNodeFlags } = require(path.join(root, 'bin', 'node-flags.js')) as {
+    missingNodeFlags(execArgv: string[], nodeOptions?: string): string[];
+  };
   extra.push(...missingNodeFlags(extra, process.env.NODE_OPTIONS));
   const entry = bundle ? [bundle] : ['--import', 'tsx', path.join(root, 'tools', 'bench', 'worker-child.ts')];
   const fd = fs.openSync(logFile, 'a');
-  const args = [...prof, ...extra, '--enable-source-maps', ...entry, configFile, ...(opts.endOffsets ? [JSON.stringify(opts.endOffsets)] : [])];
+  const args = [
+    ...prof,
+    ...extra,
+    '--enable-source-maps',
+    ...entry,
+    configFile,
+    ...(opts.endOffsets ? [JSON.stringify(opts.endOffsets)] : []),
+  ];
   // With --pin the child runs under taskset on the client core.
   const [cmd, argv] = opts.cpus ? ['taskset', ['-c', opts.cpus, process.execPath, ...args]] : [process.execPath, args];
   const child = spawn(cmd, argv, {

@@ -2,7 +2,12 @@
 import { LatencyRecorder } from './stats';
 
 /** Runs fn(i) for i in [0, count) with at most `concurrency` calls in flight; records each call's latency. */
-export async function runPool(count: number, concurrency: number, fn: (i: number) => Promise<unknown>, latency?: LatencyRecorder): Promise<void> {
+export async function runPool(
+  count: number,
+  concurrency: number,
+  fn: (i: number) => Promise<unknown>,
+  latency?: LatencyRecorder,
+): Promise<void> {
   let next = 0;
   const lane = async () => {
     while (next < count) {

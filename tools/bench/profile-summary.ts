@@ -55,11 +55,17 @@ export function areaOf(url: string, functionName: string, file?: string): string
   if (src.startsWith('node:')) return 'node internals';
   const s = /(?:^|\/)src\/([^/]+)\//.exec(src);
   if (s) return `adjunct src/${s[1]}`;
-  return src.replace(/^file:\/\//, '').split('/').slice(-1)[0];
+  return src
+    .replace(/^file:\/\//, '')
+    .split('/')
+    .slice(-1)[0];
 }
 
 /** Computes self time per function and per area; `top` rows of functions. */
-export function summariseProfile(p: CpuProfile, options: { top?: number; lineToFile?: (url: string, line: number) => string | undefined } = {}): ProfileSummary {
+export function summariseProfile(
+  p: CpuProfile,
+  options: { top?: number; lineToFile?: (url: string, line: number) => string | undefined } = {},
+): ProfileSummary {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
   for (let i = 0; i < p.samples.length; i++) {
@@ -82,7 +88,10 @@ export function summariseProfile(p: CpuProfile, options: { top?: number; lineToF
     areas.set(area, (areas.get(area) ?? 0) + us);
   }
   const rows = (m: Map<string, number>, top: number) =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, us]) => ({ name, selfMs: us / 1000, share: total ? us / total : 0 }));
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => ({ name, selfMs: us / 1000, share: total ? us / total : 0 }));
   return { totalMs: total / 1000, functions: rows(fns, options.top ?? 25), areas: rows(areas, 30) };
 }
 

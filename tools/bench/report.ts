@@ -15,7 +15,12 @@ export interface BenchReport {
   machine: { cpus: number; cpuModel: string; memGb: number; node: string; platform: string; kernel: string };
   dataset: { outOfOrderShare: number; minTs: number; maxTs: number; produceSeconds: number };
   phases: PhaseResult[];
-  ratios: { adjunctVsRawInsert: number | null; adjunctVsRawBatchedInsert: number | null; adjunctVsSeedPath: number | null; libraryVsRawSelect: number | null };
+  ratios: {
+    adjunctVsRawInsert: number | null;
+    adjunctVsRawBatchedInsert: number | null;
+    adjunctVsSeedPath: number | null;
+    libraryVsRawSelect: number | null;
+  };
   /** CPU time (user + system) per record: the worker child from start to caught-up, the raw clients over their timed window. */
   cpuMicrosPerRecord: { adjunct: number | null; rawInsert: number | null; rawBatchedInsert: number | null };
   /** Whether Cassandra and Kafka were pinned to one core and the client under test to the other. */
@@ -30,7 +35,14 @@ export interface BenchReport {
 /** Machine facts recorded with each run. */
 export function machineInfo(): BenchReport['machine'] {
   const cpus = os.cpus();
-  return { cpus: cpus.length, cpuModel: cpus[0]?.model ?? 'unknown', memGb: Math.round((os.totalmem() / 2 ** 30) * 10) / 10, node: process.version, platform: process.platform, kernel: os.release() };
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    memGb: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    platform: process.platform,
+    kernel: os.release(),
+  };
 }
 
 /** The round with the median rate (the lower middle one for an even count), with every round's rate in extra.roundRates. */
@@ -57,7 +69,10 @@ export function reportMarkdown(r: BenchReport): string {
     '',
     '| phase | count | seconds | rate/s | p50 ms | p99 ms |',
     '|---|---:|---:|---:|---:|---:|',
-    ...r.phases.map((p) => `| ${p.phase} | ${p.count.toLocaleString('en')} ${p.unit} | ${f1(p.seconds, 2)} | ${Math.round(p.ratePerSec).toLocaleString('en')} | ${f1(p.latency?.p50Ms, 2)} | ${f1(p.latency?.p99Ms, 2)} |`),
+    ...r.phases.map(
+      (p) =>
+        `| ${p.phase} | ${p.count.toLocaleString('en')} ${p.unit} | ${f1(p.seconds, 2)} | ${Math.round(p.ratePerSec).toLocaleString('en')} | ${f1(p.latency?.p50Ms, 2)} | ${f1(p.latency?.p99Ms, 2)} |`,
+    ),
     '',
     `| ratio | value | target |`,
     '|---|---:|---|',
@@ -72,13 +87,20 @@ export function reportMarkdown(r: BenchReport): string {
     '',
     `Rates are medians of ${r.options.rounds} rounds in rotated phase order${r.pinned ? '; Cassandra and Kafka pinned to CPU 0, the client under test to CPU 1' : ', unpinned'}. The adjunct phase is timed from process spawn to its last commit (commit interval ${r.options.commitInterval} ms).`,
     '',
-    `Cassandra requests per record: ${Object.entries(r.statementsPerRecord).map(([k, v]) => `${k} ${f1(v, 3)}`).join(', ')}.`,
+    `Cassandra requests per record: ${Object.entries(r.statementsPerRecord)
+      .map(([k, v]) => `${k} ${f1(v, 3)}`)
+      .join(', ')}.`,
   ];
   const w = r.worker as Partial<AdjunctDetails>;
   if (w.requests) {
-    lines.push(`Worker requests (client side, counted in the child): ${JSON.stringify(w.requests)}; wall incl. start-up ${f1(w.wallSecondsInclStartup, 1)} s (start-up ${f1(w.startupSeconds, 1)} s); first→last data write ${f1(w.writeSeconds, 2)} s, then ${f1(w.commitLagSeconds, 2)} s until the commits reached the end; RSS at end ${f1(w.endRssMb, 0)} MB (V8 heap used ${f1(w.endHeapUsedMb, 0)} of ${f1(w.endHeapTotalMb, 0)} MB, external ${f1(w.endExternalMb, 0)} MB)${w.childNodeOptions ? ` with child flags ${w.childNodeOptions}` : ''}; child mode ${w.mode}.`);
+    lines.push(
+      `Worker requests (client side, counted in the child): ${JSON.stringify(w.requests)}; wall incl. start-up ${f1(w.wallSecondsInclStartup, 1)} s (start-up ${f1(w.startupSeconds, 1)} s); first→last data write ${f1(w.writeSeconds, 2)} s, then ${f1(w.commitLagSeconds, 2)} s until the commits reached the end; RSS at end ${f1(w.endRssMb, 0)} MB (V8 heap used ${f1(w.endHeapUsedMb, 0)} of ${f1(w.endHeapTotalMb, 0)} MB, external ${f1(w.endExternalMb, 0)} MB)${w.childNodeOptions ? ` with child flags ${w.childNodeOptions}` : ''}; child mode ${w.mode}.`,
+    );
   }
-  if (w.server) lines.push(`Server side (system_views coordinator counters of the worker keyspace): reads ${w.server.reads}, writes ${w.server.writes}; by table ${JSON.stringify(w.server.byTable)}.`);
+  if (w.server)
+    lines.push(
+      `Server side (system_views coordinator counters of the worker keyspace): reads ${w.server.reads}, writes ${w.server.writes}; by table ${JSON.stringify(w.server.byTable)}.`,
+    );
   return lines.join('\n');
 }
 

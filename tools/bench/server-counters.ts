@@ -12,8 +12,13 @@ export interface ServerCounts {
 export async function serverCounts(client: Client, keyspace: string): Promise<ServerCounts | null> {
   const out: ServerCounts = { reads: 0, writes: 0, byTable: {} };
   try {
-    for (const [view, field] of [['coordinator_read_latency', 'reads'], ['coordinator_write_latency', 'writes']] as const) {
-      const rs = await client.execute(`SELECT table_name, count FROM system_views.${view} WHERE keyspace_name = ?`, [keyspace], { fetchSize: 1000 });
+    for (const [view, field] of [
+      ['coordinator_read_latency', 'reads'],
+      ['coordinator_write_latency', 'writes'],
+    ] as const) {
+      const rs = await client.execute(`SELECT table_name, count FROM system_views.${view} WHERE keyspace_name = ?`, [keyspace], {
+        fetchSize: 1000,
+      });
       for (const r of rs.rows) {
         const n = Number(r.count);
         const t = (out.byTable[r.table_name as string] ??= { reads: 0, writes: 0 });

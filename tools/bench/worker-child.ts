@@ -34,7 +34,19 @@ export type ChildMessage =
   | { type: 'started'; at: number; cpuMicros: number }
   | { type: 'caughtUp'; at: number; cpuMicros: number }
   | { type: 'failed'; error: string }
-  | { type: 'stats'; counts: RequestCounts; firstDataWriteAt: number | null; lastDataWriteDoneAt: number | null; consumed: number; written: number; expired: number; rssMb: number; heapUsedMb: number; heapTotalMb: number; externalMb: number }
+  | {
+      type: 'stats';
+      counts: RequestCounts;
+      firstDataWriteAt: number | null;
+      lastDataWriteDoneAt: number | null;
+      consumed: number;
+      written: number;
+      expired: number;
+      rssMb: number;
+      heapUsedMb: number;
+      heapTotalMb: number;
+      externalMb: number;
+    }
   | { type: 'stopped' };
 
 const counts: RequestCounts = { select: 0, insert: 0, delete: 0, update: 0, other: 0, batch: 0, batchedRows: 0, dataTable: 0, metadata: 0 };
@@ -44,7 +56,8 @@ let lastDataWriteDoneAt: number | null = null;
 /** Counts a request; returns true for a write to the data table. */
 function classify(query: string): boolean {
   const head = query.trimStart().slice(0, 6).toUpperCase();
-  const kind = head === 'SELECT' ? 'select' : head === 'INSERT' ? 'insert' : head === 'DELETE' ? 'delete' : head === 'UPDATE' ? 'update' : 'other';
+  const kind =
+    head === 'SELECT' ? 'select' : head === 'INSERT' ? 'insert' : head === 'DELETE' ? 'delete' : head === 'UPDATE' ? 'update' : 'other';
   counts[kind]++;
   const meta = kind === 'other' || /\.adjunct_|system/.test(query);
   if (meta) counts.metadata++;
@@ -65,7 +78,11 @@ function instrumentDriver(): void {
   proto.execute = function (this: unknown, ...args: unknown[]) {
     const dataWrite = typeof args[0] === 'string' && classify(args[0]);
     const r = execute.apply(this, args);
-    if (dataWrite && r instanceof Promise) void r.then(() => (lastDataWriteDoneAt = Date.now()), () => undefined);
+    if (dataWrite && r instanceof Promise)
+      void r.then(
+        () => (lastDataWriteDoneAt = Date.now()),
+        () => undefined,
+      );
     return r;
   };
   const batch = proto.batch;
@@ -77,7 +94,11 @@ function instrumentDriver(): void {
     counts.dataTable++;
     if (firstDataWriteAt === null) firstDataWriteAt = Date.now();
     const r = batch.apply(this, args);
-    if (r instanceof Promise) void r.then(() => (lastDataWriteDoneAt = Date.now()), () => undefined);
+    if (r instanceof Promise)
+      void r.then(
+        () => (lastDataWriteDoneAt = Date.now()),
+        () => undefined,
+      );
     return r;
   };
 }
@@ -120,12 +141,35 @@ async function main(): Promise<void> {
   overrideConsumerMaxBytes();
   const loaded = loadConfigFile(file);
   const metrics = new AdjunctMetrics({ defaultMetrics: false });
-  const worker = new Worker(loaded, { logger: createLogger(loaded.config.worker.logLevel), metrics, onFatal: (e) => send({ type: 'failed', error: e.message }) });
+  const worker = new Worker(loaded, {
+    logger: createLogger(loaded.config.worker.logLevel),
+    metrics,
+    onFatal: (e) => send({ type: 'failed', error: e.message }),
+  });
   process.on('message', (m: { cmd?: string }) => {
     if (m.cmd === 'stats') {
-      const c = worker.status().pipelines.reduce((a, p) => ({ consumed: a.consumed + p.counts.consumed, written: a.written + p.counts.written, expired: a.expired + p.counts.expired }), { consumed: 0, written: 0, expired: 0 });
+      const c = worker
+        .status()
+        .pipelines.reduce(
+          (a, p) => ({
+            consumed: a.consumed + p.counts.consumed,
+            written: a.written + p.counts.written,
+            expired: a.expired + p.counts.expired,
+          }),
+          { consumed: 0, written: 0, expired: 0 },
+        );
       const mem = process.memoryUsage();
-      send({ type: 'stats', counts: { ...counts }, firstDataWriteAt, lastDataWriteDoneAt, ...c, rssMb: mem.rss / 2 ** 20, heapUsedMb: mem.heapUsed / 2 ** 20, heapTotalMb: mem.heapTotal / 2 ** 20, externalMb: mem.external / 2 ** 20 });
+      send({
+        type: 'stats',
+        counts: { ...counts },
+        firstDataWriteAt,
+        lastDataWriteDoneAt,
+        ...c,
+        rssMb: mem.rss / 2 ** 20,
+        heapUsedMb: mem.heapUsed / 2 ** 20,
+        heapTotalMb: mem.heapTotal / 2 ** 20,
+        externalMb: mem.external / 2 ** 20,
+      });
     } else if (m.cmd === 'stop') {
       void worker.stop().finally(() => {
         send({ type: 'stopped' });

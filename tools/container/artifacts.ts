@@ -26,7 +26,10 @@ export async function resolveArtifacts(): Promise<ContainerArtifacts> {
   const kafkaLibs = await resolvePomLibs(pom('devstack', 'poms', 'kafka'), cached(`kafka-${VERSIONS.kafka}`));
   const kafkaToolsLibs = await resolvePomLibs(pom('container', 'poms', 'kafka-tools'), cached(`kafka-tools-${VERSIONS.kafka}`));
   const cassandraLibs = await resolvePomLibs(pom('devstack', 'poms', 'cassandra'), cached(`cassandra-${VERSIONS.cassandra}`));
-  const registryApp = await resolveTarball(`io.apicurio:apicurio-registry-app:${VERSIONS.registry}:tar.gz:all`, cached(`apicurio-registry-${VERSIONS.registry}`));
+  const registryApp = await resolveTarball(
+    `io.apicurio:apicurio-registry-app:${VERSIONS.registry}:tar.gz:all`,
+    cached(`apicurio-registry-${VERSIONS.registry}`),
+  );
   const java = fs.realpathSync(findJava({ min: 21, envVar: 'ADJUNCT_REGISTRY_JAVA' }));
   return { kafkaLibs, kafkaToolsLibs, cassandraLibs, registryApp, registryJavaHome: path.dirname(path.dirname(java)) };
 }

@@ -19,7 +19,9 @@ export async function runDemo(): Promise<number> {
   const run = randomBytes(3).toString('hex');
   const ep = stackEndpoints();
   process.env.ADJUNCT_KAFKA_BROKERS ??= ep.kafkaBrokers.join(',');
-  process.env.ADJUNCT_CASSANDRA_CONTACT_POINTS ??= ep.cassandraContactPoints.map((c) => (c.includes(':') ? c : `${c}:${ep.cassandraPort}`)).join(',');
+  process.env.ADJUNCT_CASSANDRA_CONTACT_POINTS ??= ep.cassandraContactPoints
+    .map((c) => (c.includes(':') ? c : `${c}:${ep.cassandraPort}`))
+    .join(',');
   process.env.ADJUNCT_DEMO_KEYSPACE = `adjunct_demo_${run}`;
   process.env.ADJUNCT_DEMO_GROUP = `adjunct-demo-${run}`;
   process.env.ADJUNCT_DEMO_RATES_TOPIC = `demo-rates-${run}`;
@@ -47,7 +49,10 @@ export async function runDemo(): Promise<number> {
     await lookup?.close().catch(() => undefined);
     await worker?.stop().catch(() => undefined);
     await admin.deleteTopics({ topics: [ratesTopic, txTopic] }).catch(() => undefined);
-    const c = new Client({ contactPoints: loaded.config.cassandra.contactPoints, localDataCenter: loaded.config.cassandra.localDataCenter });
+    const c = new Client({
+      contactPoints: loaded.config.cassandra.contactPoints,
+      localDataCenter: loaded.config.cassandra.localDataCenter,
+    });
     await c.execute(`DROP KEYSPACE IF EXISTS ${loaded.config.cassandra.keyspace}`).catch(() => undefined);
     await c.shutdown().catch(() => undefined);
     await admin.disconnect().catch(() => undefined);
@@ -56,7 +61,13 @@ export async function runDemo(): Promise<number> {
 
   try {
     step(2, `Creating topics ${ratesTopic} (3 partitions) and ${txTopic}`);
-    await admin.createTopics({ topics: [{ topic: ratesTopic, numPartitions: 3 }, { topic: txTopic, numPartitions: 1 }], waitForLeaders: true });
+    await admin.createTopics({
+      topics: [
+        { topic: ratesTopic, numPartitions: 3 },
+        { topic: txTopic, numPartitions: 1 },
+      ],
+      waitForLeaders: true,
+    });
 
     const t0 = demoBaseTime();
     step(3, 'Producing the rates changelog (keyed by currency, JSON {rate, ts}); one change arrives out of order, one rate is deleted:');
@@ -64,13 +75,21 @@ export async function runDemo(): Promise<number> {
     await producer.connect();
     for (const r of rateChanges(t0)) {
       say(`    ${r.currency} ${r.rate === null ? 'tombstone' : r.rate.toFixed(4)} valid from ${hhmmss(r.at)} ${r.note}`);
-      await producer.send({ topic: ratesTopic, messages: [{ key: r.currency, value: r.rate === null ? null : JSON.stringify({ rate: r.rate, ts: r.at }), timestamp: String(r.at) }] });
+      await producer.send({
+        topic: ratesTopic,
+        messages: [
+          { key: r.currency, value: r.rate === null ? null : JSON.stringify({ rate: r.rate, ts: r.at }), timestamp: String(r.at) },
+        ],
+      });
     }
     const txs = transactions(t0);
     await producer.send({ topic: txTopic, messages: txs.map((t) => ({ key: t.id, value: JSON.stringify(t), timestamp: String(t.at) })) });
     await producer.disconnect();
 
-    step(4, `Running the worker with config/demo.yaml (rates: bootstrap, versioned, global store; keyspace ${loaded.config.cassandra.keyspace})`);
+    step(
+      4,
+      `Running the worker with config/demo.yaml (rates: bootstrap, versioned, global store; keyspace ${loaded.config.cassandra.keyspace})`,
+    );
     worker = new Worker(loaded, { logger: createLogger(process.env.ADJUNCT_LOG_LEVEL ?? 'warn') });
     await worker.start();
     http = await httpStarter(worker);
@@ -93,7 +112,9 @@ export async function runDemo(): Promise<number> {
           try {
             const tx = JSON.parse(message.value!.toString()) as (typeof txs)[number];
             const r = await rates.get(tx.currency, tx.at);
-            const joined = r ? `rate ${r.value.rate.toFixed(4)} (valid from ${hhmmss(r.timestamp!)}) → ${(tx.amount * r.value.rate).toFixed(2)} USD` : 'no rate valid at that time';
+            const joined = r
+              ? `rate ${r.value.rate.toFixed(4)} (valid from ${hhmmss(r.timestamp!)}) → ${(tx.amount * r.value.rate).toFixed(2)} USD`
+              : 'no rate valid at that time';
             say(`    ${tx.id} ${hhmmss(tx.at)} ${tx.amount} ${tx.currency}: ${joined}${tx.note ? `   [${tx.note}]` : ''}`);
             if (++seen === txs.length) resolve();
           } catch (e) {

@@ -10,7 +10,11 @@ const USAGE = 'usage: tsx tools/devstack/cli.ts up [--cassandra-nodes N] [--kafk
 
 /** Applies `--cassandra-nodes` / `--kafka-brokers` to the environment the stack settings are read from. */
 function applyTopologyFlags(args: string[]): void {
-  const { values } = parseArgs({ args, options: { 'cassandra-nodes': { type: 'string' }, 'kafka-brokers': { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args,
+    options: { 'cassandra-nodes': { type: 'string' }, 'kafka-brokers': { type: 'string' } },
+    strict: true,
+  });
   if (values['cassandra-nodes'] !== undefined) process.env[TOPOLOGY_ENV_VARS.cassandraNodes] = values['cassandra-nodes'];
   if (values['kafka-brokers'] !== undefined) process.env[TOPOLOGY_ENV_VARS.kafkaBrokers] = values['kafka-brokers'];
 }

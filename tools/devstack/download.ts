@@ -20,12 +20,17 @@ function serialised<T>(fn: () => Promise<T>): Promise<T> {
 
 function run(cmd: string, args: string[], cwd?: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, MAVEN_OPTS: process.env.MAVEN_OPTS ?? '-Xmx512m' } }, (err, stdout, stderr) => {
-      if (err) {
-        const out = `${stdout}\n${stderr}`.trim().split('\n').slice(-30).join('\n');
-        reject(new Error(`${cmd} ${args.join(' ')} failed: ${err.message}\n${out}`));
-      } else resolve();
-    });
+    execFile(
+      cmd,
+      args,
+      { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, MAVEN_OPTS: process.env.MAVEN_OPTS ?? '-Xmx512m' } },
+      (err, stdout, stderr) => {
+        if (err) {
+          const out = `${stdout}\n${stderr}`.trim().split('\n').slice(-30).join('\n');
+          reject(new Error(`${cmd} ${args.join(' ')} failed: ${err.message}\n${out}`));
+        } else resolve();
+      },
+    );
   });
 }
 
@@ -52,7 +57,15 @@ async function intoCache(target: string, fill: (tmp: string) => Promise<void>): 
 /** Copies the runtime dependencies of a pom into `<target>/libs` (once); returns the libs folder. */
 export async function resolvePomLibs(pom: string, target: string): Promise<string> {
   await intoCache(target, (tmp) =>
-    run('mvn', ['-q', '-B', 'dependency:copy-dependencies', `-DoutputDirectory=${path.join(tmp, 'libs')}`, '-DincludeScope=runtime', '-f', pom]),
+    run('mvn', [
+      '-q',
+      '-B',
+      'dependency:copy-dependencies',
+      `-DoutputDirectory=${path.join(tmp, 'libs')}`,
+      '-DincludeScope=runtime',
+      '-f',
+      pom,
+    ]),
   );
   return path.join(target, 'libs');
 }

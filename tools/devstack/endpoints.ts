@@ -22,7 +22,8 @@ export function nodeHost(index: number): string {
   const first = process.env[FIRST_NODE_ADDRESS_ENV_VAR]?.trim() || STACK_HOST;
   const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(first);
   const octets = m ? [m[1], m[2], m[3]].map(Number) : [];
-  if (!m || octets.some((o) => o > 255) || octets[2] < 1) throw new Error(`${FIRST_NODE_ADDRESS_ENV_VAR}=${first} must be a loopback address 127.x.y.z`);
+  if (!m || octets.some((o) => o > 255) || octets[2] < 1)
+    throw new Error(`${FIRST_NODE_ADDRESS_ENV_VAR}=${first} must be a loopback address 127.x.y.z`);
   const last = octets[2] + index - 1;
   if (last > 254) throw new Error(`${FIRST_NODE_ADDRESS_ENV_VAR}=${first} leaves no loopback address for node ${index}`);
   return `127.${octets[0]}.${octets[1]}.${last}`;

@@ -183,7 +183,11 @@ export function tailFile(file: string, lines = 40): string {
     } finally {
       fs.closeSync(fd);
     }
-    return buf.toString('utf8').split('\n').slice(-lines - 1).join('\n');
+    return buf
+      .toString('utf8')
+      .split('\n')
+      .slice(-lines - 1)
+      .join('\n');
   } catch {
     return `(no log at ${file})`;
   }

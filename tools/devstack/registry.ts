@@ -41,12 +41,17 @@ export const registryService: ServiceDef = {
     return {
       command: findJava(REGISTRY_JAVA),
       args: [
-        '-Xms64m', '-Xmx384m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true',
+        '-Xms64m',
+        '-Xmx384m',
+        '-XX:+UseSerialGC',
+        '-XX:TieredStopAtLevel=1',
+        '-Djava.awt.headless=true',
         `-Dquarkus.http.host=${STACK_HOST}`,
         `-Dquarkus.http.port=${s.registryPort}`,
         `-Dquarkus.management.host=${STACK_HOST}`,
         `-Dquarkus.management.port=${s.registryManagementPort}`,
-        '-jar', path.join(d.app, 'quarkus-run.jar'),
+        '-jar',
+        path.join(d.app, 'quarkus-run.jar'),
       ],
       cwd: d.home,
     };
@@ -54,7 +59,11 @@ export const registryService: ServiceDef = {
 
   async probe(s) {
     const url = `http://${STACK_HOST}:${s.registryPort}/apis/ccompat/v7/subjects`;
-    const res = await withTimeout(fetch(url, { headers: { accept: 'application/vnd.schemaregistry.v1+json, application/json' } }), 5000, `GET ${url}`);
+    const res = await withTimeout(
+      fetch(url, { headers: { accept: 'application/vnd.schemaregistry.v1+json, application/json' } }),
+      5000,
+      `GET ${url}`,
+    );
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`GET ${url} returned ${res.status}`);
   },

@@ -9,10 +9,30 @@ import { PORT_ENV_VARS, stackSettings, TOPOLOGY_ENV_VARS, type StackSettings } f
 import { verifyCassandraRing } from './cassandra';
 import { registryService } from './registry';
 import {
-  cassandraNodes, describeTopology, forgetTopology, kafkaNodes, recordedTopology, recordTopology, sameTopology, stackServices, type Topology,
+  cassandraNodes,
+  describeTopology,
+  forgetTopology,
+  kafkaNodes,
+  recordedTopology,
+  recordTopology,
+  sameTopology,
+  stackServices,
+  type Topology,
 } from './topology';
 import {
-  isAlive, isPortFree, markerArg, ourPid, pidFile, readPid, rssMiB, sleep, spawnDetached, stopPid, tailFile, waitUntil, withTimeout,
+  isAlive,
+  isPortFree,
+  markerArg,
+  ourPid,
+  pidFile,
+  readPid,
+  rssMiB,
+  sleep,
+  spawnDetached,
+  stopPid,
+  tailFile,
+  waitUntil,
+  withTimeout,
 } from './process';
 import type { ServiceDef, ServiceName } from './service';
 
@@ -40,7 +60,12 @@ const LOG_TAIL_LINES = 40;
 
 function logTail(svc: ServiceDef, s: StackSettings): string {
   const file = svc.logFile(s);
-  const extra = svc.kind === 'kafka' ? path.join(path.dirname(file), 'server.log') : svc.kind === 'cassandra' ? path.join(path.dirname(file), 'system.log') : undefined;
+  const extra =
+    svc.kind === 'kafka'
+      ? path.join(path.dirname(file), 'server.log')
+      : svc.kind === 'cassandra'
+        ? path.join(path.dirname(file), 'system.log')
+        : undefined;
   let text = `--- last ${LOG_TAIL_LINES} lines of ${file} ---\n${tailFile(file, LOG_TAIL_LINES)}`;
   if (extra && fs.existsSync(extra)) text += `\n--- last ${LOG_TAIL_LINES} lines of ${extra} ---\n${tailFile(extra, LOG_TAIL_LINES)}`;
   return text;
@@ -91,14 +116,21 @@ async function upService(svc: ServiceDef, s: StackSettings, log: (m: string) => 
       if (!(await isPortFree(port, svc.host))) {
         const key = (Object.keys(PORT_ENV_VARS) as (keyof typeof PORT_ENV_VARS)[]).find((k) => s[k] === port);
         const hint = key ? `set ${PORT_ENV_VARS[key]} to another port` : 'override the port';
-        throw new StackError(`${svc.name}: port ${svc.host}:${port} is already in use by a process this stack did not start; stop it or ${hint}`);
+        throw new StackError(
+          `${svc.name}: port ${svc.host}:${port} is already in use by a process this stack did not start; stop it or ${hint}`,
+        );
       }
     }
     await svc.prepare(s);
     const spec = svc.launch(s);
     pid = spawnDetached({
-      service: svc.name, stackDir: s.stackDir, command: spec.command,
-      args: [markerArg(svc.name, s.stackDir), ...spec.args], cwd: spec.cwd, env: spec.env, logFile: svc.logFile(s),
+      service: svc.name,
+      stackDir: s.stackDir,
+      command: spec.command,
+      args: [markerArg(svc.name, s.stackDir), ...spec.args],
+      cwd: spec.cwd,
+      env: spec.env,
+      logFile: svc.logFile(s),
     });
     fresh = true;
     log(`${svc.name}: started pid ${pid}`);
@@ -154,7 +186,9 @@ export async function ensureStack(opts: StackOptions = {}): Promise<void> {
       await waitUntil(() => verifyCassandraRing(s), 120_000, { intervalMs: 2000 }).catch((e: Error) => {
         throw new StackError(`the Cassandra ring did not come together: ${e.message}`);
       });
-      log(`cassandra: ring of ${want.cassandraNodes} verified (RF=${want.cassandraNodes} write+read at ALL) in ${secs(Date.now() - ringAt)}`);
+      log(
+        `cassandra: ring of ${want.cassandraNodes} verified (RF=${want.cassandraNodes} write+read at ALL) in ${secs(Date.now() - ringAt)}`,
+      );
     }
   });
   log(`stack ready (${describeTopology(want)}) in ${secs(Date.now() - started)} (folder ${s.stackDir})`);

@@ -45,7 +45,8 @@ function topologyFile(s: StackSettings): string {
 export function recordedTopology(s: StackSettings): Topology | undefined {
   try {
     const t = JSON.parse(fs.readFileSync(topologyFile(s), 'utf8')) as Partial<Topology>;
-    if (Number.isInteger(t.cassandraNodes) && Number.isInteger(t.kafkaBrokers)) return { cassandraNodes: t.cassandraNodes!, kafkaBrokers: t.kafkaBrokers! };
+    if (Number.isInteger(t.cassandraNodes) && Number.isInteger(t.kafkaBrokers))
+      return { cassandraNodes: t.cassandraNodes!, kafkaBrokers: t.kafkaBrokers! };
   } catch {
     /* none recorded */
   }

@@ -90,7 +90,10 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
       await this.insert(v.key, timestamp, v.bytes, value, key);
     } else {
       // The read only sees versions strictly newer than timestamp, so it can run alongside the write.
-      const [next] = await Promise.all([this.reader.after(this.locator(v.key), timestamp), this.insert(v.key, timestamp, v.bytes, value, key)]);
+      const [next] = await Promise.all([
+        this.reader.after(this.locator(v.key), timestamp),
+        this.insert(v.key, timestamp, v.bytes, value, key),
+      ]);
       if (next !== null) validTo = next.validFrom;
     }
     this.cleaner.touched(v.key);
@@ -218,7 +221,10 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
       params.push(...row.cells);
       bytes += TYPED_CELL_BYTES * row.cells.length;
     }
-    await this.reader.exec.writeRow({ query, params, routingKey: this.routingKey ?? key, rowId: versionRowId(key, timestamp), bytes }, 'write version');
+    await this.reader.exec.writeRow(
+      { query, params, routingKey: this.routingKey ?? key, rowId: versionRowId(key, timestamp), bytes },
+      'write version',
+    );
   }
 
   /** Bind values of a key's rows plus one valid_from bound. */

@@ -136,7 +136,14 @@ export class CqlExecutor {
     };
     const retry = this.settings.retry;
     if (!retry) return attempt();
-    return withRetry(attempt, { timeoutMs: retry.timeoutMs, maxDelayMs: retry.maxDelayMs, initialDelayMs: 100, isRetriable: retry.isRetriable ?? isRetriableCassandraError, onRetry: retry.onRetry, shouldStop: retry.shouldStop });
+    return withRetry(attempt, {
+      timeoutMs: retry.timeoutMs,
+      maxDelayMs: retry.maxDelayMs,
+      initialDelayMs: 100,
+      isRetriable: retry.isRetriable ?? isRetriableCassandraError,
+      onRetry: retry.onRetry,
+      shouldStop: retry.shouldStop,
+    });
   }
 
   /** Executes an unlogged batch of prepared writes (one request). */
@@ -178,6 +185,13 @@ export class CqlExecutor {
     if (!retry || opts.isIdempotent === false) return once();
     // A retried write keeps its first client timestamp, so it can never overwrite a later write of the same row.
     if (isWrite && opts.timestamp === undefined) opts.timestamp = nextWriteTimestamp();
-    return withRetry(once, { timeoutMs: retry.timeoutMs, maxDelayMs: retry.maxDelayMs, initialDelayMs: 100, isRetriable: retry.isRetriable ?? isRetriableCassandraError, onRetry: retry.onRetry, shouldStop: retry.shouldStop });
+    return withRetry(once, {
+      timeoutMs: retry.timeoutMs,
+      maxDelayMs: retry.maxDelayMs,
+      initialDelayMs: 100,
+      isRetriable: retry.isRetriable ?? isRetriableCassandraError,
+      onRetry: retry.onRetry,
+      shouldStop: retry.shouldStop,
+    });
   }
 }

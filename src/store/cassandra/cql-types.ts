@@ -75,7 +75,8 @@ function toDecimal(v: unknown, scale: number | undefined): types.BigDecimal {
   if (typeof v === 'number' && Number.isFinite(v)) return types.BigDecimal.fromString(String(v));
   if (typeof v === 'string' && DECIMAL_TEXT.test(v)) return types.BigDecimal.fromString(v);
   // Avro decimal: the unscaled value as big-endian two's complement bytes; the scale comes from the schema.
-  if (Buffer.isBuffer(v) && scale !== undefined && v.length > 0) return new types.BigDecimal(types.Integer.fromBuffer(v) as unknown as number, scale);
+  if (Buffer.isBuffer(v) && scale !== undefined && v.length > 0)
+    return new types.BigDecimal(types.Integer.fromBuffer(v) as unknown as number, scale);
   return fail('decimal', v);
 }
 
@@ -121,7 +122,8 @@ export function toCell(type: CqlColumnType, v: unknown, scale?: number): unknown
     case 'bigint':
       return toLong(v);
     case 'varint':
-      if ((typeof v === 'number' && Number.isSafeInteger(v)) || typeof v === 'bigint' || (typeof v === 'string' && INTEGER_TEXT.test(v))) return types.Integer.fromString(String(v));
+      if ((typeof v === 'number' && Number.isSafeInteger(v)) || typeof v === 'bigint' || (typeof v === 'string' && INTEGER_TEXT.test(v)))
+        return types.Integer.fromString(String(v));
       return fail(type, v);
     case 'float':
     case 'double':

@@ -54,6 +54,9 @@ export const MAX_BASE_TABLE_LENGTH = 40;
 export function baseTableForStore(storeName: unknown): string {
   const table = tableNameForStore(storeName);
   if (table.length <= MAX_BASE_TABLE_LENGTH) return table;
-  const hash = createHash('sha256').update(storeName as string, 'utf8').digest('hex').slice(0, 8);
+  const hash = createHash('sha256')
+    .update(storeName as string, 'utf8')
+    .digest('hex')
+    .slice(0, 8);
   return `${table.slice(0, MAX_BASE_TABLE_LENGTH - 9)}_${hash}`;
 }

@@ -95,7 +95,10 @@ export class KvTableReader<K, V> {
     } else {
       const parts = await this.partitionValues(partition);
       if (parts.length === 0) return null;
-      rs = parts.length === 1 ? await this.exec.read(this.getCql, [parts[0], key], 'kv get') : await this.exec.read(this.getInCql, [parts, key], 'kv get');
+      rs =
+        parts.length === 1
+          ? await this.exec.read(this.getCql, [parts[0], key], 'kv get')
+          : await this.exec.read(this.getInCql, [parts, key], 'kv get');
     }
     const row = rs.first();
     return row ? (row.value as Buffer) : null;
@@ -103,12 +106,22 @@ export class KvTableReader<K, V> {
 
   /** Keys in [from, to] in encoded-byte order. */
   range(from?: K, to?: K): AsyncIterable<KeyValue<K, V>> {
-    return this.decode(this.scanBytes(keyBounds(from, to, (k) => this.encodeKey(k)), false));
+    return this.decode(
+      this.scanBytes(
+        keyBounds(from, to, (k) => this.encodeKey(k)),
+        false,
+      ),
+    );
   }
 
   /** Keys in [from, to] in descending order. */
   reverseRange(from?: K, to?: K): AsyncIterable<KeyValue<K, V>> {
-    return this.decode(this.scanBytes(keyBounds(from, to, (k) => this.encodeKey(k)), true));
+    return this.decode(
+      this.scanBytes(
+        keyBounds(from, to, (k) => this.encodeKey(k)),
+        true,
+      ),
+    );
   }
 
   /** Every entry in encoded-byte order. */
@@ -186,7 +199,10 @@ export class KvTableReader<K, V> {
 
   private async *decode(rows: AsyncIterable<Row>): AsyncGenerator<KeyValue<K, V>> {
     for await (const r of rows) {
-      yield { key: deserializeWith(this.settings.keySerde, r.key, 'key'), value: deserializeWith(this.settings.valueSerde, r.value, 'value') };
+      yield {
+        key: deserializeWith(this.settings.keySerde, r.key, 'key'),
+        value: deserializeWith(this.settings.valueSerde, r.value, 'value'),
+      };
     }
   }
 }

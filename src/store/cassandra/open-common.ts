@@ -8,7 +8,10 @@ import { SchemaOptions } from './schema';
 import { TableOptions } from './table-options';
 
 /** Validated keyspace and table of a store: the explicit tableName, else the normalised store name. */
-export function resolveStoreTable(options: { keyspace: string; storeName?: string; tableName?: string }): { keyspace: string; table: string } {
+export function resolveStoreTable(options: { keyspace: string; storeName?: string; tableName?: string }): {
+  keyspace: string;
+  table: string;
+} {
   const keyspace = validateKeyspaceName(options.keyspace);
   const table = options.tableName !== undefined ? validateTableName(options.tableName) : tableNameForStore(options.storeName);
   return { keyspace, table };
@@ -16,7 +19,8 @@ export function resolveStoreTable(options: { keyspace: string; storeName?: strin
 
 /** Throws InvalidArgumentError unless scope is 'partitioned' or 'global'. */
 export function requireScope(scope: unknown): StoreScope {
-  if (scope !== 'partitioned' && scope !== 'global') throw new InvalidArgumentError(`scope must be 'partitioned' or 'global', got ${String(scope)}`);
+  if (scope !== 'partitioned' && scope !== 'global')
+    throw new InvalidArgumentError(`scope must be 'partitioned' or 'global', got ${String(scope)}`);
   return scope;
 }
 
@@ -32,7 +36,8 @@ export function validatePartition(scope: StoreScope, partition: unknown): number
 /** An optional positive safe-integer option, or fallback when undefined. */
 export function positiveInt(name: string, v: unknown, fallback: number): number {
   if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got ${String(v)}`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)
+    throw new InvalidArgumentError(`${name} must be a positive integer, got ${String(v)}`);
   return v;
 }
 

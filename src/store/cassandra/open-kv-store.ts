@@ -28,7 +28,8 @@ export async function openCassandraKeyValueStore<K = string, V = string>(
   const replication = renderReplication(options.replication);
   const partition = validatePartition(options.scope, options.partition);
   const buckets = options.buckets ?? DEFAULT_KV_BUCKETS;
-  if (!Number.isSafeInteger(buckets) || buckets < 1 || buckets > 4096) throw new InvalidArgumentError(`buckets must be in 1..4096, got ${String(buckets)}`);
+  if (!Number.isSafeInteger(buckets) || buckets < 1 || buckets > 4096)
+    throw new InvalidArgumentError(`buckets must be in 1..4096, got ${String(buckets)}`);
   const fetchSize = positiveInt('fetchSize', options.fetchSize, 500);
 
   const exec = new CqlExecutor(options.client, options, { keyspace, table, store: options.storeName });

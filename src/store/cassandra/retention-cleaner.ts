@@ -97,7 +97,10 @@ export class RetentionCleaner {
 
   private enqueue(id: string, force = false): void {
     if (this.queued.has(id)) return;
-    if (!force && (this.queue.length >= this.options.maxQueued || (this.queue.length > 0 && this.queuedBytes + id.length > this.halfBudget))) {
+    if (
+      !force &&
+      (this.queue.length >= this.options.maxQueued || (this.queue.length > 0 && this.queuedBytes + id.length > this.halfBudget))
+    ) {
       this.dropped++;
       return;
     }

@@ -5,8 +5,7 @@ import { qualified } from './layout';
 
 /** Replication of an auto-created keyspace. */
 export type ReplicationOptions =
-  | { class: 'SimpleStrategy'; replicationFactor?: number }
-  | { class: 'NetworkTopologyStrategy'; datacenters: Record<string, number> };
+  { class: 'SimpleStrategy'; replicationFactor?: number } | { class: 'NetworkTopologyStrategy'; datacenters: Record<string, number> };
 
 /** What to create when opening a store. */
 export interface SchemaOptions {
@@ -34,7 +33,8 @@ export function renderReplication(r: ReplicationOptions | undefined): string {
   }
   if (rep.class === 'NetworkTopologyStrategy') {
     const entries = Object.entries(rep.datacenters ?? {});
-    if (entries.length === 0) throw new InvalidIdentifierError('NetworkTopologyStrategy needs at least one datacenter', { option: 'replication.datacenters' });
+    if (entries.length === 0)
+      throw new InvalidIdentifierError('NetworkTopologyStrategy needs at least one datacenter', { option: 'replication.datacenters' });
     const parts = entries.map(([dc, n]) => {
       if (!/^[A-Za-z0-9_.-]+$/.test(dc)) {
         throw new InvalidIdentifierError(`invalid datacenter name ${JSON.stringify(dc)}`, { option: `replication.datacenters.${dc}` });
@@ -43,7 +43,9 @@ export function renderReplication(r: ReplicationOptions | undefined): string {
     });
     return `{'class': 'NetworkTopologyStrategy', ${parts.join(', ')}}`;
   }
-  throw new InvalidIdentifierError(`unknown replication class ${JSON.stringify((rep as { class?: unknown }).class)}`, { option: 'replication.class' });
+  throw new InvalidIdentifierError(`unknown replication class ${JSON.stringify((rep as { class?: unknown }).class)}`, {
+    option: 'replication.class',
+  });
 }
 
 /** Polls the driver until all up hosts agree on the schema version, or the timeout passes. */
@@ -146,7 +148,11 @@ export async function ensureColumns(
   columns: { name: string; type: string }[],
   options: SchemaOptions,
 ): Promise<void> {
-  const rs = await exec.read('SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?', [ref.keyspace, ref.table], 'check columns');
+  const rs = await exec.read(
+    'SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?',
+    [ref.keyspace, ref.table],
+    'check columns',
+  );
   const present = new Set(rs.rows.map((r) => String(r.column_name)));
   for (const c of columns) {
     if (present.has(c.name)) continue;
@@ -163,7 +169,12 @@ export async function ensureColumns(
         await exec.ddl(`ALTER TABLE ${qualified(ref)} ADD ${c.name} ${c.type}`, `add column ${c.name} to ${qualified(ref)}`);
       } catch (e) {
         // Another worker added it first.
-        if (!/already exist|conflicts with an existing column/i.test(e instanceof Error ? `${e.message} ${String((e as { cause?: Error }).cause?.message)}` : String(e))) throw e;
+        if (
+          !/already exist|conflicts with an existing column/i.test(
+            e instanceof Error ? `${e.message} ${String((e as { cause?: Error }).cause?.message)}` : String(e),
+          )
+        )
+          throw e;
       }
       await agree(exec, options, `adding column ${c.name} to ${qualified(ref)}`);
     });

@@ -52,7 +52,8 @@ export function typedColumnProblems(columns: { field: string; column: string; ty
     const why = columnNameProblem(c.column);
     if (why !== null) problems.push({ field: c.field, message: `column name ${JSON.stringify(c.column)} ${why}` });
     const other = seen.get(c.column);
-    if (other !== undefined) problems.push({ field: c.field, message: `column ${c.column} is also the column of field ${JSON.stringify(other)}` });
+    if (other !== undefined)
+      problems.push({ field: c.field, message: `column ${c.column} is also the column of field ${JSON.stringify(other)}` });
     seen.set(c.column, c.field);
   }
   return problems;
@@ -70,7 +71,10 @@ export function explicitTypedColumns(mapping: Record<string, unknown>): TypedCol
  * columns). With a composite key (`keyFields`, the tuple's fields in order) every name must be one of them and takes
  * that element; otherwise the mapping has exactly one entry, which takes the whole key.
  */
-export function keyColumnsOf(mapping: Record<string, unknown>, keyFields?: string[]): { field: string; column: string; type: unknown; index?: number }[] {
+export function keyColumnsOf(
+  mapping: Record<string, unknown>,
+  keyFields?: string[],
+): { field: string; column: string; type: unknown; index?: number }[] {
   return Object.entries(mapping).map(([field, type]) => {
     const c: { field: string; column: string; type: unknown; index?: number } = { field, column: `key_${columnNameFor(field)}`, type };
     if (keyFields) c.index = keyFields.indexOf(field);
@@ -81,8 +85,13 @@ export function keyColumnsOf(mapping: Record<string, unknown>, keyFields?: strin
 /** Problems of a key-column mapping beyond the column rules: unknown composite-key fields, several columns for a scalar key. */
 export function keyColumnProblems(mapping: Record<string, unknown>, keyFields?: string[]): MappingProblem[] {
   const names = Object.keys(mapping);
-  if (keyFields) return names.filter((f) => !keyFields.includes(f)).map((field) => ({ field, message: `is not one of the composite key's fields [${keyFields.join(', ')}]` }));
-  return names.length > 1 ? names.slice(1).map((field) => ({ field, message: 'a scalar key has one key column (use extract.key.fields for a composite key)' })) : [];
+  if (keyFields)
+    return names
+      .filter((f) => !keyFields.includes(f))
+      .map((field) => ({ field, message: `is not one of the composite key's fields [${keyFields.join(', ')}]` }));
+  return names.length > 1
+    ? names.slice(1).map((field) => ({ field, message: 'a scalar key has one key column (use extract.key.fields for a composite key)' }))
+    : [];
 }
 
 /** Validates an explicit key-column mapping and returns its columns; throws InvalidIdentifierError naming every bad field. */
@@ -90,7 +99,10 @@ export function explicitKeyColumns(mapping: Record<string, unknown>, keyFields?:
   const columns = keyColumnsOf(mapping, keyFields);
   const problems = [...typedColumnProblems(columns), ...keyColumnProblems(mapping, keyFields)];
   if (problems.length > 0) {
-    throw new InvalidIdentifierError(`invalid key columns in store.keyColumns: ${problems.map((p) => `field ${JSON.stringify(p.field)}: ${p.message}`).join('; ')}`, { fields: problems.map((p) => p.field) });
+    throw new InvalidIdentifierError(
+      `invalid key columns in store.keyColumns: ${problems.map((p) => `field ${JSON.stringify(p.field)}: ${p.message}`).join('; ')}`,
+      { fields: problems.map((p) => p.field) },
+    );
   }
   return columns as (TypedColumn & { index?: number })[];
 }

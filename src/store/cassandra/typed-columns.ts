@@ -46,7 +46,11 @@ function incompatible(ref: TableRef, c: TypedColumn, had: string, origin: string
 
 /** The declared CQL type of every column of a table (one read of system_schema.columns). */
 async function tableColumnTypes(exec: CqlExecutor, ref: TableRef): Promise<Map<string, string>> {
-  const rs = await exec.read('SELECT column_name, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?', [ref.keyspace, ref.table], 'check typed columns');
+  const rs = await exec.read(
+    'SELECT column_name, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?',
+    [ref.keyspace, ref.table],
+    'check typed columns',
+  );
   return new Map(rs.rows.map((r) => [String(r.column_name), String(r.type)]));
 }
 
@@ -73,7 +77,8 @@ export class TypedColumns {
   /** Validates the columns, checks them against the table (adding missing ones) and returns the writer. */
   static async open(exec: CqlExecutor, ref: TableRef, options: TypedColumnsOptions, schemaOptions: SchemaOptions): Promise<TypedColumns> {
     const source = 'source' in options ? options.source : null;
-    const initial: ColumnSchema = 'source' in options ? await options.source.describe() : { columns: options.columns, unmapped: [], origin: 'store.columns' };
+    const initial: ColumnSchema =
+      'source' in options ? await options.source.describe() : { columns: options.columns, unmapped: [], origin: 'store.columns' };
     const typed = new TypedColumns(exec, ref, source, schemaOptions);
     const keyColumns = options.keyColumns ?? [];
     if (keyColumns.length > 0) {
@@ -123,14 +128,19 @@ export class TypedColumns {
   private fieldsOf(value: unknown): Record<string, unknown> | null {
     if (value === null || value === undefined) return null;
     if (typeof value !== 'object' || Array.isArray(value) || Buffer.isBuffer(value)) {
-      throw new BadRecordError(`typed columns need an object value, got ${Array.isArray(value) ? 'an array' : typeof value}`, { stage: 'write', code: 'TYPED_COLUMN_MISMATCH' });
+      throw new BadRecordError(`typed columns need an object value, got ${Array.isArray(value) ? 'an array' : typeof value}`, {
+        stage: 'write',
+        code: 'TYPED_COLUMN_MISMATCH',
+      });
     }
     return value as Record<string, unknown>;
   }
 
   private build(key: unknown, fields: Record<string, unknown> | null): TypedRow {
     const keyCells = this.keyColumns.map((c) => cell(c, c.index === undefined ? key : Array.isArray(key) ? key[c.index] : null, true));
-    const cells = this.columns.map((c) => cell(c, fields !== null && Object.prototype.hasOwnProperty.call(fields, c.field) ? fields[c.field] : null, false));
+    const cells = this.columns.map((c) =>
+      cell(c, fields !== null && Object.prototype.hasOwnProperty.call(fields, c.field) ? fields[c.field] : null, false),
+    );
     return { cql: this.insertCql, cells: [...keyCells, ...cells] };
   }
 
@@ -163,7 +173,11 @@ export class TypedColumns {
     this.columns = [...this.columns.map((c) => ({ ...c, scale: scales.get(c.column) ?? c.scale })), ...added];
     for (const c of schema.columns) this.known.add(c.field);
     for (const f of schema.unmapped) this.known.add(f);
-    const names = [...versionedInsertColumns(this.ref.scope), ...this.keyColumns.map((c) => c.column), ...this.columns.map((c) => c.column)];
+    const names = [
+      ...versionedInsertColumns(this.ref.scope),
+      ...this.keyColumns.map((c) => c.column),
+      ...this.columns.map((c) => c.column),
+    ];
     this.insertCql = `INSERT INTO ${qualified(this.ref)} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
   }
 
@@ -235,9 +249,12 @@ function cell(c: TypedColumn, v: unknown, isKey: boolean): unknown {
 function asMismatch(e: unknown): unknown {
   if (!(e instanceof TypedCellError)) return e;
   const c = e.column;
-  return new BadRecordError(`${e.isKey ? 'key ' : ''}field ${JSON.stringify(c.field)} does not fit typed column ${c.column}: ${e.message}`, {
-    stage: 'write',
-    code: 'TYPED_COLUMN_MISMATCH',
-    context: { field: c.field, column: c.column },
-  });
+  return new BadRecordError(
+    `${e.isKey ? 'key ' : ''}field ${JSON.stringify(c.field)} does not fit typed column ${c.column}: ${e.message}`,
+    {
+      stage: 'write',
+      code: 'TYPED_COLUMN_MISMATCH',
+      context: { field: c.field, column: c.column },
+    },
+  );
 }

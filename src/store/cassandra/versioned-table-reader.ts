@@ -45,7 +45,11 @@ const HISTORY_FETCH_SIZE = 100;
 function toVersion(row: types.Row | undefined | null): RawVersion | null {
   if (!row) return null;
   const value = row.value as Buffer | null | undefined;
-  const v: RawVersion = { validFrom: toNumber(row.valid_from), value: value ?? null, writer: (row.writer as string | null | undefined) ?? null };
+  const v: RawVersion = {
+    validFrom: toNumber(row.valid_from),
+    value: value ?? null,
+    writer: (row.writer as string | null | undefined) ?? null,
+  };
   if (row.partition !== undefined && row.partition !== null) v.partition = Number(row.partition);
   return v;
 }

@@ -7,7 +7,17 @@ import { committedOffsets, endOffsets, eventually, waitCaughtUp } from '../../in
 import { killWorker } from '../../integration/worker/processes';
 import { useStack } from '../../integration/worker/harness';
 import { checkBelowCommitted, expectTableEqualsReference, note, PROFILE, sampleCommitted, totalOf, waitOutput } from '../lib';
-import { busiestLeader, clientAt, expectRingStack, killNode, longestCommitGap, nodeRunning, restoreStack, startRingWorkerUnderLoad, useRingRestore } from './ring';
+import {
+  busiestLeader,
+  clientAt,
+  expectRingStack,
+  killNode,
+  longestCommitGap,
+  nodeRunning,
+  restoreStack,
+  startRingWorkerUnderLoad,
+  useRingRestore,
+} from './ring';
 
 const SIZE = { records: PROFILE === 'full' ? 80_000 : 20_000, keys: 500, partitions: 6 };
 
@@ -38,7 +48,9 @@ describe(`multi-node fault: a Kafka broker killed under load (${PROFILE} profile
     const meta = await admin.fetchTopicMetadata({ topics: [n.topic] });
     const deadId = Number(victim.split('-')[1]);
     expect(meta.topics[0].partitions.filter((p) => p.leader === deadId)).toEqual([]);
-    note(`caught up ${caughtUpAt - killedAt} ms after the kill; longest pause between commit advances after the kill: ${longestCommitGap(sampler.samples, killedAt, caughtUpAt)} ms`);
+    note(
+      `caught up ${caughtUpAt - killedAt} ms after the kill; longest pause between commit advances after the kill: ${longestCommitGap(sampler.samples, killedAt, caughtUpAt)} ms`,
+    );
 
     // kill -9 of the worker with the broker still dead: nothing below the committed offsets is missing.
     await killWorker(w, 'SIGKILL');
@@ -61,7 +73,9 @@ describe(`multi-node fault: a Kafka broker killed under load (${PROFILE} profile
       await killWorker(w2, 'SIGTERM');
       expect((await w2.exited).code).toBe(0);
       const diff = await expectTableEqualsReference(kafka, admin, quorum, n.topic, n.keyspace, 's_g1');
-      note(`broker kill: ${diff.records} records in the topic (produced ${records.length}), ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra, ${Date.now() - t0} ms total`);
+      note(
+        `broker kill: ${diff.records} records in the topic (produced ${records.length}), ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra, ${Date.now() - t0} ms total`,
+      );
     } finally {
       await quorum.shutdown();
     }

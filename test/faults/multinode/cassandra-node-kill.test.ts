@@ -7,7 +7,16 @@ import { committedOffsets, eventually, waitCaughtUp } from '../../integration/wo
 import { killWorker } from '../../integration/worker/processes';
 import { useStack } from '../../integration/worker/harness';
 import { checkBelowCommitted, expectTableEqualsReference, note, PROFILE, sampleCommitted, totalOf, waitOutput } from '../lib';
-import { clientAt, expectRingStack, killNode, longestCommitGap, nodeRunning, restoreStack, startRingWorkerUnderLoad, useRingRestore } from './ring';
+import {
+  clientAt,
+  expectRingStack,
+  killNode,
+  longestCommitGap,
+  nodeRunning,
+  restoreStack,
+  startRingWorkerUnderLoad,
+  useRingRestore,
+} from './ring';
 
 const SIZE = { records: PROFILE === 'full' ? 80_000 : 20_000, keys: 500, partitions: 6 };
 /** The seed and first contact point: the driver's control connection most likely sits on it. */
@@ -37,8 +46,13 @@ describe(`multi-node fault: a Cassandra node killed under load at LOCAL_QUORUM (
     await sampler.stop();
     expect(nodeRunning(VICTIM)).toBe(false);
     expect(w.child.exitCode).toBeNull();
-    const retries = w.output().split('\n').filter((l) => /retriable Cassandra failure/.test(l));
-    note(`caught up ${caughtUpAt - killedAt} ms after the kill; longest pause between commit advances after the kill: ${longestCommitGap(sampler.samples, killedAt, caughtUpAt)} ms; retried writes logged: ${retries.length}${retries.length ? `, e.g. ${retries[0].slice(0, 300)}` : ''}`);
+    const retries = w
+      .output()
+      .split('\n')
+      .filter((l) => /retriable Cassandra failure/.test(l));
+    note(
+      `caught up ${caughtUpAt - killedAt} ms after the kill; longest pause between commit advances after the kill: ${longestCommitGap(sampler.samples, killedAt, caughtUpAt)} ms; retried writes logged: ${retries.length}${retries.length ? `, e.g. ${retries[0].slice(0, 300)}` : ''}`,
+    );
 
     // A kill -9 of the worker: every record below the committed offsets is readable at LOCAL_QUORUM from the two live replicas.
     await killWorker(w, 'SIGKILL');
@@ -48,7 +62,9 @@ describe(`multi-node fault: a Cassandra node killed under load at LOCAL_QUORUM (
       expect(below.checked).toBeGreaterThanOrEqual(records.length);
       expect(below.missing).toEqual([]);
       const diff = await expectTableEqualsReference(kafka, admin, quorum, n.topic, n.keyspace, 's_g1');
-      note(`LOCAL_QUORUM with ${VICTIM} dead: ${diff.records} records, ${diff.expectedVersions} versions expected, ${diff.actualVersions} read`);
+      note(
+        `LOCAL_QUORUM with ${VICTIM} dead: ${diff.records} records, ${diff.expectedVersions} versions expected, ${diff.actualVersions} read`,
+      );
     } finally {
       await quorum.shutdown();
     }

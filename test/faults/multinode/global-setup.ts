@@ -9,6 +9,8 @@ export default async function globalSetup(): Promise<void> {
   try {
     await ensureStack({ log: (m) => process.stderr.write(`[devstack] ${m}\n`) });
   } catch (e) {
-    throw new Error(`multi-node tests need the multi-node stack (npm run stack:up -- --cassandra-nodes 3 --kafka-brokers 3), which failed: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(
+      `multi-node tests need the multi-node stack (npm run stack:up -- --cassandra-nodes 3 --kafka-brokers 3), which failed: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
 }

@@ -17,13 +17,23 @@ export const RING = { replicas: 3, minInSync: 2 } as const;
 /** Fails unless the stack really runs a ring of RING.replicas Cassandra nodes and Kafka brokers. */
 export function expectRingStack(): void {
   const s = stackSettings();
-  expect({ cassandraNodes: s.cassandraNodes, kafkaBrokers: s.kafkaBrokers }).toEqual({ cassandraNodes: RING.replicas, kafkaBrokers: RING.replicas });
+  expect({ cassandraNodes: s.cassandraNodes, kafkaBrokers: s.kafkaBrokers }).toEqual({
+    cassandraNodes: RING.replicas,
+    kafkaBrokers: RING.replicas,
+  });
 }
 
 /** Creates a topic replicated on RING.replicas brokers with min.insync.replicas=RING.minInSync, and waits for its leaders. */
 export async function createReplicatedTopic(admin: Admin, topic: string, partitions: number): Promise<void> {
   const created = await admin.createTopics({
-    topics: [{ topic, numPartitions: partitions, replicationFactor: RING.replicas, configEntries: [{ name: 'min.insync.replicas', value: String(RING.minInSync) }] }],
+    topics: [
+      {
+        topic,
+        numPartitions: partitions,
+        replicationFactor: RING.replicas,
+        configEntries: [{ name: 'min.insync.replicas', value: String(RING.minInSync) }],
+      },
+    ],
     waitForLeaders: true,
   });
   expect(created).toBe(true);
@@ -49,16 +59,25 @@ export function ringWorkerDoc(n: { keyspace: string; group: string }, pipelines:
  * exist" right after the keyspace was created (reported, not fixed here).
  */
 export async function createReplicatedKeyspace(client: Client, keyspace: string): Promise<void> {
-  await client.execute(`CREATE KEYSPACE IF NOT EXISTS ${keyspace} WITH replication = {'class': 'NetworkTopologyStrategy', '${LOCAL_DATA_CENTER}': ${RING.replicas}}`);
-  await eventually(async () => {
-    const hosts = client.hosts.values().filter((h) => h.isUp());
-    if (hosts.length < RING.replicas) return false;
-    for (const host of hosts) {
-      const rs = await client.execute('SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?', [keyspace], { prepare: true, host });
-      if (rs.rowLength !== 1) return false;
-    }
-    return true;
-  }, 60_000, `keyspace ${keyspace} on every node`);
+  await client.execute(
+    `CREATE KEYSPACE IF NOT EXISTS ${keyspace} WITH replication = {'class': 'NetworkTopologyStrategy', '${LOCAL_DATA_CENTER}': ${RING.replicas}}`,
+  );
+  await eventually(
+    async () => {
+      const hosts = client.hosts.values().filter((h) => h.isUp());
+      if (hosts.length < RING.replicas) return false;
+      for (const host of hosts) {
+        const rs = await client.execute('SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?', [keyspace], {
+          prepare: true,
+          host,
+        });
+        if (rs.rowLength !== 1) return false;
+      }
+      return true;
+    },
+    60_000,
+    `keyspace ${keyspace} on every node`,
+  );
 }
 
 /** A Cassandra client for every node of the stack that reads at the given consistency (LOCAL_QUORUM with a node down, ALL once all are back). */
@@ -117,12 +136,25 @@ export async function startRingWorkerUnderLoad(
   stack: StackFixture,
   prefix: string,
   size: { records: number; keys: number; partitions: number },
-): Promise<{ n: ReturnType<typeof names>; group: string; file: string; w: WorkerProcess; records: GenRecord[]; load: Promise<void>; sent: () => number; t0: number }> {
+): Promise<{
+  n: ReturnType<typeof names>;
+  group: string;
+  file: string;
+  w: WorkerProcess;
+  records: GenRecord[];
+  load: Promise<void>;
+  sent: () => number;
+  t0: number;
+}> {
   const n = names(prefix);
   await createReplicatedTopic(stack.admin, n.topic, size.partitions);
   await createReplicatedKeyspace(stack.client, n.keyspace);
   const t0 = Date.now();
-  const file = writeConfigFile(ringWorkerDoc(n, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, errors: { retryTimeout: '5m', retryMaxDelay: '2s' } }]));
+  const file = writeConfigFile(
+    ringWorkerDoc(n, [
+      { name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, errors: { retryTimeout: '5m', retryMaxDelay: '2s' } },
+    ]),
+  );
   const group = pipelineGroup(n.group, 'p');
   const w = stack.spawn(file);
   await waitOutput(w, /worker running/);
@@ -130,7 +162,11 @@ export async function startRingWorkerUnderLoad(
   const producer = await stack.producer();
   let sent = 0;
   const load = produceAll(producer, n.topic, records, { batch: Math.ceil(records.length / 40), pauseMs: 1000, onBatch: (c) => (sent = c) });
-  await eventually(async () => sent >= records.length / 4 && totalOf(await committedOffsets(stack.admin, group, n.topic)) > 0n, 180_000, 'load under way');
+  await eventually(
+    async () => sent >= records.length / 4 && totalOf(await committedOffsets(stack.admin, group, n.topic)) > 0n,
+    180_000,
+    'load under way',
+  );
   return { n, group, file, w, records, load, sent: () => sent, t0 };
 }
 

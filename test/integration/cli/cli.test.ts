@@ -32,10 +32,15 @@ interface Run {
 /** Runs `tsx src/cli/main.ts ...args` and collects exit code and output. */
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(TSX, ['src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ADJUNCT_LOG_LEVEL: 'silent', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
+    execFile(
+      TSX,
+      ['src/cli/main.ts', ...args],
+      { cwd: ROOT, env: { ...process.env, ADJUNCT_LOG_LEVEL: 'silent', ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
   });
 }
 
@@ -71,7 +76,9 @@ beforeAll(async () => {
     { key: 'k', value: 'a', ts: 100 },
     { key: 'k', value: 'b', ts: 5000 },
   ]);
-  await seed(client, keyspace, { store: 'counters', kind: 'kv', scope: 'global', keySerde: 'int64' }, [{ key: BigInt(7), value: { n: 7 } }]);
+  await seed(client, keyspace, { store: 'counters', kind: 'kv', scope: 'global', keySerde: 'int64' }, [
+    { key: BigInt(7), value: { n: 7 } },
+  ]);
   const ep = stackEndpoints();
   configFile = path.join(dir, 'adjunct.yaml');
   fs.writeFileSync(configFile, configText(keyspace, `${ep.cassandraContactPoints[0]}:${ep.cassandraPort}`));
@@ -117,7 +124,19 @@ describe('lookup', () => {
     expect(JSON.parse(asOf.stdout)).toMatchObject({ value: { name: 'Ada' }, timestamp: 100, validTo: 200 });
     const asOfText = await cli(['lookup', 'customers', 'c1', '--as-of', '1970-01-01T00:00:00.150Z', '--config', configFile]);
     expect(asOfText.stdout).toContain('valid from 100 (1970-01-01T00:00:00.100Z) until 200 (1970-01-01T00:00:00.200Z)');
-    const hist = await cli(['lookup', 'customers', 'c1', '--history', '--from', '0', '--to', '1970-01-01T00:00:00.150Z', '--config', configFile, '--json']);
+    const hist = await cli([
+      'lookup',
+      'customers',
+      'c1',
+      '--history',
+      '--from',
+      '0',
+      '--to',
+      '1970-01-01T00:00:00.150Z',
+      '--config',
+      configFile,
+      '--json',
+    ]);
     expect(hist.code).toBe(0);
     expect(JSON.parse(hist.stdout).versions).toEqual([{ timestamp: 100, validTo: 200, value: { name: 'Ada' } }]);
     const human = await cli(['lookup', 'customers', 'c1', '--config', configFile]);
@@ -162,7 +181,11 @@ describe('status', () => {
     const body = JSON.parse(r.stdout);
     expect(body.stores.map((s: { name: string }) => s.name)).toEqual(['counters', 'customers', 'short']);
     expect(body.horizons).toContainEqual({ store: 'short', writers: [{ writer: 't:0', streamTime: 5000, horizon: 4000 }] });
-    expect(body.readiness).toMatchObject({ ready: false, notReady: ['customers-pipe'], pipelines: [{ pipeline: 'customers-pipe', state: 'MISSING' }] });
+    expect(body.readiness).toMatchObject({
+      ready: false,
+      notReady: ['customers-pipe'],
+      pipelines: [{ pipeline: 'customers-pipe', state: 'MISSING' }],
+    });
     const human = await cli(['status', '--config', configFile]);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/STORE\s+KIND\s+SCOPE/);
@@ -185,10 +208,33 @@ describe('against a running HTTP API', () => {
   const worker: HttpWorker = {
     metrics: new AdjunctMetrics({ defaultMetrics: false }),
     isReady: () => true,
-    status: () => ({ workerId: 'w1', state: 'RUNNING', startedAt: null, pipelines: [{ name: 'customers-pipe', state: 'RUNNING', store: 'customers', generation: 1, counts: { consumed: 5, written: 4, deadLettered: 0 }, bootstrap: { state: 'READY', done: 5, total: 5 }, partitions: [{ topic: 'customers-changelog', partition: 0, committedOffset: '5', lag: 0, observedStreamTime: 5000, horizon: 4000 }] }] }) as never,
+    status: () =>
+      ({
+        workerId: 'w1',
+        state: 'RUNNING',
+        startedAt: null,
+        pipelines: [
+          {
+            name: 'customers-pipe',
+            state: 'RUNNING',
+            store: 'customers',
+            generation: 1,
+            counts: { consumed: 5, written: 4, deadLettered: 0 },
+            bootstrap: { state: 'READY', done: 5, total: 5 },
+            partitions: [
+              { topic: 'customers-changelog', partition: 0, committedOffset: '5', lag: 0, observedStreamTime: 5000, horizon: 4000 },
+            ],
+          },
+        ],
+      }) as never,
     runner: (name: string) => {
       if (name !== 'customers-pipe') throw new AdjunctError(`unknown pipeline ${name}`, { code: 'UNKNOWN_PIPELINE' });
-      return { pause: async () => undefined, resume: async () => undefined, reload: async () => (calls.push('reload'), 2), rollback: async (to: number) => (calls.push(`rollback:${to}`), { current: to, previous: 2, changed: true }) };
+      return {
+        pause: async () => undefined,
+        resume: async () => undefined,
+        reload: async () => (calls.push('reload'), 2),
+        rollback: async (to: number) => (calls.push(`rollback:${to}`), { current: to, previous: 2, changed: true }),
+      };
     },
   };
 
@@ -234,7 +280,10 @@ describe('serve', () => {
   });
 
   it('serves the read-only API from a config, and stops cleanly on SIGTERM', async () => {
-    child = spawn(TSX, ['src/cli/main.ts', 'serve', '--config', configFile, '--port', '0'], { cwd: ROOT, env: { ...process.env, ADJUNCT_LOG_LEVEL: 'silent' } });
+    child = spawn(TSX, ['src/cli/main.ts', 'serve', '--config', configFile, '--port', '0'], {
+      cwd: ROOT,
+      env: { ...process.env, ADJUNCT_LOG_LEVEL: 'silent' },
+    });
     const address = await new Promise<string>((resolve, reject) => {
       let out = '';
       child!.stdout!.on('data', (d) => {

@@ -36,10 +36,15 @@ interface Run {
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(TSX, ['src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ADJUNCT_LOG_LEVEL: 'silent', ADJUNCT_ADMIN_TOKEN: '', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
+    execFile(
+      TSX,
+      ['src/cli/main.ts', ...args],
+      { cwd: ROOT, env: { ...process.env, ADJUNCT_LOG_LEVEL: 'silent', ADJUNCT_ADMIN_TOKEN: '', ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
   });
 }
 
@@ -49,7 +54,13 @@ const worker: HttpWorker = {
   status: () => ({ workerId: 'w1', state: 'RUNNING', pipelines: [{ name: 'rates', state: 'FAILED', generation: 1 }] }),
   runner: (name: string) => {
     if (name !== 'rates') throw new AdjunctError(`unknown pipeline ${name}`, { code: 'UNKNOWN_PIPELINE' });
-    return { pause: async () => void calls.push('pause'), resume: async () => undefined, reload: async () => 2, rollback: async (to: number) => ({ current: to, previous: 2, changed: true }), restart: async () => (calls.push('restart'), 'RUNNING') };
+    return {
+      pause: async () => void calls.push('pause'),
+      resume: async () => undefined,
+      reload: async () => 2,
+      rollback: async (to: number) => ({ current: to, previous: 2, changed: true }),
+      restart: async () => (calls.push('restart'), 'RUNNING'),
+    };
   },
 };
 
@@ -62,13 +73,21 @@ beforeAll(async () => {
     { key: 'eur', value: { r: 2 }, ts: 2_000 },
   ]);
   const ep = stackEndpoints();
-  const cassandra = ['cassandra:', `  contactPoints: ["${ep.cassandraContactPoints[0]}:${ep.cassandraPort}"]`, '  localDataCenter: datacenter1', `  keyspace: ${keyspace}`];
+  const cassandra = [
+    'cassandra:',
+    `  contactPoints: ["${ep.cassandraContactPoints[0]}:${ep.cassandraPort}"]`,
+    '  localDataCenter: datacenter1',
+    `  keyspace: ${keyspace}`,
+  ];
   cassandraOnly = path.join(dir, 'read.yaml');
   fs.writeFileSync(cassandraOnly, cassandra.join('\n') + '\n');
   lookup = await openLookup({ client, keyspace });
   app = await buildHttpServer({ worker, lookup, config: { host: '127.0.0.1', port: 0, adminToken: TOKEN }, logger: silentLogger });
   const url = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
-  fs.writeFileSync(path.join(dir, 'worker.yaml'), [...cassandra, 'worker:', '  http:', `    host: 0.0.0.0`, `    port: ${url.port}`, `    adminToken: ${TOKEN}`].join('\n') + '\n');
+  fs.writeFileSync(
+    path.join(dir, 'worker.yaml'),
+    [...cassandra, 'worker:', '  http:', `    host: 0.0.0.0`, `    port: ${url.port}`, `    adminToken: ${TOKEN}`].join('\n') + '\n',
+  );
 });
 
 afterAll(async () => {
@@ -105,7 +124,7 @@ it('--json errors are JSON with the code and the exit code', async () => {
   expect(JSON.parse(bad.stdout)).toMatchObject({ error: 'CONFIG_INVALID', exitCode: 2 });
 });
 
-it("admin commands find the worker and its token from -c (worker.http host, port, adminToken)", async () => {
+it('admin commands find the worker and its token from -c (worker.http host, port, adminToken)', async () => {
   calls.length = 0;
   const pause = await cli(['pause', 'rates', '-c', path.join(dir, 'worker.yaml')]);
   expect(pause.stderr).toBe('');
@@ -126,7 +145,10 @@ it('validate: a public bind without a token is a warning (exit 0); an unknown ke
   fs.writeFileSync(publicBind, `kafka:\n  brokers: [127.0.0.1:9092]\n${base}worker:\n  http: { host: 0.0.0.0 }\n${pipelines}`);
   const ok = await cli(['validate', '-c', publicBind, '--json']);
   expect(ok.code).toBe(0);
-  expect(JSON.parse(ok.stdout)).toMatchObject({ valid: true, warnings: [{ path: 'worker.http.adminToken', message: expect.stringMatching(/admin routes will be off/) }] });
+  expect(JSON.parse(ok.stdout)).toMatchObject({
+    valid: true,
+    warnings: [{ path: 'worker.http.adminToken', message: expect.stringMatching(/admin routes will be off/) }],
+  });
   const typo = path.join(dir, 'typo.yaml');
   fs.writeFileSync(typo, `kafka:\n  brokers: [127.0.0.1:9092]\n${base}${pipelines}    keyConvertor: json\n`);
   const bad = await cli(['validate', '-c', typo]);

@@ -18,19 +18,28 @@ async function countingProxy(target: string): Promise<{ url: string; calls: Map<
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '').replace(/^\/+/, '');
     calls.set(path.split('?')[0], (calls.get(path.split('?')[0]) ?? 0) + 1);
-    const upstream = http.request(new URL(`${base.pathname.replace(/\/$/, '')}/${path}`, base), { method: req.method, headers: { ...req.headers, host: base.host } }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const upstream = http.request(
+      new URL(`${base.pathname.replace(/\/$/, '')}/${path}`, base),
+      { method: req.method, headers: { ...req.headers, host: base.host } },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, calls, close: () => new Promise<void>((r) => {
-    server.close(() => r());
-    server.closeAllConnections(); // the registry client keeps its sockets alive
-  }) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections(); // the registry client keeps its sockets alive
+      }),
+  };
 }
 
 describe('RegistryConverter (avro) against the real registry', () => {
@@ -45,7 +54,10 @@ describe('RegistryConverter (avro) against the real registry', () => {
   it('200 records with one unknown schema id make one registry call; known ids decode; a miss is asked again after its TTL', async () => {
     const registry = newRegistry();
     const schema = { type: 'record', name: 'R', namespace: 'adjunct.test', fields: [{ name: 'x', type: 'int' }] };
-    const { id } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schema) }, { subject: `${uniqueName('avro_miss')}-value` });
+    const { id } = await registry.register(
+      { type: SchemaType.AVRO, schema: JSON.stringify(schema) },
+      { subject: `${uniqueName('avro_miss')}-value` },
+    );
     const good = await registry.encode(id, { x: 7 });
     const badId = 2_000_000_000 - Math.floor(Math.random() * 1000);
     const bad = Buffer.from(good);
@@ -53,9 +65,15 @@ describe('RegistryConverter (avro) against the real registry', () => {
 
     const converter = new RegistryConverter('avro', createRegistry({ url: proxy.url }), 'value-convert');
     const errors: unknown[] = [];
-    for (let i = 0; i < 200; i++) await converter.decode(bad).then(() => errors.push('decoded'), (e) => errors.push(e));
+    for (let i = 0; i < 200; i++)
+      await converter.decode(bad).then(
+        () => errors.push('decoded'),
+        (e) => errors.push(e),
+      );
     expect(errors).toHaveLength(200);
-    expect(errors.every((e) => e instanceof BadRecordError && e.code === 'UNKNOWN_SCHEMA' && /unknown schema id/.test(e.message))).toBe(true);
+    expect(errors.every((e) => e instanceof BadRecordError && e.code === 'UNKNOWN_SCHEMA' && /unknown schema id/.test(e.message))).toBe(
+      true,
+    );
     const badCalls = [...proxy.calls].filter(([p]) => p.includes(`ids/${badId}`)).reduce((a, [, c]) => a + c, 0);
     expect(badCalls).toBe(1);
 

@@ -26,13 +26,18 @@ class FakeWorker implements HttpWorker {
   readonly calls: string[] = [];
   readonly metrics = new AdjunctMetrics({ defaultMetrics: false });
   status() {
-    return { workerId: 'fake', state: 'RUNNING', pipelines: [{ name: 'boot', bootstrap: { state: this.ready ? 'READY' : 'BOOTSTRAPPING', done: 5, total: 10 } }, { name: 'plain' }] };
+    return {
+      workerId: 'fake',
+      state: 'RUNNING',
+      pipelines: [{ name: 'boot', bootstrap: { state: this.ready ? 'READY' : 'BOOTSTRAPPING', done: 5, total: 10 } }, { name: 'plain' }],
+    };
   }
   isReady() {
     return this.ready;
   }
   runner(name: string) {
-    if (name !== 'boot' && name !== 'plain') throw new AdjunctError(`unknown pipeline ${name}`, { code: 'UNKNOWN_PIPELINE', stage: 'config' });
+    if (name !== 'boot' && name !== 'plain')
+      throw new AdjunctError(`unknown pipeline ${name}`, { code: 'UNKNOWN_PIPELINE', stage: 'config' });
     const calls = this.calls;
     return {
       state: 'RUNNING',
@@ -40,7 +45,11 @@ class FakeWorker implements HttpWorker {
       resume: async () => void calls.push(`resume:${name}`),
       reload: async () => (calls.push(`reload:${name}`), 2),
       rollback: async (to: number) => {
-        if (name === 'plain') throw new AdjunctError('store plain has no previous generation to roll back to', { code: 'NO_PREVIOUS_GENERATION', stage: 'store' });
+        if (name === 'plain')
+          throw new AdjunctError('store plain has no previous generation to roll back to', {
+            code: 'NO_PREVIOUS_GENERATION',
+            stage: 'store',
+          });
         calls.push(`rollback:${name}:${to}`);
         return { current: to, previous: 2, changed: true };
       },
@@ -64,7 +73,12 @@ beforeAll(async () => {
     { key: BigInt(42), value: { n: 42 }, ts: 5, partition: 1 },
     { key: BigInt(-7), value: { n: -7 }, ts: 5, partition: 0 },
   ]);
-  await seed(client, keyspace, { store: 'fruits', kind: 'kv', scope: 'global' }, ['apple', 'apricot', 'banana', 'cherry', 'date'].map((k) => ({ key: k, value: { k } })));
+  await seed(
+    client,
+    keyspace,
+    { store: 'fruits', kind: 'kv', scope: 'global' },
+    ['apple', 'apricot', 'banana', 'cherry', 'date'].map((k) => ({ key: k, value: { k } })),
+  );
   await seed(client, keyspace, { store: 'geo', kind: 'kv', scope: 'global', keySerde: 'tuple', valueSerde: 'buffer' }, [
     { key: ['eu', 'fr'], value: Buffer.from('paris') },
     { key: ['eu', 'de'], value: Buffer.from('berlin') },
@@ -73,7 +87,12 @@ beforeAll(async () => {
   await seed(client, keyspace, { store: 'docs', kind: 'kv', scope: 'global', keySerde: 'json' }, [{ key: { id: 1 }, value: { ok: true } }]);
   lookup = await openLookup({ client, keyspace, generationCacheMs: 200 });
   app = await buildHttpServer({ worker, lookup, config: { host: '127.0.0.1', port: 0 }, logger: silentLogger });
-  serveApp = await buildHttpServer({ lookup, config: { host: '127.0.0.1', port: 0 }, logger: silentLogger, expectedPipelines: ['serve-boot'] });
+  serveApp = await buildHttpServer({
+    lookup,
+    config: { host: '127.0.0.1', port: 0 },
+    logger: silentLogger,
+    expectedPipelines: ['serve-boot'],
+  });
 });
 
 afterAll(async () => {
@@ -96,14 +115,42 @@ describe('store reads', () => {
   });
 
   it('GET a key: latest, as of, decoded per key serde, 404s', async () => {
-    expect((await get('/stores/customers/keys/c1')).json()).toEqual({ store: 'customers', key: 'c1', value: { name: 'Ada L.' }, timestamp: 200, generation: 1 });
-    expect((await get('/stores/customers/keys/c1?asOf=150')).json()).toEqual({ store: 'customers', key: 'c1', value: { name: 'Ada' }, timestamp: 100, validTo: 200, generation: 1 });
-    expect((await get('/stores/customers/keys/c1?asOf=200')).json()).toEqual({ store: 'customers', key: 'c1', value: { name: 'Ada L.' }, timestamp: 200, generation: 1 });
-    expect((await get(`/stores/customers/keys/${encodeURIComponent('a/b c')}`)).json()).toMatchObject({ key: 'a/b c', value: { name: 'slashy' } });
+    expect((await get('/stores/customers/keys/c1')).json()).toEqual({
+      store: 'customers',
+      key: 'c1',
+      value: { name: 'Ada L.' },
+      timestamp: 200,
+      generation: 1,
+    });
+    expect((await get('/stores/customers/keys/c1?asOf=150')).json()).toEqual({
+      store: 'customers',
+      key: 'c1',
+      value: { name: 'Ada' },
+      timestamp: 100,
+      validTo: 200,
+      generation: 1,
+    });
+    expect((await get('/stores/customers/keys/c1?asOf=200')).json()).toEqual({
+      store: 'customers',
+      key: 'c1',
+      value: { name: 'Ada L.' },
+      timestamp: 200,
+      generation: 1,
+    });
+    expect((await get(`/stores/customers/keys/${encodeURIComponent('a/b c')}`)).json()).toMatchObject({
+      key: 'a/b c',
+      value: { name: 'slashy' },
+    });
     expect((await get('/stores/by-id/keys/42')).json()).toMatchObject({ key: '42', value: { n: 42 } });
     expect((await get('/stores/by-id/keys/-7?asOf=5')).json()).toMatchObject({ value: { n: -7 }, timestamp: 5 });
-    expect((await get(`/stores/geo/keys/${encodeURIComponent('["eu","fr"]')}`)).json()).toMatchObject({ key: ['eu', 'fr'], value: Buffer.from('paris').toString('base64') });
-    expect((await get(`/stores/docs/keys/${encodeURIComponent('{"id":1}')}`)).json()).toMatchObject({ key: { id: 1 }, value: { ok: true } });
+    expect((await get(`/stores/geo/keys/${encodeURIComponent('["eu","fr"]')}`)).json()).toMatchObject({
+      key: ['eu', 'fr'],
+      value: Buffer.from('paris').toString('base64'),
+    });
+    expect((await get(`/stores/docs/keys/${encodeURIComponent('{"id":1}')}`)).json()).toMatchObject({
+      key: { id: 1 },
+      value: { ok: true },
+    });
     const long = await get(`/stores/customers/keys/${'k'.repeat(600)}`);
     expect(long.json()).toMatchObject({ error: 'NOT_FOUND', message: expect.stringContaining('not found in store') });
     const missing = await get('/stores/customers/keys/zz');
@@ -116,7 +163,19 @@ describe('store reads', () => {
   });
 
   it('bad parameters are 400 with a message', async () => {
-    for (const url of ['/stores/customers/keys/c1?asOf=abc', '/stores/customers/keys/c1?asOf=-1', '/stores/by-id/keys/forty-two', `/stores/geo/keys/${encodeURIComponent('[eu')}`, '/stores/customers/keys/c1/history?order=sideways', '/stores/fruits/range?limit=0', '/stores/fruits/range?limit=100000', '/stores/fruits/range?cursor=%21%21', '/stores/customers/range', '/stores/fruits/keys/apple?asOf=5', '/stores/fruits/keys/apple/history']) {
+    for (const url of [
+      '/stores/customers/keys/c1?asOf=abc',
+      '/stores/customers/keys/c1?asOf=-1',
+      '/stores/by-id/keys/forty-two',
+      `/stores/geo/keys/${encodeURIComponent('[eu')}`,
+      '/stores/customers/keys/c1/history?order=sideways',
+      '/stores/fruits/range?limit=0',
+      '/stores/fruits/range?limit=100000',
+      '/stores/fruits/range?cursor=%21%21',
+      '/stores/customers/range',
+      '/stores/fruits/keys/apple?asOf=5',
+      '/stores/fruits/keys/apple/history',
+    ]) {
       const r = await get(url);
       expect({ url, status: r.statusCode }).toEqual({ url, status: 400 });
       expect(typeof r.json().message).toBe('string');
@@ -135,8 +194,12 @@ describe('store reads', () => {
         { value: { name: 'Ada L.' }, timestamp: 200 },
       ],
     });
-    expect((await get('/stores/customers/keys/c1/history?from=150&to=160&order=desc')).json().versions).toEqual([{ value: { name: 'Ada' }, timestamp: 100, validTo: 200 }]);
-    expect((await get('/stores/customers/keys/c1/history?order=desc')).json().versions.map((v: { timestamp: number }) => v.timestamp)).toEqual([200, 100]);
+    expect((await get('/stores/customers/keys/c1/history?from=150&to=160&order=desc')).json().versions).toEqual([
+      { value: { name: 'Ada' }, timestamp: 100, validTo: 200 },
+    ]);
+    expect(
+      (await get('/stores/customers/keys/c1/history?order=desc')).json().versions.map((v: { timestamp: number }) => v.timestamp),
+    ).toEqual([200, 100]);
     expect((await get('/stores/nope/keys/c1/history')).statusCode).toBe(404);
   });
 
@@ -182,12 +245,30 @@ describe('ops routes', () => {
 
   it('serve mode: readyz follows the status table of the current generation', async () => {
     const status = new PipelineStatusTable(client, keyspace);
-    const row = { pipeline: 'serve-boot', generation: 1, store: 'fruits', recordsDone: 1, recordsTotal: 2, endOffsets: {}, progress: {}, lastError: null, worker: 'w' };
-    expect((await get('/readyz', serveApp)).json()).toMatchObject({ ready: false, notReady: ['serve-boot'], pipelines: [{ state: 'MISSING' }] });
+    const row = {
+      pipeline: 'serve-boot',
+      generation: 1,
+      store: 'fruits',
+      recordsDone: 1,
+      recordsTotal: 2,
+      endOffsets: {},
+      progress: {},
+      lastError: null,
+      worker: 'w',
+    };
+    expect((await get('/readyz', serveApp)).json()).toMatchObject({
+      ready: false,
+      notReady: ['serve-boot'],
+      pipelines: [{ state: 'MISSING' }],
+    });
     await status.put({ ...row, state: 'BOOTSTRAPPING' });
     const r = await get('/readyz', serveApp);
     expect(r.statusCode).toBe(503);
-    expect(r.json()).toMatchObject({ ready: false, notReady: ['serve-boot'], pipelines: [{ pipeline: 'serve-boot', state: 'BOOTSTRAPPING', recordsDone: 1, recordsTotal: 2 }] });
+    expect(r.json()).toMatchObject({
+      ready: false,
+      notReady: ['serve-boot'],
+      pipelines: [{ pipeline: 'serve-boot', state: 'BOOTSTRAPPING', recordsDone: 1, recordsTotal: 2 }],
+    });
     await status.put({ ...row, state: 'READY', recordsDone: 2 });
     expect((await get('/readyz', serveApp)).statusCode).toBe(200);
     const st = (await get('/status', serveApp)).json();
@@ -201,7 +282,8 @@ describe('ops routes', () => {
 });
 
 describe('admin routes', () => {
-  const post = (url: string, a = app, headers: Record<string, string> = {}, payload?: object) => a.inject({ method: 'POST', url, headers, payload });
+  const post = (url: string, a = app, headers: Record<string, string> = {}, payload?: object) =>
+    a.inject({ method: 'POST', url, headers, payload });
 
   it('loopback without a token: actions reach the runner; errors map to 404/409', async () => {
     expect((await post('/pipelines/boot/pause')).json()).toEqual({ pipeline: 'boot', action: 'pause', state: 'RUNNING' });
@@ -210,7 +292,13 @@ describe('admin routes', () => {
     expect(rl.statusCode).toBe(202);
     expect(rl.json()).toEqual({ pipeline: 'boot', action: 'reload', building: 2 });
     expect((await post('/pipelines/boot/rollback')).statusCode).toBe(400); // the target generation is required
-    expect((await post('/pipelines/boot/rollback', app, {}, { to: 1 })).json()).toEqual({ pipeline: 'boot', action: 'rollback', current: 1, previous: 2, changed: true });
+    expect((await post('/pipelines/boot/rollback', app, {}, { to: 1 })).json()).toEqual({
+      pipeline: 'boot',
+      action: 'rollback',
+      current: 1,
+      previous: 2,
+      changed: true,
+    });
     expect(worker.calls).toEqual(['pause:boot', 'resume:boot', 'reload:boot', 'rollback:boot:1']);
     expect((await post('/pipelines/ghost/pause')).statusCode).toBe(404);
     const conflict = await post('/pipelines/plain/rollback', app, {}, { to: 1 });
@@ -223,7 +311,12 @@ describe('admin routes', () => {
   it('a configured token is enforced (also on loopback) and never logged', async () => {
     const lines: string[] = [];
     const sink = new Writable({ write: (chunk, _enc, cb) => (lines.push(String(chunk)), cb()) });
-    const secured = await buildHttpServer({ worker, lookup, config: { host: '127.0.0.1', port: 0, adminToken: TOKEN }, logger: createLogger('trace', sink) });
+    const secured = await buildHttpServer({
+      worker,
+      lookup,
+      config: { host: '127.0.0.1', port: 0, adminToken: TOKEN },
+      logger: createLogger('trace', sink),
+    });
     expect((await post('/pipelines/boot/pause', secured)).statusCode).toBe(401);
     expect((await post('/pipelines/boot/pause', secured, { authorization: 'Bearer wrong-token-wrong-token' })).statusCode).toBe(401);
     expect((await post('/pipelines/boot/pause', secured, { authorization: TOKEN })).statusCode).toBe(401);
@@ -236,13 +329,20 @@ describe('admin routes', () => {
 
   it('bound to 0.0.0.0 without a token: admin routes off (403, logged at startup), reads served; with a token it is required', async () => {
     const lines: string[] = [];
-    const off = await buildHttpServer({ worker, lookup, config: { host: '0.0.0.0', port: 0 }, logger: createLogger('info', { write: (l: string) => lines.push(l) }) });
+    const off = await buildHttpServer({
+      worker,
+      lookup,
+      config: { host: '0.0.0.0', port: 0 },
+      logger: createLogger('info', { write: (l: string) => lines.push(l) }),
+    });
     expect(lines.map((l) => JSON.parse(l).msg)).toContainEqual(expect.stringContaining('admin routes are off'));
     expect((await post('/pipelines/boot/pause', off)).statusCode).toBe(403);
     expect((await post('/pipelines/boot/pause', off, { authorization: `Bearer ${TOKEN}` })).statusCode).toBe(403);
     expect((await get('/stores/fruits/keys/apple', off)).statusCode).toBe(200);
     await off.close();
-    await expect(buildHttpServer({ worker, lookup, config: { host: '0.0.0.0', port: 0, adminToken: 'short' }, logger: silentLogger })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    await expect(
+      buildHttpServer({ worker, lookup, config: { host: '0.0.0.0', port: 0, adminToken: 'short' }, logger: silentLogger }),
+    ).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
     const open = await buildHttpServer({ worker, lookup, config: { host: '0.0.0.0', port: 0, adminToken: TOKEN }, logger: silentLogger });
     expect((await post('/pipelines/boot/pause', open)).statusCode).toBe(401);
     expect((await post('/pipelines/boot/pause', open, { authorization: `Bearer ${TOKEN}` })).statusCode).toBe(200);
@@ -262,6 +362,8 @@ it('httpStarter listens next to a worker and closes cleanly', async () => {
   expect(res.status).toBe(200);
   expect(await res.json()).toMatchObject({ value: { k: 'banana' } });
   await started!.close();
-  const disabled = await httpStarter(Object.assign({}, fake, { config: { ...fake.config, worker: { http: { enabled: false, host: '127.0.0.1', port: 0 } } } }) as never);
+  const disabled = await httpStarter(
+    Object.assign({}, fake, { config: { ...fake.config, worker: { http: { enabled: false, host: '127.0.0.1', port: 0 } } } }) as never,
+  );
   expect(disabled).toBeUndefined();
 });

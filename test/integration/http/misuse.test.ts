@@ -132,7 +132,15 @@ describe('history is bounded', () => {
 
 describe('query and path misuse', () => {
   it('unknown query parameters are a 400 on every route', async () => {
-    for (const url of ['/stores?x=1', '/stores/rates?x=1', '/stores/rates/keys/eur?asof=5', '/stores/rates/keys/eur/history?limt=5', '/stores/fruits/range?foo=1', '/status?verbose=1', '/healthz?x=1']) {
+    for (const url of [
+      '/stores?x=1',
+      '/stores/rates?x=1',
+      '/stores/rates/keys/eur?asof=5',
+      '/stores/rates/keys/eur/history?limt=5',
+      '/stores/fruits/range?foo=1',
+      '/status?verbose=1',
+      '/healthz?x=1',
+    ]) {
       const res = await fetch(`${base}${url}`);
       expect({ url, status: res.status }).toEqual({ url, status: 400 });
       expect((await json(res)).error).toBe('BAD_REQUEST');
@@ -143,7 +151,9 @@ describe('query and path misuse', () => {
     const iso = new Date(1_005).toISOString();
     expect((await json(fetch(`${base}/stores/rates/keys/eur?asOf=${iso}`))).value.i).toBe(0);
     expect((await json(fetch(`${base}/stores/rates/keys/eur?asOf=1015`))).value.i).toBe(1);
-    const h = await json(fetch(`${base}/stores/rates/keys/eur/history?from=${new Date(1_500).toISOString()}&to=${new Date(1_520).toISOString()}`));
+    const h = await json(
+      fetch(`${base}/stores/rates/keys/eur/history?from=${new Date(1_500).toISOString()}&to=${new Date(1_520).toISOString()}`),
+    );
     expect(h.versions.map((v: Version) => v.timestamp)).toEqual([1_500, 1_510, 1_520]);
     expect((await fetch(`${base}/stores/rates/keys/eur?asOf=yesterday`)).status).toBe(400);
   });
@@ -157,7 +167,8 @@ describe('query and path misuse', () => {
 });
 
 describe('admin routes are not reachable cross-site', () => {
-  const post = (url: string, headers: Record<string, string> = {}, body?: string) => fetch(`${base}${url}`, { method: 'POST', headers, body });
+  const post = (url: string, headers: Record<string, string> = {}, body?: string) =>
+    fetch(`${base}${url}`, { method: 'POST', headers, body });
 
   it('a text/plain POST with a foreign Origin does not pause the pipeline', async () => {
     worker.calls.length = 0;
@@ -173,7 +184,10 @@ describe('admin routes are not reachable cross-site', () => {
 
   it('a foreign Host (DNS rebinding) is refused on a loopback bind', async () => {
     const port = new URL(base).port;
-    const status = await rawStatus(Number(port), `POST /pipelines/p/pause HTTP/1.1\r\nHost: evil.example:${port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    const status = await rawStatus(
+      Number(port),
+      `POST /pipelines/p/pause HTTP/1.1\r\nHost: evil.example:${port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+    );
     expect(status).toBe(403);
     expect(worker.calls).not.toContain('pause:evil');
   });
@@ -189,14 +203,36 @@ describe('tokens, TLS and timeouts', () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
     expect((await fetch(`${url}/pipelines/p/pause`, { method: 'POST', headers: { authorization: `Bearer ${READ}` } })).status).toBe(401);
-    await expect(buildHttpServer({ lookup, config: { host: '127.0.0.1', port: 0, readToken: 'short' }, logger: silentLogger })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    await expect(
+      buildHttpServer({ lookup, config: { host: '127.0.0.1', port: 0, readToken: 'short' }, logger: silentLogger }),
+    ).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
   });
 
   it('serves HTTPS with the configured key and certificate', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'adjunct-tls-'));
     const keyFile = join(dir, 'key.pem');
     const certFile = join(dir, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
     const url = await start({ tls: { keyFile, certFile } });
     expect(url.startsWith('https://')).toBe(true);
     const body = await new Promise<string>((resolve, reject) => {
@@ -209,7 +245,13 @@ describe('tokens, TLS and timeouts', () => {
       req.end();
     });
     expect(JSON.parse(body)).toMatchObject({ value: { k: 'apple' } });
-    await expect(buildHttpServer({ lookup, config: { host: '127.0.0.1', port: 0, tls: { keyFile: join(dir, 'missing.pem'), certFile } }, logger: silentLogger })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    await expect(
+      buildHttpServer({
+        lookup,
+        config: { host: '127.0.0.1', port: 0, tls: { keyFile: join(dir, 'missing.pem'), certFile } },
+        logger: silentLogger,
+      }),
+    ).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
   });
 
   it('a request that never completes does not hold its socket (connection timeout closes it, at most with a 408)', async () => {

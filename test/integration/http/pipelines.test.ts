@@ -20,7 +20,9 @@ let lookup: Lookup;
 let app: FastifyInstance;
 let base: string;
 
-const driverFailure = new Error('All host(s) tried for query failed. First host tried, 10.0.0.7:9042: Error: connect ECONNREFUSED 10.0.0.7:9042');
+const driverFailure = new Error(
+  'All host(s) tried for query failed. First host tried, 10.0.0.7:9042: Error: connect ECONNREFUSED 10.0.0.7:9042',
+);
 const fatal = new AdjunctError(`pipeline rates: write failed: ${driverFailure.message}`, { code: 'CASSANDRA_ERROR', cause: driverFailure });
 
 const json = async (r: Response | Promise<Response>): Promise<any> => (await r).json();
@@ -39,7 +41,18 @@ const worker: HttpWorker = {
         generation: 3,
         store: 'rates',
         lastError: state === 'FAILED' ? publicErrorText(fatal) : undefined,
-        partitions: [{ topic: 'rates-cl', partition: 0, committedOffset: '40', endOffset: '42', lag: 2, inFlight: 0, streamTime: 86_400_000, horizon: 0 }],
+        partitions: [
+          {
+            topic: 'rates-cl',
+            partition: 0,
+            committedOffset: '40',
+            endOffset: '42',
+            lag: 2,
+            inFlight: 0,
+            streamTime: 86_400_000,
+            horizon: 0,
+          },
+        ],
       },
       { name: 'fx', state: 'RUNNING', generation: 1, partitions: [] },
     ],
@@ -52,7 +65,10 @@ const worker: HttpWorker = {
       reload: async () => 2,
       rollback: async (to: number) => ({ current: to, previous: 2, changed: true }),
       restart: async () => {
-        if (name !== 'rates' || state !== 'FAILED') throw new AdjunctError(`pipeline ${name} is ${name === 'rates' ? state : 'RUNNING'}, not FAILED: nothing to restart`, { code: 'PIPELINE_NOT_FAILED' });
+        if (name !== 'rates' || state !== 'FAILED')
+          throw new AdjunctError(`pipeline ${name} is ${name === 'rates' ? state : 'RUNNING'}, not FAILED: nothing to restart`, {
+            code: 'PIPELINE_NOT_FAILED',
+          });
         state = 'RUNNING';
         return state;
       },
@@ -95,7 +111,19 @@ it('GET /pipelines/:name/status: per-partition lag and stream time, last error w
     state: 'FAILED',
     generation: 3,
     worker: 'w-1',
-    partitions: [{ topic: 'rates-cl', partition: 0, lag: 2, committedOffset: '40', endOffset: '42', streamTime: 86_400_000, streamTimeIso: '1970-01-02T00:00:00.000Z', horizon: 0, horizonIso: '1970-01-01T00:00:00.000Z' }],
+    partitions: [
+      {
+        topic: 'rates-cl',
+        partition: 0,
+        lag: 2,
+        committedOffset: '40',
+        endOffset: '42',
+        streamTime: 86_400_000,
+        streamTimeIso: '1970-01-02T00:00:00.000Z',
+        horizon: 0,
+        horizonIso: '1970-01-01T00:00:00.000Z',
+      },
+    ],
   });
   expect(body.lastError).toBe('CASSANDRA_ERROR: pipeline rates: write failed');
   expect(JSON.stringify(body)).not.toMatch(/10\.0\.0\.7|ECONNREFUSED|host\(s\)/);
@@ -106,7 +134,8 @@ it('GET /pipelines/:name/status: per-partition lag and stream time, last error w
 });
 
 it('POST /pipelines/:name/restart needs the admin token and restarts only a FAILED pipeline', async () => {
-  const post = (name: string, auth = true) => fetch(`${base}/pipelines/${name}/restart`, { method: 'POST', headers: auth ? { authorization: `Bearer ${TOKEN}` } : {} });
+  const post = (name: string, auth = true) =>
+    fetch(`${base}/pipelines/${name}/restart`, { method: 'POST', headers: auth ? { authorization: `Bearer ${TOKEN}` } : {} });
   expect((await post('rates', false)).status).toBe(401);
   expect(state).toBe('FAILED');
   const ok = await post('rates');

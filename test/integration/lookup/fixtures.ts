@@ -61,9 +61,23 @@ export async function writeTable(client: Client, keyspace: string, s: StoreShape
   }
   if (byPartition.size === 0) byPartition.set(0, []);
   for (const [partition, ws] of byPartition) {
-    const common = { client, keyspace, storeName: s.store, tableName, scope: s.scope, partition: s.scope === 'partitioned' ? partition : undefined, keySerde, valueSerde };
+    const common = {
+      client,
+      keyspace,
+      storeName: s.store,
+      tableName,
+      scope: s.scope,
+      partition: s.scope === 'partitioned' ? partition : undefined,
+      keySerde,
+      valueSerde,
+    };
     if (s.kind === 'versioned') {
-      const store = await openCassandraVersionedStore<unknown, unknown>({ ...common, writerId: `t:${partition}`, historyRetentionMs: s.historyRetentionMs ?? 86_400_000, cleanupEvery: 1_000_000 });
+      const store = await openCassandraVersionedStore<unknown, unknown>({
+        ...common,
+        writerId: `t:${partition}`,
+        historyRetentionMs: s.historyRetentionMs ?? 86_400_000,
+        cleanupEvery: 1_000_000,
+      });
       for (const w of ws) await store.put(w.key, w.value, w.ts ?? 0);
       await store.close();
     } else {

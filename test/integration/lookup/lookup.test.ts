@@ -61,8 +61,18 @@ beforeAll(async () => {
     { key: 'replaced', value: 'c', ts: 5000 },
   ]);
   const names = ['banana', 'apple', 'cherry', 'apricot', 'date', 'avocado', 'blueberry'];
-  await seed(client, keyspace, kvGlobal, names.map((n) => ({ key: n, value: { n } })));
-  await seed(client, keyspace, kvPart, names.map((n, i) => ({ key: n, value: { n }, partition: i % 3 })));
+  await seed(
+    client,
+    keyspace,
+    kvGlobal,
+    names.map((n) => ({ key: n, value: { n } })),
+  );
+  await seed(
+    client,
+    keyspace,
+    kvPart,
+    names.map((n, i) => ({ key: n, value: { n }, partition: i % 3 })),
+  );
   await seed(client, keyspace, kvTuple, [
     { key: ['eu', 'fr', 1], value: 'a' },
     { key: ['eu', 'de', 2], value: 'b' },
@@ -201,7 +211,11 @@ it('kv range, reverse range, prefix and all come in encoded-key order, across bu
 
 it('tuple keys: prefix scans match element-wise', async () => {
   const s = lookup.store<unknown[], string>(kvTuple.store);
-  expect((await collect(s.prefixScan(['eu']))).map((e) => e.key)).toEqual([['eu', 'de', 2], ['eu', 'fr', 1], ['eu', 'fr', 2]]);
+  expect((await collect(s.prefixScan(['eu']))).map((e) => e.key)).toEqual([
+    ['eu', 'de', 2],
+    ['eu', 'fr', 1],
+    ['eu', 'fr', 2],
+  ]);
   expect((await collect(s.prefixScan(['eu', 'fr']))).map((e) => e.value)).toEqual(['a', 'd']);
   expect(await s.getValue(['us', 'ca', 3])).toBe('c');
 });
@@ -210,12 +224,24 @@ it('unknown stores fail with UNKNOWN_STORE; stores() lists the catalog', async (
   await expect(lookup.store('missing').get('x')).rejects.toMatchObject({ code: 'UNKNOWN_STORE' });
   const stores = await lookup.stores();
   expect(stores.map((s) => s.name)).toEqual(expect.arrayContaining(['customers', 'kv-global', 'orders.by-id']));
-  expect(stores.find((s) => s.name === 'customers')).toMatchObject({ kind: 'versioned', scope: 'global', keySerde: 'string', valueSerde: 'json', generation: 1, table: 'customers_g1' });
+  expect(stores.find((s) => s.name === 'customers')).toMatchObject({
+    kind: 'versioned',
+    scope: 'global',
+    keySerde: 'string',
+    valueSerde: 'json',
+    generation: 1,
+    table: 'customers_g1',
+  });
 });
 
 it('pages through 10k keys with a small fetch size, in order, without holding the table', async () => {
   const n = 10_000;
-  await seed(client, keyspace, kvBig, Array.from({ length: n }, (_, i) => ({ key: BigInt(i * 7 - 30_000), value: { i } })));
+  await seed(
+    client,
+    keyspace,
+    kvBig,
+    Array.from({ length: n }, (_, i) => ({ key: BigInt(i * 7 - 30_000), value: { i } })),
+  );
   const small = await openLookup({ client: await extraClient(), keyspace, fetchSize: 97 });
   const counter = countExecutes(small.client);
   let count = 0;
@@ -236,7 +262,12 @@ it('pages through 10k keys with a small fetch size, in order, without holding th
 
 it('generation switch: reads move to the new generation after the cache interval, one call never mixes', async () => {
   const shape: StoreShape = { store: 'switching', kind: 'kv', scope: 'global' };
-  await seed(client, keyspace, shape, Array.from({ length: 100 }, (_, i) => ({ key: `k${String(i).padStart(3, '0')}`, value: 'g1' })));
+  await seed(
+    client,
+    keyspace,
+    shape,
+    Array.from({ length: 100 }, (_, i) => ({ key: `k${String(i).padStart(3, '0')}`, value: 'g1' })),
+  );
   const vshape: StoreShape = { store: 'switching-v', kind: 'versioned', scope: 'global' };
   await seed(client, keyspace, vshape, [{ key: 'a', value: 'g1', ts: 1 }]);
   const l = await openLookup({ client, keyspace, generationCacheMs: 300, fetchSize: 10 });
@@ -245,7 +276,12 @@ it('generation switch: reads move to the new generation after the cache interval
   const it = l.store<string, string>(shape.store).all()[Symbol.asyncIterator]();
   const seen: string[] = [];
   for (let i = 0; i < 20; i++) seen.push((await it.next()).value.value);
-  await switchGeneration(client, keyspace, shape, Array.from({ length: 50 }, (_, i) => ({ key: `k${String(i).padStart(3, '0')}`, value: 'g2' })));
+  await switchGeneration(
+    client,
+    keyspace,
+    shape,
+    Array.from({ length: 50 }, (_, i) => ({ key: `k${String(i).padStart(3, '0')}`, value: 'g2' })),
+  );
   await switchGeneration(client, keyspace, vshape, [{ key: 'a', value: 'g2', ts: 1 }]);
   await new Promise((r) => setTimeout(r, 400));
   for (let r = await it.next(); !r.done; r = await it.next()) seen.push(r.value.value);
@@ -279,7 +315,17 @@ it('read cache: latest-value gets are served from the LRU and purged on generati
 describe('waitUntilReady', () => {
   it('resolves when the status row of the current generation turns READY (by pipeline or by store)', async () => {
     const status = new PipelineStatusTable(client, keyspace);
-    const row = { pipeline: 'customers-pipe', generation: 1, store: 'customers', recordsDone: 1, recordsTotal: 10, endOffsets: {}, progress: {}, lastError: null, worker: 'w' };
+    const row = {
+      pipeline: 'customers-pipe',
+      generation: 1,
+      store: 'customers',
+      recordsDone: 1,
+      recordsTotal: 10,
+      endOffsets: {},
+      progress: {},
+      lastError: null,
+      worker: 'w',
+    };
     await status.put({ ...row, state: 'BOOTSTRAPPING' });
     const t0 = Date.now();
     setTimeout(() => void status.put({ ...row, state: 'READY', recordsDone: 10 }), 700);
@@ -296,7 +342,18 @@ describe('waitUntilReady', () => {
 
   it('times out with a typed, retriable error', async () => {
     const status = new PipelineStatusTable(client, keyspace);
-    await status.put({ pipeline: 'slow-pipe', generation: 1, store: 'kv-global', state: 'BOOTSTRAPPING', recordsDone: 1, recordsTotal: 10, endOffsets: {}, progress: {}, lastError: null, worker: 'w' });
+    await status.put({
+      pipeline: 'slow-pipe',
+      generation: 1,
+      store: 'kv-global',
+      state: 'BOOTSTRAPPING',
+      recordsDone: 1,
+      recordsTotal: 10,
+      endOffsets: {},
+      progress: {},
+      lastError: null,
+      worker: 'w',
+    });
     const err = await lookup.waitUntilReady('slow-pipe', { timeoutMs: 500, pollMs: 100 }).catch((e) => e);
     expect(err).toBeInstanceOf(ReadyTimeoutError);
     expect(err).toBeInstanceOf(AdjunctError);

@@ -24,7 +24,10 @@ type Op =
 const key = fc.constantFrom('a', 'b', 'c');
 const time = fc.integer({ min: 0, max: 40 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ op: fc.constant('put' as const), key, value: fc.option(fc.constantFrom('x', 'y', 'z'), { freq: 4 }), t: time }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({ op: fc.constant('put' as const), key, value: fc.option(fc.constantFrom('x', 'y', 'z'), { freq: 4 }), t: time }),
+  },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('delete' as const), key, t: time }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('get' as const), key }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('asOf' as const), key, t: time }) },
@@ -112,12 +115,24 @@ for (const scope of ['partitioned', 'global'] as StoreScope[]) {
 // Multi-partition dimension: two source partitions write one table (each its own writer and stream time), and the
 // lookup library reads it back. Each key belongs to one partition, as in a Kafka changelog; the reference is one
 // memory store per partition, so every lookup answer must use the stream time of the key's own partition.
-type MultiOp = Exclude<Op, { op: 'restart' }> | { op: 'restart' } | { op: 'lookupAsOf'; key: string; t: number } | { op: 'lookupHistory'; key: string; from?: number; to?: number; order: 'asc' | 'desc' };
+type MultiOp =
+  | Exclude<Op, { op: 'restart' }>
+  | { op: 'restart' }
+  | { op: 'lookupAsOf'; key: string; t: number }
+  | { op: 'lookupHistory'; key: string; from?: number; to?: number; order: 'asc' | 'desc' };
 
 const multiKey = fc.constantFrom('a', 'b', 'c', 'd');
 const partitionOf = (k: string): number => (k === 'a' || k === 'c' ? 0 : 1);
 const multiOpArb: fc.Arbitrary<MultiOp> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ op: fc.constant('put' as const), key: multiKey, value: fc.option(fc.constantFrom('x', 'y', 'z'), { freq: 4 }), t: time }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      op: fc.constant('put' as const),
+      key: multiKey,
+      value: fc.option(fc.constantFrom('x', 'y', 'z'), { freq: 4 }),
+      t: time,
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('delete' as const), key: multiKey, t: time }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('asOf' as const), key: multiKey, t: time }) },
   {
@@ -131,7 +146,13 @@ const multiOpArb: fc.Arbitrary<MultiOp> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.record(
-      { op: fc.constant('lookupHistory' as const), key: multiKey, from: time, to: time, order: fc.constantFrom('asc' as const, 'desc' as const) },
+      {
+        op: fc.constant('lookupHistory' as const),
+        key: multiKey,
+        from: time,
+        to: time,
+        order: fc.constantFrom('asc' as const, 'desc' as const),
+      },
       { requiredKeys: ['op', 'key', 'order'] },
     ),
   },
@@ -213,7 +234,9 @@ describe('several source partitions, read through the lookup library', () => {
               expect(await reader.history(k(key))).toEqual(await m.history(key));
               for (let t = 0; t <= 40; t += 3) {
                 expect(await reader.get(k(key), t)).toEqual(await m.get(key, t));
-                expect(await reader.history(k(key), { fromTime: Math.max(0, t - 5), toTime: t })).toEqual(await m.history(key, { fromTime: Math.max(0, t - 5), toTime: t }));
+                expect(await reader.history(k(key), { fromTime: Math.max(0, t - 5), toTime: t })).toEqual(
+                  await m.history(key, { fromTime: Math.max(0, t - 5), toTime: t }),
+                );
               }
             }
           } finally {

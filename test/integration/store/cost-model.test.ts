@@ -11,7 +11,11 @@ jest.setTimeout(180_000);
 const ks = useStoreKeyspace('it_store_cost', { counting: true });
 let counter = 0;
 
-async function open(scope: StoreScope, historyRetentionMs: number, extra: { cleanupEvery?: number; n?: number; batcher?: WriteBatcher } = {}): Promise<CassandraVersionedStore<string, string>> {
+async function open(
+  scope: StoreScope,
+  historyRetentionMs: number,
+  extra: { cleanupEvery?: number; n?: number; batcher?: WriteBatcher } = {},
+): Promise<CassandraVersionedStore<string, string>> {
   const n = extra.n ?? ++counter;
   return openCassandraVersionedStore({
     client: ks.client,
@@ -36,7 +40,10 @@ async function rows(table: string, scope: StoreScope, n: number): Promise<string
   const rs = await ks.client.execute(`SELECT key, valid_from, value FROM ${ks.keyspace}.${table}${where}`, [], { fetchSize: 100_000 });
   return rs.rows
     .filter((r) => (r.key as Buffer).toString('utf8').startsWith(`c${n}\u0000`))
-    .map((r) => `${(r.key as Buffer).toString('hex')}|${String(r.valid_from)}|${r.value === null ? 'null' : (r.value as Buffer).toString('hex')}`)
+    .map(
+      (r) =>
+        `${(r.key as Buffer).toString('hex')}|${String(r.valid_from)}|${r.value === null ? 'null' : (r.value as Buffer).toString('hex')}`,
+    )
     .sort();
 }
 
@@ -57,7 +64,12 @@ describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (sco
 
   it('with the write batcher, concurrent sink writes cost one request per batch, bounded by rows and bytes', async () => {
     // The worker's default bounds: 4,096 bytes and 64 rows per UNLOGGED batch, 2 ms linger.
-    const batcher = createWriteBatcher(new CqlExecutor(ks.client), ks.keyspace, { maxBytes: 4096, maxRows: 64, lingerMs: 2, maxConcurrent: 64 });
+    const batcher = createWriteBatcher(new CqlExecutor(ks.client), ks.keyspace, {
+      maxBytes: 4096,
+      maxRows: 64,
+      lingerMs: 2,
+      maxConcurrent: 64,
+    });
     const s = await open(scope, 1_000_000, { batcher });
     const small = await measure(() => Promise.all(Array.from({ length: 128 }, (_, i) => s.write(`k${i % 50}`, `v${i}`, 1000 + i))));
     // 128 rows of ~30 bytes: two batches of 64 rows (the row bound).
@@ -69,7 +81,10 @@ describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (sco
     expect({ reads: large.reads, writes: large.writes }).toEqual({ reads: 0, writes: 4 });
     expect((await s.get('k49'))?.value).toBe('v99');
     expect((await s.get('big11'))?.value).toBe(value);
-    (report as Record<string, unknown>)[`${scope}-batched`] = { smallRowsPerRequest: 128 / small.writes, kilobyteRowsPerRequest: 12 / large.writes };
+    (report as Record<string, unknown>)[`${scope}-batched`] = {
+      smallRowsPerRequest: 128 / small.writes,
+      kilobyteRowsPerRequest: 12 / large.writes,
+    };
   });
 
   it('puts, gets and deletes cost the advertised number of requests', async () => {
@@ -94,7 +109,14 @@ describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (sco
     const del = await measure(() => s.delete('k', 990));
     expect(del).toEqual({ result: { value: 'v0', timestamp: 950, validTo: 1000 }, reads: 2, writes: 1 });
     const history = await measure(() => s.history('k'));
-    expect(history).toEqual({ result: [{ value: 'v0', timestamp: 950, validTo: 990 }, { value: 'v1b', timestamp: 1000 }], reads: 1, writes: 0 });
+    expect(history).toEqual({
+      result: [
+        { value: 'v0', timestamp: 950, validTo: 990 },
+        { value: 'v1b', timestamp: 1000 },
+      ],
+      reads: 1,
+      writes: 0,
+    });
     const historyBounded = await measure(() => s.history('k', { fromTime: 960, toTime: 995 }));
     expect(historyBounded).toEqual({ result: [{ value: 'v0', timestamp: 950, validTo: 990 }], reads: 2, writes: 0 });
     // Two dirty keys, nothing older than the horizon to delete: one clean-up read each, one stream-time write.
@@ -124,8 +146,17 @@ describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (sco
     const n = ++counter;
     const table = `cost_${scope}`;
     const seq: [string, string | null, number][] = [
-      ['a', 'a1', 10], ['b', 'b1', 12], ['a', 'a0', 5], ['a', null, 20], ['b', 'b2', 15], ['a', 'a3', 30],
-      ['c', 'c1', 25], ['a', 'a2', 25], ['b', null, 13], ['c', 'c1b', 25], ['a', 'late', 1],
+      ['a', 'a1', 10],
+      ['b', 'b1', 12],
+      ['a', 'a0', 5],
+      ['a', null, 20],
+      ['b', 'b2', 15],
+      ['a', 'a3', 30],
+      ['c', 'c1', 25],
+      ['a', 'a2', 25],
+      ['b', null, 13],
+      ['c', 'c1b', 25],
+      ['a', 'late', 1],
     ];
     const run = async (s: CassandraVersionedStore<string, string>): Promise<number[]> => {
       const out: number[] = [];

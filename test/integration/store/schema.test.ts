@@ -9,7 +9,13 @@ jest.setTimeout(120_000);
 
 const ks = useStoreKeyspace('it_store_schema', { counting: true });
 
-const base = () => ({ client: ks.client, keyspace: ks.keyspace, storeName: 'schema-store', scope: 'global' as const, historyRetentionMs: 1000 });
+const base = () => ({
+  client: ks.client,
+  keyspace: ks.keyspace,
+  storeName: 'schema-store',
+  scope: 'global' as const,
+  historyRetentionMs: 1000,
+});
 
 describe('schema and identifiers', () => {
   it('rejects injection in table options, store names and keyspaces before any CQL is sent', async () => {
@@ -32,20 +38,35 @@ describe('schema and identifiers', () => {
       await expect(openCassandraVersionedStore({ ...base(), ...a })).rejects.toBeInstanceOf(InvalidIdentifierError);
       await expect(openCassandraKeyValueStore({ ...base(), ...a })).rejects.toBeInstanceOf(InvalidIdentifierError);
     }
-    await expect(openCassandraVersionedStore({ ...base(), tableOptions: { compaction: { class: "X'; DROP" } } })).rejects.toThrow(/compaction\.class/);
+    await expect(openCassandraVersionedStore({ ...base(), tableOptions: { compaction: { class: "X'; DROP" } } })).rejects.toThrow(
+      /compaction\.class/,
+    );
     expect(ks.tracker.counts().total).toBe(0);
   });
 
   it('migrates a versioned table created before the writer column (ALTER TABLE ADD once), and old rows stay readable', async () => {
     await openCassandraVersionedStore({ ...base(), tableName: 'probe' }); // creates the keyspace
-    await ks.client.execute(`CREATE TABLE ${ks.keyspace}.legacy (key blob, valid_from bigint, value blob, PRIMARY KEY ((key), valid_from)) WITH CLUSTERING ORDER BY (valid_from DESC)`);
-    await ks.client.execute(`INSERT INTO ${ks.keyspace}.legacy (key, valid_from, value) VALUES (?, ?, ?)`, [Buffer.from('k'), 10, Buffer.from('old')], { prepare: true });
-    await expect(openCassandraVersionedStore({ ...base(), tableName: 'legacy', createTables: false })).rejects.toMatchObject({ code: 'SCHEMA_OUTDATED' });
+    await ks.client.execute(
+      `CREATE TABLE ${ks.keyspace}.legacy (key blob, valid_from bigint, value blob, PRIMARY KEY ((key), valid_from)) WITH CLUSTERING ORDER BY (valid_from DESC)`,
+    );
+    await ks.client.execute(
+      `INSERT INTO ${ks.keyspace}.legacy (key, valid_from, value) VALUES (?, ?, ?)`,
+      [Buffer.from('k'), 10, Buffer.from('old')],
+      { prepare: true },
+    );
+    await expect(openCassandraVersionedStore({ ...base(), tableName: 'legacy', createTables: false })).rejects.toMatchObject({
+      code: 'SCHEMA_OUTDATED',
+    });
     const s = await openCassandraVersionedStore({ ...base(), tableName: 'legacy', writerId: 'topic:0' });
     expect(await s.put('k', 'new', 20)).toBe(-1);
     expect(await s.get('k', 15)).toEqual({ value: 'old', timestamp: 10, validTo: 20 });
-    const rows = (await ks.client.execute(`SELECT valid_from, writer FROM ${ks.keyspace}.legacy WHERE key = ?`, [Buffer.from('k')], { prepare: true })).rows;
-    expect(rows.map((r) => [Number(r.valid_from), r.writer])).toEqual([[20, 'topic:0'], [10, null]]);
+    const rows = (
+      await ks.client.execute(`SELECT valid_from, writer FROM ${ks.keyspace}.legacy WHERE key = ?`, [Buffer.from('k')], { prepare: true })
+    ).rows;
+    expect(rows.map((r) => [Number(r.valid_from), r.writer])).toEqual([
+      [20, 'topic:0'],
+      [10, null],
+    ]);
     await s.close();
     // Reopening finds the column: no second ALTER.
     ks.tracker.reset();
@@ -57,13 +78,17 @@ describe('schema and identifiers', () => {
     const s = await openCassandraVersionedStore({
       ...base(),
       storeName: 'With.Options-1',
-      tableOptions: { compaction: { class: 'SizeTieredCompactionStrategy', min_threshold: 4 }, comment: 'adjunct test', gc_grace_seconds: 3600 },
+      tableOptions: {
+        compaction: { class: 'SizeTieredCompactionStrategy', min_threshold: 4 },
+        comment: 'adjunct test',
+        gc_grace_seconds: 3600,
+      },
       defaultTtlSeconds: 86400,
     });
-    const rs = await ks.client.execute('SELECT compaction, comment, gc_grace_seconds, default_time_to_live FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [
-      ks.keyspace,
-      'with_options_1',
-    ]);
+    const rs = await ks.client.execute(
+      'SELECT compaction, comment, gc_grace_seconds, default_time_to_live FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
+      [ks.keyspace, 'with_options_1'],
+    );
     const row = rs.first();
     expect(row.compaction.class).toMatch(/SizeTieredCompactionStrategy/);
     expect(row.comment).toBe('adjunct test');
@@ -71,7 +96,10 @@ describe('schema and identifiers', () => {
     expect(row.default_time_to_live).toBe(86400);
     await s.close();
     const d = await openCassandraKeyValueStore({ ...base(), storeName: 'default-options' });
-    const rs2 = await ks.client.execute('SELECT compaction FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [ks.keyspace, 'default_options']);
+    const rs2 = await ks.client.execute('SELECT compaction FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [
+      ks.keyspace,
+      'default_options',
+    ]);
     expect(rs2.first().compaction.class).toMatch(/LeveledCompactionStrategy/);
     await d.close();
   });

@@ -82,6 +82,10 @@ export function useStoreKeyspace(prefix: string, opts: { counting?: boolean } = 
 }
 
 /** Options that isolate store instance `n` in a shared table: its own partition (partitioned scope), writer and key namespace. */
-export function isolatedStore(scope: StoreScope, n: number, ns: string): { scope: StoreScope; partition: number | undefined; writerId: string; keySerde: Serde<string> } {
+export function isolatedStore(
+  scope: StoreScope,
+  n: number,
+  ns: string,
+): { scope: StoreScope; partition: number | undefined; writerId: string; keySerde: Serde<string> } {
   return { scope, partition: scope === 'partitioned' ? n : undefined, writerId: `w${n}`, keySerde: namespacedStringSerde(`${ns}${n}`) };
 }

@@ -15,17 +15,30 @@ const batcherWith = (o: Partial<WriteBatcherOptions> = {}): WriteBatcher =>
   createWriteBatcher(new CqlExecutor(ks.client), ks.keyspace, { maxBytes: 4096, maxRows: 64, lingerMs: 2, maxConcurrent: 64, ...o });
 
 async function open(scope: StoreScope, n: number, batcher?: WriteBatcher): Promise<CassandraVersionedStore<string, string>> {
-  return openCassandraVersionedStore({ client: ks.client, keyspace: ks.keyspace, storeName: `batch-${scope}`, ...isolatedStore(scope, n, 'b'), historyRetentionMs: 1_000_000, cleanupEvery: 1_000_000, batcher });
+  return openCassandraVersionedStore({
+    client: ks.client,
+    keyspace: ks.keyspace,
+    storeName: `batch-${scope}`,
+    ...isolatedStore(scope, n, 'b'),
+    historyRetentionMs: 1_000_000,
+    cleanupEvery: 1_000_000,
+    batcher,
+  });
 }
 
 /** Every row of store instance n as `key|valid_from|value` (namespace stripped), sorted. */
 async function rows(scope: StoreScope, n: number): Promise<string[]> {
   const where = scope === 'partitioned' ? ` WHERE partition = ${n}` : '';
-  const rs = await ks.client.execute(`SELECT key, valid_from, value FROM ${ks.keyspace}.batch_${scope}${where}`, [], { fetchSize: 100_000 });
+  const rs = await ks.client.execute(`SELECT key, valid_from, value FROM ${ks.keyspace}.batch_${scope}${where}`, [], {
+    fetchSize: 100_000,
+  });
   const prefix = `b${n}\u0000`;
   return rs.rows
     .filter((r) => (r.key as Buffer).toString('utf8').startsWith(prefix))
-    .map((r) => `${(r.key as Buffer).toString('utf8').slice(prefix.length)}|${String(r.valid_from)}|${r.value === null ? 'null' : (r.value as Buffer).toString('utf8')}`)
+    .map(
+      (r) =>
+        `${(r.key as Buffer).toString('utf8').slice(prefix.length)}|${String(r.valid_from)}|${r.value === null ? 'null' : (r.value as Buffer).toString('utf8')}`,
+    )
     .sort();
 }
 
@@ -83,7 +96,12 @@ describe.each(['partitioned', 'global'] as StoreScope[])('write batcher against 
     const s = await open(scope, n, batcherWith({ maxBytes: 1 << 20 }));
     const big = 'x'.repeat(30_000);
     ks.tracker.reset();
-    const outcomes = await writeAll(s, [['a', 'small-a', 1], ['b', big, 2], ['c', big, 3], ['d', 'small-d', 4]]);
+    const outcomes = await writeAll(s, [
+      ['a', 'small-a', 1],
+      ['b', big, 2],
+      ['c', big, 3],
+      ['d', 'small-d', 4],
+    ]);
     expect(outcomes).toEqual(['written', 'written', 'written', 'written']);
     // Cassandra checks the size of multi-partition batches only. Global scope: one refused batch of 4, then its halves
     // (each under the threshold). Partitioned scope: every row shares the Cassandra partition, so the batch is accepted.

@@ -2,11 +2,26 @@ import { Client } from 'cassandra-driver';
 import { PipelineStatusTable } from '../../../src/catalog';
 import { StoreCatalog } from '../../../src/generations';
 import { createTopic } from '../helpers';
-import { committedOffsets, configDoc, endOffsets, eventually, names, pipelineGroup, startWorker, waitCaughtUp, writeConfigFile } from './harness';
+import {
+  committedOffsets,
+  configDoc,
+  endOffsets,
+  eventually,
+  names,
+  pipelineGroup,
+  startWorker,
+  waitCaughtUp,
+  writeConfigFile,
+} from './harness';
 import { useStack } from './harness';
 import { killWorker } from './processes';
 
-const recs = (from: number, to: number, prefix = 'k') => Array.from({ length: to - from }, (_, j) => ({ key: `${prefix}${from + j}`, value: JSON.stringify({ i: from + j }), timestamp: String(1_000_000 + from + j) }));
+const recs = (from: number, to: number, prefix = 'k') =>
+  Array.from({ length: to - from }, (_, j) => ({
+    key: `${prefix}${from + j}`,
+    value: JSON.stringify({ i: from + j }),
+    timestamp: String(1_000_000 + from + j),
+  }));
 
 async function count(client: Client, keyspace: string, table: string): Promise<number> {
   const rs = await client.execute(`SELECT key FROM ${keyspace}.${table}`, [], { fetchSize: 100_000 });
@@ -45,19 +60,26 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
       }
     })();
     const status = new PipelineStatusTable(stack.client, n.keyspace);
-    const startP = startWorker(configDoc(n.keyspace, n.group, [
-      { name: 'rates', topics: [n.topic], store: { name: 'rates', historyRetention: '7d' }, bootstrap: true },
-      { name: 'tx', topics: [streamTopic], store: { name: 'tx', historyRetention: '7d' }, dependsOn: ['rates'] },
-    ]));
+    const startP = startWorker(
+      configDoc(n.keyspace, n.group, [
+        { name: 'rates', topics: [n.topic], store: { name: 'rates', historyRetention: '7d' }, bootstrap: true },
+        { name: 'tx', topics: [streamTopic], store: { name: 'tx', historyRetention: '7d' }, dependsOn: ['rates'] },
+      ]),
+    );
     stack.worker = await startP;
     // While BOOTSTRAPPING (seen through Cassandra, as another process would), the dependent pipeline wrote nothing.
     // Samples are asserted after the wait: `eventually` retries on a throw, so an expect inside it could never fail.
     const whileBootstrapping: { total: number; txRows: number }[] = [];
-    const row = await eventually(async () => {
-      const r = await status.get('rates');
-      if (r?.state === 'BOOTSTRAPPING') whileBootstrapping.push({ total: r.recordsTotal, txRows: await count(stack.client, n.keyspace, 'tx_g1').catch(() => 0) });
-      return r?.state === 'READY' ? r : undefined;
-    }, 120_000, 'rates READY');
+    const row = await eventually(
+      async () => {
+        const r = await status.get('rates');
+        if (r?.state === 'BOOTSTRAPPING')
+          whileBootstrapping.push({ total: r.recordsTotal, txRows: await count(stack.client, n.keyspace, 'tx_g1').catch(() => 0) });
+        return r?.state === 'READY' ? r : undefined;
+      },
+      120_000,
+      'rates READY',
+    );
     stopProducing = true;
     await background;
     expect(whileBootstrapping.length).toBeGreaterThan(0);
@@ -85,7 +107,11 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     const producer = await stack.producer();
     await producer.send({ topic: n.topic, messages: recs(0, 20).map((m) => ({ ...m, partition: 0 })) });
     await producer.send({ topic: n.topic, messages: recs(20, 40).map((m) => ({ ...m, partition: 1 })) });
-    stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, keepPreviousGeneration: '3s' }]));
+    stack.worker = await startWorker(
+      configDoc(n.keyspace, n.group, [
+        { name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, keepPreviousGeneration: '3s' },
+      ]),
+    );
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p'), n.topic);
     expect((await keys(stack.client, n.keyspace, 's_g1')).size).toBe(40);
     // Keys k0..k9 are deleted upstream: their records fall off the log (retention / delete-records).
@@ -119,7 +145,16 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     await createTopic(stack.kafka, n.topic, 1);
     const producer = await stack.producer();
     await producer.send({ topic: n.topic, messages: recs(0, 10) });
-    const doc = (policy: string) => configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, onOffsetOutOfRange: policy, keepPreviousGeneration: '1h' }]);
+    const doc = (policy: string) =>
+      configDoc(n.keyspace, n.group, [
+        {
+          name: 'p',
+          topics: [n.topic],
+          store: { name: 's', historyRetention: '7d' },
+          onOffsetOutOfRange: policy,
+          keepPreviousGeneration: '1h',
+        },
+      ]);
     stack.worker = await startWorker(doc('fail'));
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p'), n.topic);
     await stack.worker.stop();
@@ -149,19 +184,27 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     await createTopic(stack.kafka, n.topic, 2);
     const producer = await stack.producer();
     for (let b = 0; b < 10; b++) await producer.send({ topic: n.topic, messages: recs(b * 3000, (b + 1) * 3000) });
-    stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' } }]));
+    stack.worker = await startWorker(
+      configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' } }]),
+    );
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p'), n.topic, 180_000);
     await stack.worker.stop();
     stack.worker = undefined;
     // resetOffset: true rebuilds into a new generation on start; kill the process mid-build.
-    const file = writeConfigFile(configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, resetOffset: true }]));
+    const file = writeConfigFile(
+      configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, resetOffset: true }]),
+    );
     const catalog = new StoreCatalog(stack.client, n.keyspace);
     const status = new PipelineStatusTable(stack.client, n.keyspace);
     const w1 = stack.spawn(file);
-    await eventually(async () => {
-      const r = await status.get('p', 2);
-      return r && r.state === 'BOOTSTRAPPING' && r.recordsDone > 0 && r.recordsDone < r.recordsTotal;
-    }, 120_000, 'reload in progress');
+    await eventually(
+      async () => {
+        const r = await status.get('p', 2);
+        return r && r.state === 'BOOTSTRAPPING' && r.recordsDone > 0 && r.recordsDone < r.recordsTotal;
+      },
+      120_000,
+      'reload in progress',
+    );
     await killWorker(w1, 'SIGKILL');
     const mid = await catalog.get('s');
     expect(mid?.currentGeneration).toBe(1);

@@ -10,7 +10,16 @@ import { createTopic } from '../helpers';
 import { StoreCatalog, WorkerRegistry } from '../../../src/generations';
 import { committedOffsets, eventually, names, pipelineGroup, useStack, waitCaughtUp, writeConfigFile } from './harness';
 import { killWorker, WorkerProcess } from './processes';
-import { expectTableEqualsReference, FAULT_RETENTION, genRecords, note, produceAll, totalOf, waitOutput, workerDoc } from '../../faults/lib';
+import {
+  expectTableEqualsReference,
+  FAULT_RETENTION,
+  genRecords,
+  note,
+  produceAll,
+  totalOf,
+  waitOutput,
+  workerDoc,
+} from '../../faults/lib';
 
 jest.setTimeout(300_000);
 
@@ -20,10 +29,15 @@ const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 /** Runs the CLI (`tsx src/cli/main.ts ...args`); resolves with its exit code and stdout. */
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(TSX, ['src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ADJUNCT_LOG_LEVEL: 'silent' }, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
+    execFile(
+      TSX,
+      ['src/cli/main.ts', ...args],
+      { cwd: ROOT, env: { ...process.env, ADJUNCT_LOG_LEVEL: 'silent' }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
   });
 }
 
@@ -59,7 +73,12 @@ describe('generations followed by every worker', () => {
     const file = writeConfigFile(doc(false));
     const catalog = new StoreCatalog(stack.client, n.keyspace);
     const registry = new WorkerRegistry(stack.client, n.keyspace);
-    const tableExists = async (t: string) => (await stack.client.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name=? AND table_name=?', [n.keyspace, t], { prepare: true })).rowLength > 0;
+    const tableExists = async (t: string) =>
+      (
+        await stack.client.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name=? AND table_name=?', [n.keyspace, t], {
+          prepare: true,
+        })
+      ).rowLength > 0;
 
     const a = stack.spawn(fileA, {}, true);
     await waitOutput(a, /worker running/); // A creates keyspace and catalog first
@@ -73,26 +92,41 @@ describe('generations followed by every worker', () => {
     const producer = await stack.producer();
     let sent = 0;
     const load = produceAll(producer, n.topic, records, { batch: 1000, pauseMs: 500, onBatch: (x) => (sent = x) });
-    await eventually(async () => sent >= records.length / 3 && totalOf(await committedOffsets(stack.admin, pipelineGroup(n.group, 'p', 1), n.topic)) > 0n, 120_000, 'load under way');
+    await eventually(
+      async () => sent >= records.length / 3 && totalOf(await committedOffsets(stack.admin, pipelineGroup(n.group, 'p', 1), n.topic)) > 0n,
+      120_000,
+      'load under way',
+    );
     const res = await fetch(`http://127.0.0.1:${port}/pipelines/p/reload`, { method: 'POST' });
     expect(res.status).toBe(202);
     expect(await res.json()).toMatchObject({ building: 2 });
 
     // Every worker joins the build (heartbeat rows for generation 2 from all three), then C dies by kill -9 mid-build.
-    await eventually(async () => {
-      const building = (await registry.live('p')).filter((w) => w.generation === 2).map((w) => w.worker);
-      return [ids.a, ids.b, ids.c].every((id) => building.includes(id));
-    }, 30_000, 'every worker building generation 2');
+    await eventually(
+      async () => {
+        const building = (await registry.live('p')).filter((w) => w.generation === 2).map((w) => w.worker);
+        return [ids.a, ids.b, ids.c].every((id) => building.includes(id));
+      },
+      30_000,
+      'every worker building generation 2',
+    );
     expect((await catalog.get('s'))?.buildingGeneration).toBe(2);
     await killWorker(c, 'SIGKILL');
     note('worker C killed -9 during the build');
 
     // The build completes on A and B; after the switch both write only generation 2.
     await eventually(async () => (await catalog.get('s'))?.currentGeneration === 2, 180_000, 'switch to generation 2');
-    await eventually(async () => {
-      const live = await registry.live('p');
-      return live.every((w) => w.worker === ids.c || w.generation === 2) && [ids.a, ids.b].every((id) => live.some((w) => w.worker === id && w.generation === 2));
-    }, 30_000, 'A and B write generation 2 only');
+    await eventually(
+      async () => {
+        const live = await registry.live('p');
+        return (
+          live.every((w) => w.worker === ids.c || w.generation === 2) &&
+          [ids.a, ids.b].every((id) => live.some((w) => w.worker === id && w.generation === 2))
+        );
+      },
+      30_000,
+      'A and B write generation 2 only',
+    );
     await load;
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p', 2), n.topic, 180_000);
     await expectTableEqualsReference(stack.kafka, stack.admin, stack.client, n.topic, n.keyspace, 's_g2');
@@ -107,13 +141,17 @@ describe('generations followed by every worker', () => {
 
     // Keep time (40 s) expiring: generation 2 is dropped only once no live worker (nor C's expiring heartbeat) names it.
     const seen: string[] = [];
-    await eventually(async () => {
-      const writersOf2 = (await registry.live('p')).filter((w) => w.generation === 2).map((w) => w.worker);
-      const exists = await tableExists('s_g2');
-      seen.push(`${exists ? 'table' : 'dropped'}:${writersOf2.join('+')}`);
-      if (!exists) expect(writersOf2).toEqual([]); // dropped: nobody may still write it
-      return !exists;
-    }, 90_000, 'generation 2 dropped after its keep time');
+    await eventually(
+      async () => {
+        const writersOf2 = (await registry.live('p')).filter((w) => w.generation === 2).map((w) => w.worker);
+        const exists = await tableExists('s_g2');
+        seen.push(`${exists ? 'table' : 'dropped'}:${writersOf2.join('+')}`);
+        if (!exists) expect(writersOf2).toEqual([]); // dropped: nobody may still write it
+        return !exists;
+      },
+      90_000,
+      'generation 2 dropped after its keep time',
+    );
     note(`drop watch: ${seen.filter((s, i) => s !== seen[i - 1]).join(' → ')}`);
     expect((await catalog.get('s'))?.previousGeneration).toBeNull();
 
@@ -126,9 +164,13 @@ describe('generations followed by every worker', () => {
     // Status from the catalog lists every live worker and the generation it writes.
     const st = await cli(['status', '-c', file, '--json']);
     expect(st.code).toBe(0);
-    const workers = (JSON.parse(st.stdout) as { workers: { worker: string; generation: number }[] }).workers.filter((w) => w.generation === 1).map((w) => w.worker);
+    const workers = (JSON.parse(st.stdout) as { workers: { worker: string; generation: number }[] }).workers
+      .filter((w) => w.generation === 1)
+      .map((w) => w.worker);
     expect(workers).toEqual(expect.arrayContaining([ids.a, ids.b]));
-    const apiStatus = (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as { pipelines: { writers: { worker: string; generation: number }[] }[] };
+    const apiStatus = (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as {
+      pipelines: { writers: { worker: string; generation: number }[] }[];
+    };
     expect(apiStatus.pipelines[0].writers.map((w) => w.worker)).toEqual(expect.arrayContaining([ids.a, ids.b]));
 
     // Nothing dead-lettered, no write ever failed (a dropped table would show as retries), A and B alive.

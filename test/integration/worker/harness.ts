@@ -12,11 +12,20 @@ import { uniqueName } from '../helpers';
 import { killWorker, spawnWorker, WorkerProcess } from './processes';
 
 /** Builds a config document pointing at the stack, with one pipeline by default. */
-export function configDoc(keyspace: string, groupId: string, pipelines: object[], extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function configDoc(
+  keyspace: string,
+  groupId: string,
+  pipelines: object[],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   const ep = stackEndpoints();
   return {
     kafka: { brokers: ep.kafkaBrokers, clientId: groupId },
-    cassandra: { contactPoints: ep.cassandraContactPoints.map((c) => (c.includes(':') ? c : `${c}:${ep.cassandraPort}`)), localDataCenter: ep.localDataCenter, keyspace },
+    cassandra: {
+      contactPoints: ep.cassandraContactPoints.map((c) => (c.includes(':') ? c : `${c}:${ep.cassandraPort}`)),
+      localDataCenter: ep.localDataCenter,
+      keyspace,
+    },
     registry: { url: ep.registryUrl },
     worker: { groupId, commitInterval: 100, http: { enabled: false }, shutdownTimeout: 10_000, logLevel: 'warn' },
     pipelines,
@@ -38,9 +47,15 @@ export function writeConfigFile(doc: Record<string, unknown>): string {
 }
 
 /** Starts an in-process worker from a config document. */
-export async function startWorker(doc: Record<string, unknown>, opts: { verbose?: boolean; metrics?: AdjunctMetrics } = {}): Promise<Worker> {
+export async function startWorker(
+  doc: Record<string, unknown>,
+  opts: { verbose?: boolean; metrics?: AdjunctMetrics } = {},
+): Promise<Worker> {
   const config = parseConfig(stringify(doc), { env: process.env });
-  const w = new Worker({ config, baseDir: process.cwd() }, { logger: opts.verbose ? createLogger('info') : silentLogger, metrics: opts.metrics ?? new AdjunctMetrics({ defaultMetrics: false }) });
+  const w = new Worker(
+    { config, baseDir: process.cwd() },
+    { logger: opts.verbose ? createLogger('info') : silentLogger, metrics: opts.metrics ?? new AdjunctMetrics({ defaultMetrics: false }) },
+  );
   await w.start();
   return w;
 }
@@ -90,12 +105,22 @@ export async function eventually<T>(fn: () => Promise<T | undefined | false>, ti
 /** Reads every row of a versioned table as `key|valid_from|value` strings, sorted. */
 export async function dumpVersioned(client: Client, keyspace: string, table: string): Promise<string[]> {
   const rs = await client.execute(`SELECT key, valid_from, value FROM ${keyspace}.${table}`, [], { fetchSize: 100_000 });
-  return rs.rows.map((r) => `${(r.get('key') as Buffer).toString('utf8')}|${r.get('valid_from').toString()}|${r.get('value') === null ? 'null' : (r.get('value') as Buffer).toString('utf8')}`).sort();
+  return rs.rows
+    .map(
+      (r) =>
+        `${(r.get('key') as Buffer).toString('utf8')}|${r.get('valid_from').toString()}|${r.get('value') === null ? 'null' : (r.get('value') as Buffer).toString('utf8')}`,
+    )
+    .sort();
 }
 
 /** Names for one test: keyspace, topic, group. */
 export function names(prefix: string) {
-  return { keyspace: uniqueName(`${prefix}_ks`), topic: uniqueName(`${prefix}_t`).replace(/_/g, '-'), group: uniqueName(`${prefix}_g`), dlq: uniqueName(`${prefix}_dlq`).replace(/_/g, '-') };
+  return {
+    keyspace: uniqueName(`${prefix}_ks`),
+    topic: uniqueName(`${prefix}_t`).replace(/_/g, '-'),
+    group: uniqueName(`${prefix}_g`),
+    dlq: uniqueName(`${prefix}_dlq`).replace(/_/g, '-'),
+  };
 }
 
 /** The consumer group a pipeline's generation uses. */

@@ -12,18 +12,34 @@ describe('worker: JSON changelog → versioned global store (real Kafka + Cassan
     await createTopic(stack.kafka, n.topic, 3);
     const producer = await stack.producer();
     // Currency-rates changelog B, keyed by currency, value {rate}, record timestamp = event time.
-    await producer.send({ topic: n.topic, messages: [
-      { key: 'EUR', value: JSON.stringify({ rate: 1.0 }), timestamp: '1000' },   // b0 at t=1000
-      { key: 'USD', value: JSON.stringify({ rate: 0.9 }), timestamp: '1000' },
-      { key: 'EUR', value: JSON.stringify({ rate: 1.3 }), timestamp: '3000' },   // b3 at t=3000
-      { key: 'EUR', value: JSON.stringify({ rate: 1.1 }), timestamp: '2500' },   // out of order: lands between b0 and b3
-      { key: 'USD', value: null, timestamp: '4000' },                            // rate deleted upstream (tombstone)
-    ] });
+    await producer.send({
+      topic: n.topic,
+      messages: [
+        { key: 'EUR', value: JSON.stringify({ rate: 1.0 }), timestamp: '1000' }, // b0 at t=1000
+        { key: 'USD', value: JSON.stringify({ rate: 0.9 }), timestamp: '1000' },
+        { key: 'EUR', value: JSON.stringify({ rate: 1.3 }), timestamp: '3000' }, // b3 at t=3000
+        { key: 'EUR', value: JSON.stringify({ rate: 1.1 }), timestamp: '2500' }, // out of order: lands between b0 and b3
+        { key: 'USD', value: null, timestamp: '4000' }, // rate deleted upstream (tombstone)
+      ],
+    });
 
-    stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{ name: 'rates', topics: [n.topic], store: { name: 'rates', kind: 'versioned', scope: 'global', historyRetention: '30d' } }]));
+    stack.worker = await startWorker(
+      configDoc(n.keyspace, n.group, [
+        { name: 'rates', topics: [n.topic], store: { name: 'rates', kind: 'versioned', scope: 'global', historyRetention: '30d' } },
+      ]),
+    );
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
 
-    const rates = await openCassandraVersionedStore<string, { rate: number }>({ client: stack.client, keyspace: n.keyspace, storeName: 'rates', tableName: 'rates_g1', scope: 'global', historyRetentionMs: 30 * 86_400_000, valueSerde: jsonSerde(), writerId: 'test-reader' });
+    const rates = await openCassandraVersionedStore<string, { rate: number }>({
+      client: stack.client,
+      keyspace: n.keyspace,
+      storeName: 'rates',
+      tableName: 'rates_g1',
+      scope: 'global',
+      historyRetentionMs: 30 * 86_400_000,
+      valueSerde: jsonSerde(),
+      writerId: 'test-reader',
+    });
     // Transactions stream A: a1 at 1500, a4 at 4000, then the late a2 at 2000.
     expect((await rates.get('EUR', 1500))?.value.rate).toBe(1.0);
     expect((await rates.get('EUR', 4000))?.value.rate).toBe(1.3);
@@ -34,7 +50,11 @@ describe('worker: JSON changelog → versioned global store (real Kafka + Cassan
     expect(await rates.get('USD', 4000)).toBeNull(); // tombstone
     expect(await rates.get('USD')).toBeNull();
     const h = await rates.history('EUR', { order: 'asc' });
-    expect(h.map((r) => [r.timestamp, r.validTo])).toEqual([[1000, 2500], [2500, 3000], [3000, undefined]]);
+    expect(h.map((r) => [r.timestamp, r.validTo])).toEqual([
+      [1000, 2500],
+      [2500, 3000],
+      [3000, undefined],
+    ]);
     const status = stack.worker.status();
     expect(status.pipelines[0].counts).toMatchObject({ consumed: 5, written: 5, deadLettered: 0 });
     // Metrics move as records flow: counters per pipeline, committed offsets and lag per partition.
@@ -50,20 +70,34 @@ describe('worker: JSON changelog → versioned global store (real Kafka + Cassan
     await createTopic(stack.kafka, n.topic, 1);
     const producer = await stack.producer();
     // Record timestamps are far in the future on purpose: the store must only use the `ts` field (or stream time).
-    await producer.send({ topic: n.topic, messages: [
-      { key: 'k1', value: JSON.stringify({ ts: 1000, v: 1 }), timestamp: '9000000' },
-      { key: 'k1', value: JSON.stringify({ ts: 2000, v: 2 }), timestamp: '9000000' },
-      { key: 'k2', value: JSON.stringify({ ts: 2500, v: 0 }), timestamp: '9000000' },
-      { key: 'k1', value: null, timestamp: '9000000' }, // no ts field: stream time 2500 (onMissing default)
-      { key: 'k3', value: JSON.stringify({ ts: 100_000, v: 3 }), timestamp: '9000000' }, // jumps 97.5 s > retention 10 s
-    ] });
-    const pipeline = { name: 'p', topics: [n.topic], extract: { timestamp: { from: 'field', path: 'ts' } }, store: { name: 's', historyRetention: '10s' } };
+    await producer.send({
+      topic: n.topic,
+      messages: [
+        { key: 'k1', value: JSON.stringify({ ts: 1000, v: 1 }), timestamp: '9000000' },
+        { key: 'k1', value: JSON.stringify({ ts: 2000, v: 2 }), timestamp: '9000000' },
+        { key: 'k2', value: JSON.stringify({ ts: 2500, v: 0 }), timestamp: '9000000' },
+        { key: 'k1', value: null, timestamp: '9000000' }, // no ts field: stream time 2500 (onMissing default)
+        { key: 'k3', value: JSON.stringify({ ts: 100_000, v: 3 }), timestamp: '9000000' }, // jumps 97.5 s > retention 10 s
+      ],
+    });
+    const pipeline = {
+      name: 'p',
+      topics: [n.topic],
+      extract: { timestamp: { from: 'field', path: 'ts' } },
+      store: { name: 's', historyRetention: '10s' },
+    };
     stack.worker = await startWorker(configDoc(n.keyspace, n.group, [pipeline]));
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p'), n.topic);
     const rows = (await stack.client.execute(`SELECT key, valid_from, value, writer FROM ${n.keyspace}.s_g1`)).rows
       .map((r) => `${r.get('key').toString()}@${r.get('valid_from')}:${r.get('value') === null ? 'tombstone' : 'value'}:${r.get('writer')}`)
       .sort();
-    expect(rows).toEqual([`k1@1000:value:${n.topic}:0`, `k1@2000:value:${n.topic}:0`, `k1@2500:tombstone:${n.topic}:0`, `k2@2500:value:${n.topic}:0`, `k3@100000:value:${n.topic}:0`]);
+    expect(rows).toEqual([
+      `k1@1000:value:${n.topic}:0`,
+      `k1@2000:value:${n.topic}:0`,
+      `k1@2500:tombstone:${n.topic}:0`,
+      `k2@2500:value:${n.topic}:0`,
+      `k3@100000:value:${n.topic}:0`,
+    ]);
     expect(await stack.worker.metrics.registry.metrics()).toMatch(/adjunct_stream_time_jumps_total\{pipeline="p"\} 1/);
     expect(stack.worker.status().pipelines[0].partitions).toMatchObject([{ partition: 0, observedStreamTime: 100_000, horizon: 90_000 }]);
   });
@@ -72,18 +106,27 @@ describe('worker: JSON changelog → versioned global store (real Kafka + Cassan
     const n = names('replay');
     await createTopic(stack.kafka, n.topic, 2);
     const producer = await stack.producer();
-    const msgs = Array.from({ length: 300 }, (_, i) => ({ key: `k${i % 17}`, value: JSON.stringify({ i }), timestamp: String(10_000 + ((i * 7919) % 500)) }));
+    const msgs = Array.from({ length: 300 }, (_, i) => ({
+      key: `k${i % 17}`,
+      value: JSON.stringify({ i }),
+      timestamp: String(10_000 + ((i * 7919) % 500)),
+    }));
     await producer.send({ topic: n.topic, messages: msgs });
     const doc = configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '1d' } }]);
     stack.worker = await startWorker(doc);
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p'), n.topic);
     await stack.worker.stop();
-    const dump = async () => (await stack.client.execute(`SELECT key, valid_from, value FROM ${n.keyspace}.s_g1`)).rows.map((r) => `${r.get('key').toString()}|${r.get('valid_from')}|${r.get('value')?.toString()}`).sort();
+    const dump = async () =>
+      (await stack.client.execute(`SELECT key, valid_from, value FROM ${n.keyspace}.s_g1`)).rows
+        .map((r) => `${r.get('key').toString()}|${r.get('valid_from')}|${r.get('value')?.toString()}`)
+        .sort();
     const first = await dump();
     expect(first.length).toBeGreaterThan(17);
     // Another worker group is another deployment: the first one's tables are handed over (owner row deleted) first.
     await stack.client.execute(`DELETE FROM ${n.keyspace}.adjunct_table_owners WHERE base_table = 's'`);
-    stack.worker = await startWorker(configDoc(n.keyspace, n.group + 'b', [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '1d' } }]));
+    stack.worker = await startWorker(
+      configDoc(n.keyspace, n.group + 'b', [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '1d' } }]),
+    );
     await waitCaughtUp(stack.admin, pipelineGroup(n.group + 'b', 'p'), n.topic);
     expect(await dump()).toEqual(first);
     // The second run really rewrote every record (rather than finding the first run's rows untouched).

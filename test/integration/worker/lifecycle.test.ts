@@ -30,7 +30,11 @@ describe('worker processes: SIGTERM drain, scale-out and a killed worker (real K
     const file = writeConfigFile(doc);
     const w = stack.spawn(file);
     const group = pipelineGroup(n.group, 'p');
-    await eventually(async () => [...(await committedOffsets(stack.admin, group, n.topic)).values()].some((o) => o > 0n), 60_000, 'first commit');
+    await eventually(
+      async () => [...(await committedOffsets(stack.admin, group, n.topic)).values()].some((o) => o > 0n),
+      60_000,
+      'first commit',
+    );
     const t0 = Date.now();
     w.child.kill('SIGTERM');
     const exit = await w.exited;
@@ -46,12 +50,14 @@ describe('worker processes: SIGTERM drain, scale-out and a killed worker (real K
     let checked = 0;
     let missing = 0;
     const totalBelow = [...committed.values()].reduce((a, o) => a + Number(o > 0n ? o : 0n), 0);
-    await consumer.run({ eachMessage: async ({ partition, message }) => {
-      if (BigInt(message.offset) < (committed.get(partition) ?? 0n)) {
-        checked++;
-        if (!stored.has(JSON.parse(message.value!.toString()).i)) missing++;
-      }
-    } });
+    await consumer.run({
+      eachMessage: async ({ partition, message }) => {
+        if (BigInt(message.offset) < (committed.get(partition) ?? 0n)) {
+          checked++;
+          if (!stored.has(JSON.parse(message.value!.toString()).i)) missing++;
+        }
+      },
+    });
     await eventually(async () => checked >= totalBelow, 180_000, 'verification scan');
     await consumer.disconnect();
     expect(missing).toBe(0);
@@ -66,16 +72,22 @@ describe('worker processes: SIGTERM drain, scale-out and a killed worker (real K
   it('two workers share the partitions; one is killed -9 mid-load and the other completes with nothing lost', async () => {
     const n = names('scale');
     await createTopic(stack.kafka, n.topic, 4);
-    const file = writeConfigFile(configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' } }], {}));
+    const file = writeConfigFile(
+      configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' } }], {}),
+    );
     const a = stack.spawn(file);
     const b = stack.spawn(file);
     const producer = await stack.producer();
     const group = pipelineGroup(n.group, 'p');
     // Both members joined: the group has two members with partitions.
-    await eventually(async () => {
-      const d = await stack.admin.describeGroups([group]);
-      return d.groups[0]?.members.length === 2;
-    }, 60_000, 'two group members');
+    await eventually(
+      async () => {
+        const d = await stack.admin.describeGroups([group]);
+        return d.groups[0]?.members.length === 2;
+      },
+      60_000,
+      'two group members',
+    );
     for (let i = 0; i < 5; i++) await producer.send({ topic: n.topic, messages: records(i * 2000, (i + 1) * 2000) });
     await killWorker(a, 'SIGKILL');
     for (let i = 5; i < 10; i++) await producer.send({ topic: n.topic, messages: records(i * 2000, (i + 1) * 2000) });

@@ -12,11 +12,16 @@ export interface WorkerProcess {
 /** Starts `adjunct run --config file` as a child process (with `--no-http` unless `http` is set: the config's worker.http then applies). */
 export function spawnWorker(configFile: string, env: NodeJS.ProcessEnv = {}, http = false): WorkerProcess {
   const bin = path.resolve(__dirname, '../../../bin/adjunct.js');
-  const child = spawn(process.execPath, [bin, 'run', '--config', configFile, ...(http ? [] : ['--no-http'])], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'run', '--config', configFile, ...(http ? [] : ['--no-http'])], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d.toString()));
   child.stderr!.on('data', (d) => (out += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, output: () => out, exited };
 }
 

@@ -41,11 +41,14 @@ exports.extract = (r) => {
     );
     fs.writeFileSync(flag, '');
     const producer = await stack.producer();
-    await producer.send({ topic: n.topic, messages: [
-      { key: 'a', value: JSON.stringify({ v: 1 }), timestamp: '1000' },
-      { key: 'b', value: JSON.stringify({ v: 2, needsReference: true }), timestamp: '2000' },
-      { key: 'c', value: JSON.stringify({ v: 3 }), timestamp: '3000' },
-    ] });
+    await producer.send({
+      topic: n.topic,
+      messages: [
+        { key: 'a', value: JSON.stringify({ v: 1 }), timestamp: '1000' },
+        { key: 'b', value: JSON.stringify({ v: 2, needsReference: true }), timestamp: '2000' },
+        { key: 'c', value: JSON.stringify({ v: 3 }), timestamp: '3000' },
+      ],
+    });
     await producer.send({ topic: steadyTopic, messages: [{ key: 's', value: JSON.stringify({ v: 1 }), timestamp: '1000' }] });
 
     const doc = configDoc(n.keyspace, n.group, [
@@ -60,10 +63,14 @@ exports.extract = (r) => {
     const base = await listen(app, { host: '127.0.0.1', port: 0 });
     const status = async (name: string) => (await fetch(`${base}/pipelines/${name}/status`)).json() as Promise<Record<string, any>>;
 
-    const failed = await eventually(async () => {
-      const s = await status('flaky');
-      return s.state === 'FAILED' && s;
-    }, 60_000, 'flaky FAILED');
+    const failed = await eventually(
+      async () => {
+        const s = await status('flaky');
+        return s.state === 'FAILED' && s;
+      },
+      60_000,
+      'flaky FAILED',
+    );
     expect(failed.lastError).toMatch(/reference data missing|BAD_RECORD|EXTRACT/i);
     expect(failed.lastError).not.toMatch(/\n\s+at |\.js:\d+/);
     expect(worker.state).toBe('RUNNING');

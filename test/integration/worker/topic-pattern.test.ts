@@ -3,7 +3,8 @@ import { PipelineStatusTable } from '../../../src/catalog';
 import { createTopic } from '../helpers';
 import { committedOffsets, configDoc, eventually, names, pipelineGroup, startWorker, useStack, waitCaughtUp } from './harness';
 
-const recs = (prefix: string, from: number, to: number) => Array.from({ length: to - from }, (_, j) => ({ key: `${prefix}${from + j}`, value: JSON.stringify({ i: from + j }) }));
+const recs = (prefix: string, from: number, to: number) =>
+  Array.from({ length: to - from }, (_, j) => ({ key: `${prefix}${from + j}`, value: JSON.stringify({ i: from + j }) }));
 
 async function storedKeys(client: Client, keyspace: string, table: string): Promise<Set<string>> {
   const rs = await client.execute(`SELECT key FROM ${keyspace}.${table}`, [], { fetchSize: 100_000 });
@@ -20,10 +21,17 @@ describe('topicPattern: topics created while running are picked up (real Kafka +
     await createTopic(stack.kafka, a, 2);
     const producer = await stack.producer();
     await producer.send({ topic: a, messages: recs('a', 0, 100) });
-    stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{
-      name: 'rates', topicPattern: `${n.topic}-[a-c]`, topicRefreshInterval: '500ms', bootstrap: true,
-      store: { name: 'rates', historyRetention: '7d' },
-    }]));
+    stack.worker = await startWorker(
+      configDoc(n.keyspace, n.group, [
+        {
+          name: 'rates',
+          topicPattern: `${n.topic}-[a-c]`,
+          topicRefreshInterval: '500ms',
+          bootstrap: true,
+          store: { name: 'rates', historyRetention: '7d' },
+        },
+      ]),
+    );
     const group = pipelineGroup(n.group, 'rates');
     await eventually(async () => stack.worker!.isReady(), 60_000, 'READY');
 
@@ -43,10 +51,18 @@ describe('topicPattern: topics created while running are picked up (real Kafka +
     }
     await createTopic(stack.kafka, b, 3);
     await producer.send({ topic: b, messages: recs('b', 0, 50) }); // written before the pipeline knows b: read from earliest
-    await eventually(async () => (await storedKeys(stack.client, n.keyspace, 'rates_g1')).has('b49'), 60_000, 'records of the new topic b stored');
+    await eventually(
+      async () => (await storedKeys(stack.client, n.keyspace, 'rates_g1')).has('b49'),
+      60_000,
+      'records of the new topic b stored',
+    );
     await createTopic(stack.kafka, late, 1);
     await producer.send({ topic: late, messages: recs('c', 0, 10) });
-    await eventually(async () => (await storedKeys(stack.client, n.keyspace, 'rates_g1')).has('c9'), 60_000, 'records of the new topic c stored');
+    await eventually(
+      async () => (await storedKeys(stack.client, n.keyspace, 'rates_g1')).has('c9'),
+      60_000,
+      'records of the new topic c stored',
+    );
     await producer.send({ topic: b, messages: recs('b', 50, 60) });
     stop = true;
     await background;
@@ -66,9 +82,17 @@ describe('topicPattern: topics created while running are picked up (real Kafka +
 
   it('starts with no matching topic (READY at once: nothing to bootstrap) and consumes the first one created', async () => {
     const n = names('pattern0');
-    stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{
-      name: 'later', topicPattern: `${n.topic}-.*`, topicRefreshInterval: '500ms', bootstrap: true, store: { name: 'later' },
-    }]));
+    stack.worker = await startWorker(
+      configDoc(n.keyspace, n.group, [
+        {
+          name: 'later',
+          topicPattern: `${n.topic}-.*`,
+          topicRefreshInterval: '500ms',
+          bootstrap: true,
+          store: { name: 'later' },
+        },
+      ]),
+    );
     expect(stack.worker.isReady()).toBe(true);
     expect(stack.worker.status().pipelines[0].partitions).toEqual([]);
     const t = `${n.topic}-first`;

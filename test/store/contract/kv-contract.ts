@@ -79,7 +79,7 @@ export function kvStoreContract(name: string, factory: KvStoreFactory): void {
       expect(keysOf(await collect(s.range(undefined, 'aa')))).toEqual(['B', 'a', 'aa']);
       expect(keysOf(await collect(s.range('y')))).toEqual(['y', 'z', 'é']);
       expect(keysOf(await collect(s.range('zz', 'a')))).toEqual([]);
-      expect((await collect(s.range('m', 'm')))).toEqual([{ key: 'm', value: 'v-m' }]);
+      expect(await collect(s.range('m', 'm'))).toEqual([{ key: 'm', value: 'v-m' }]);
     });
 
     it('integer keys scan in numeric order', async () => {
@@ -94,10 +94,24 @@ export function kvStoreContract(name: string, factory: KvStoreFactory): void {
 
     it('prefixScan over tuple, string and 0xFF-byte prefixes', async () => {
       const t = await open(tupleKeySerde);
-      const tk: TupleElement[][] = [['user', 2], ['user', 1], ['user2', 1], ['usr', 0], ['user', 1, 'x'], ['use', 9]];
+      const tk: TupleElement[][] = [
+        ['user', 2],
+        ['user', 1],
+        ['user2', 1],
+        ['usr', 0],
+        ['user', 1, 'x'],
+        ['use', 9],
+      ];
       for (const k of tk) await t.put(k, JSON.stringify(k));
-      expect(keysOf(await collect(t.prefixScan(['user'], tupleKeySerde)))).toEqual([['user', 1], ['user', 1, 'x'], ['user', 2]]);
-      expect(keysOf(await collect(t.prefixScan(['user', 1], tupleKeySerde)))).toEqual([['user', 1], ['user', 1, 'x']]);
+      expect(keysOf(await collect(t.prefixScan(['user'], tupleKeySerde)))).toEqual([
+        ['user', 1],
+        ['user', 1, 'x'],
+        ['user', 2],
+      ]);
+      expect(keysOf(await collect(t.prefixScan(['user', 1], tupleKeySerde)))).toEqual([
+        ['user', 1],
+        ['user', 1, 'x'],
+      ]);
 
       const s = await open(stringSerde);
       for (const k of ['a', 'ab', 'abc', 'abd', 'ac', 'b']) await s.put(k, k);
@@ -130,7 +144,11 @@ export function kvStoreContract(name: string, factory: KvStoreFactory): void {
         () => s.get(undefined as unknown as string),
         () => s.put('a', 5 as unknown as string),
         () => s.putIfAbsent('a', {} as unknown as string),
-        () => s.putAll([{ key: 'ok', value: 'v' }, { key: 'a', value: 7 as unknown as string }]),
+        () =>
+          s.putAll([
+            { key: 'ok', value: 'v' },
+            { key: 'a', value: 7 as unknown as string },
+          ]),
         () => s.delete(null as unknown as string),
       ];
       for (const op of bad) await expect(op()).rejects.toBeInstanceOf(InvalidArgumentError);

@@ -53,7 +53,10 @@ export function versionedKafkaCases(name: string, factory: VersionedStoreFactory
 
     it('shouldPutOlderWithNonNullLatest / shouldPutOlderWithNullLatest', async () => {
       const { put, latest, at } = await open();
-      for (const [k, top] of [['k', 'v'], ['n', null]] as const) {
+      for (const [k, top] of [
+        ['k', 'v'],
+        ['n', null],
+      ] as const) {
         await put(k, top, B, LATEST);
         await put(k, 'v2', B - 2, B);
         await put(k, 'v1', B - 1, B);
@@ -68,7 +71,10 @@ export function versionedKafkaCases(name: string, factory: VersionedStoreFactory
 
     it('shouldPutOlderNullWithNonNullLatest / shouldPutOlderNullWithNullLatest', async () => {
       const { put, latest, at } = await open();
-      for (const [k, top] of [['k', 'v'], ['n', null]] as const) {
+      for (const [k, top] of [
+        ['k', 'v'],
+        ['n', null],
+      ] as const) {
         await put(k, top, B, LATEST);
         await put(k, null, B - 2, B);
         await put(k, null, B - 1, B);
@@ -300,7 +306,10 @@ export function versionedKafkaCases(name: string, factory: VersionedStoreFactory
       await put('k', 'v3', 950, LATEST);
       await history('k', 0, 899, []); // the newest (v3 at 950) is after toTime
       await history('k', 0, 900, [['v2', 200, 950]]); // toTime at the horizon: v2 is valid after it
-      await history('k', 0, 1000, [['v3', 950], ['v2', 200, 950]]);
+      await history('k', 0, 1000, [
+        ['v3', 950],
+        ['v2', 200, 950],
+      ]);
     });
   });
 }

@@ -16,10 +16,18 @@ describe('dev stack topology', () => {
     delete process.env[FIRST_NODE_ADDRESS_ENV_VAR];
     const s = stackSettings();
     expect({ c: s.cassandraNodes, k: s.kafkaBrokers }).toEqual({ c: 1, k: 1 });
-    expect(stackServices(s).map((svc) => `${svc.name}@${svc.host}`)).toEqual(['kafka@127.0.0.1', 'cassandra@127.0.0.1', 'registry@127.0.0.1']);
+    expect(stackServices(s).map((svc) => `${svc.name}@${svc.host}`)).toEqual([
+      'kafka@127.0.0.1',
+      'cassandra@127.0.0.1',
+      'registry@127.0.0.1',
+    ]);
     process.env.ADJUNCT_KAFKA_PORT = '19092';
     process.env.ADJUNCT_CASSANDRA_PORT = '19042';
-    expect(stackEndpoints()).toMatchObject({ kafkaBrokers: ['127.0.0.1:19092'], cassandraContactPoints: ['127.0.0.1'], cassandraPort: 19042 });
+    expect(stackEndpoints()).toMatchObject({
+      kafkaBrokers: ['127.0.0.1:19092'],
+      cassandraContactPoints: ['127.0.0.1'],
+      cassandraPort: 19042,
+    });
   });
 
   it('puts node i of a ring on 127.0.0.i, with every node in the endpoints', () => {
@@ -27,11 +35,18 @@ describe('dev stack topology', () => {
     process.env[TOPOLOGY_ENV_VARS.kafkaBrokers] = '3';
     const s = stackSettings();
     expect(stackServices(s).map((svc) => `${svc.name}@${svc.host}`)).toEqual([
-      'kafka-1@127.0.0.1', 'kafka-2@127.0.0.2', 'kafka-3@127.0.0.3',
-      'cassandra-1@127.0.0.1', 'cassandra-2@127.0.0.2', 'cassandra-3@127.0.0.3',
+      'kafka-1@127.0.0.1',
+      'kafka-2@127.0.0.2',
+      'kafka-3@127.0.0.3',
+      'cassandra-1@127.0.0.1',
+      'cassandra-2@127.0.0.2',
+      'cassandra-3@127.0.0.3',
       'registry@127.0.0.1',
     ]);
-    expect(stackEndpoints()).toMatchObject({ kafkaBrokers: [1, 2, 3].map((i) => `127.0.0.${i}:${s.kafkaPort}`), cassandraContactPoints: ['127.0.0.1', '127.0.0.2', '127.0.0.3'] });
+    expect(stackEndpoints()).toMatchObject({
+      kafkaBrokers: [1, 2, 3].map((i) => `127.0.0.${i}:${s.kafkaPort}`),
+      cassandraContactPoints: ['127.0.0.1', '127.0.0.2', '127.0.0.3'],
+    });
     expect(describeTopology(s)).toBe('3 Cassandra nodes, 3 Kafka brokers');
     expect(sameTopology(s, { cassandraNodes: 3, kafkaBrokers: 1 })).toBe(false);
   });

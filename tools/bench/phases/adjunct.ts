@@ -78,14 +78,39 @@ export function adjunctConfigDoc(o: AdjunctPhaseOptions): Record<string, unknown
   if (o.batchMaxRows !== undefined && o.batchMaxRows !== 64) writeBatch.maxRows = o.batchMaxRows;
   return {
     kafka: { brokers: ep.kafkaBrokers, clientId: o.groupId },
-    cassandra: { contactPoints: cassandraContactPoints(), localDataCenter: ep.localDataCenter, keyspace: o.keyspace, ...(Object.keys(writeBatch).length ? { writeBatch } : {}) },
-    worker: { groupId: o.groupId, maxInFlight: o.maxInFlight, commitInterval: o.commitIntervalMs, http: { enabled: false }, shutdownTimeout: 10_000, logLevel: 'warn' },
-    pipelines: [{ name: 'bench', topics: [o.topic], keyConverter: 'string', valueConverter: 'json', store: { name: o.storeName, kind: 'versioned', scope: 'global' } }],
+    cassandra: {
+      contactPoints: cassandraContactPoints(),
+      localDataCenter: ep.localDataCenter,
+      keyspace: o.keyspace,
+      ...(Object.keys(writeBatch).length ? { writeBatch } : {}),
+    },
+    worker: {
+      groupId: o.groupId,
+      maxInFlight: o.maxInFlight,
+      commitInterval: o.commitIntervalMs,
+      http: { enabled: false },
+      shutdownTimeout: 10_000,
+      logLevel: 'warn',
+    },
+    pipelines: [
+      {
+        name: 'bench',
+        topics: [o.topic],
+        keyConverter: 'string',
+        valueConverter: 'json',
+        store: { name: o.storeName, kind: 'versioned', scope: 'global' },
+      },
+    ],
   };
 }
 
 /** Runs the worker child until every partition's committed offset reaches the end offset; samples its RSS throughout. */
-export async function adjunctPhase(admin: Admin, _kafka: Kafka, client: Client, o: AdjunctPhaseOptions): Promise<PhaseResult & { details: AdjunctDetails }> {
+export async function adjunctPhase(
+  admin: Admin,
+  _kafka: Kafka,
+  client: Client,
+  o: AdjunctPhaseOptions,
+): Promise<PhaseResult & { details: AdjunctDetails }> {
   fs.mkdirSync(o.workDir, { recursive: true });
   const cfgFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'adjunct-bench-')), 'bench.yaml');
   fs.writeFileSync(cfgFile, stringify(adjunctConfigDoc(o)));
@@ -94,7 +119,11 @@ export async function adjunctPhase(admin: Admin, _kafka: Kafka, client: Client, 
   if (profDir) fs.mkdirSync(profDir, { recursive: true });
   const end = await endOffsets(admin, o.topic);
   const spawnedAt = Date.now();
-  const { child, mode } = await spawnWorkerChild(cfgFile, logFile, { cpuProfDir: profDir, endOffsets: Object.fromEntries([...end].map(([p, o]) => [String(p), o.toString()])), cpus: o.cpus });
+  const { child, mode } = await spawnWorkerChild(cfgFile, logFile, {
+    cpuProfDir: profDir,
+    endOffsets: Object.fromEntries([...end].map(([p, o]) => [String(p), o.toString()])),
+    cpus: o.cpus,
+  });
   const rss = sampleRss(child.pid!, 200);
   let started: Extract<ChildMessage, { type: 'started' }>;
   try {
@@ -118,7 +147,8 @@ export async function adjunctPhase(admin: Admin, _kafka: Kafka, client: Client, 
     await new Promise((r) => setTimeout(r, 20));
   }
   // The group's committed offsets, read back from Kafka, must agree with what the child reported.
-  if (!(await caughtUp(admin, `${o.groupId}.bench.g1`, o.topic, end))) throw new Error(`worker reported caught up, but the group's committed offsets are behind (see ${logFile})`);
+  if (!(await caughtUp(admin, `${o.groupId}.bench.g1`, o.topic, end)))
+    throw new Error(`worker reported caught up, but the group's committed offsets are behind (see ${logFile})`);
   const doneAt = caught.at;
   const statsP = nextMessage<Extract<ChildMessage, { type: 'stats' }>>(child, 'stats');
   child.send({ cmd: 'stats' });
@@ -133,7 +163,12 @@ export async function adjunctPhase(admin: Admin, _kafka: Kafka, client: Client, 
   // From process spawn (Node start-up, group join, first fetch included) to the last commit.
   const ms = doneAt - spawnedAt;
   const total = Object.values({ ...stats.counts, batchedRows: 0, dataTable: 0, metadata: 0 }).reduce((a, b) => a + b, 0);
-  const profileFile = profDir ? fs.readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(profDir, f))[0] : undefined;
+  const profileFile = profDir
+    ? fs
+        .readdirSync(profDir)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .map((f) => path.join(profDir, f))[0]
+    : undefined;
   const details: AdjunctDetails = {
     mode,
     peakRssMb: mem.peakMb,

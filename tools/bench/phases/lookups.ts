@@ -25,7 +25,15 @@ export function lookupQueries(d: Dataset, count: number, seed: number): { keys: 
  * Runs M as-of lookups through openLookup(...).store(name).get(key, asOf), through a bare SELECT, and through the bare
  * pair of SELECTs the library issues for validTo (version as of, and the next one, in parallel); returns all three.
  */
-export async function lookupPhases(client: Client, keyspace: string, storeName: string, d: Dataset, count: number, concurrency: number, seed: number): Promise<{ library: PhaseResult; raw: PhaseResult; rawPair: PhaseResult; found: { library: number; raw: number } }> {
+export async function lookupPhases(
+  client: Client,
+  keyspace: string,
+  storeName: string,
+  d: Dataset,
+  count: number,
+  concurrency: number,
+  seed: number,
+): Promise<{ library: PhaseResult; raw: PhaseResult; rawPair: PhaseResult; found: { library: number; raw: number } }> {
   const q = lookupQueries(d, count, seed);
   const lookup = await openLookup({ client, keyspace });
   const store = lookup.store<string, unknown>(storeName);

@@ -30,17 +30,37 @@ export async function rawInsert(client: Client, keyspace: string, d: Dataset, co
   const lat = new LatencyRecorder(d.size);
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
-  await runPool(d.size, concurrency, (i) => client.execute(cql, [d.keyBytes[d.keyIdx[i]], types.Long.fromNumber(d.ts[i]), d.values[i]], opts), lat);
+  await runPool(
+    d.size,
+    concurrency,
+    (i) => client.execute(cql, [d.keyBytes[d.keyIdx[i]], types.Long.fromNumber(d.ts[i]), d.values[i]], opts),
+    lat,
+  );
   const ms = msSince(t0);
   const cpuMicrosPerRecord = cpuMicrosSince(cpu0) / d.size;
-  return { phase: 'raw insert', count: d.size, unit: 'records', seconds: ms / 1000, ratePerSec: ratePerSec(d.size, ms), latency: lat.summary(), extra: { statementsPerRecord: 1, cpuMicrosPerRecord, concurrency } };
+  return {
+    phase: 'raw insert',
+    count: d.size,
+    unit: 'records',
+    seconds: ms / 1000,
+    ratePerSec: ratePerSec(d.size, ms),
+    latency: lat.summary(),
+    extra: { statementsPerRecord: 1, cpuMicrosPerRecord, concurrency },
+  };
 }
 
 /**
  * Inserts every record as UNLOGGED batches cut by the worker's bounds (maxBytes, maxRows, in record order), with
  * `concurrency` batches in flight (warmed up): the hand-written best case of batched writes on this table.
  */
-export async function rawBatchedInsert(client: Client, keyspace: string, d: Dataset, concurrency: number, maxBytes: number, maxRows: number): Promise<PhaseResult> {
+export async function rawBatchedInsert(
+  client: Client,
+  keyspace: string,
+  d: Dataset,
+  concurrency: number,
+  maxBytes: number,
+  maxRows: number,
+): Promise<PhaseResult> {
   const cql = await rawTable(client, keyspace);
   const batchOpts = { ...opts, logged: false };
   const sizeOf = (i: number) => d.keyBytes[d.keyIdx[i]].length + d.values[i].length + ROW_OVERHEAD_BYTES;
@@ -60,7 +80,8 @@ export async function rawBatchedInsert(client: Client, keyspace: string, d: Data
     concurrency,
     (b) => {
       const q = [];
-      for (let i = bounds[b]; i < bounds[b + 1]; i++) q.push({ query: cql, params: [d.keyBytes[d.keyIdx[i]], types.Long.fromNumber(d.ts[i]), d.values[i]] });
+      for (let i = bounds[b]; i < bounds[b + 1]; i++)
+        q.push({ query: cql, params: [d.keyBytes[d.keyIdx[i]], types.Long.fromNumber(d.ts[i]), d.values[i]] });
       return client.batch(q, batchOpts);
     },
     lat,
@@ -102,5 +123,12 @@ export async function rawConsume(kafka: Kafka, topic: string, groupId: string, e
   const ms = msSince(t0);
   const fromFirstBatchMs = msSince(first ?? t0);
   await consumer.disconnect();
-  return { phase: 'raw consume', count, unit: 'records', seconds: ms / 1000, ratePerSec: ratePerSec(count, ms), extra: { secondsFromFirstBatch: fromFirstBatchMs / 1000 } };
+  return {
+    phase: 'raw consume',
+    count,
+    unit: 'records',
+    seconds: ms / 1000,
+    ratePerSec: ratePerSec(count, ms),
+    extra: { secondsFromFirstBatch: fromFirstBatchMs / 1000 },
+  };
 }

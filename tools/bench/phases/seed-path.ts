@@ -41,7 +41,10 @@ export async function seedPath(client: Client, keyspace: string, d: Dataset, con
     const key = d.keyBytes[d.keyIdx[i]];
     const ts = d.ts[i];
     const value = d.values[i];
-    const ins = (validFrom: number, validTo: number, v: Buffer | null) => ({ query: insertQ, params: [key, L(validFrom), L(validTo), L(ts), v] });
+    const ins = (validFrom: number, validTo: number, v: Buffer | null) => ({
+      query: insertQ,
+      params: [key, L(validFrom), L(validTo), L(ts), v],
+    });
     counts.selects++;
     const latest = (await client.execute(latestQ, [key], read)).first();
     let queries;
