@@ -15,12 +15,10 @@ export function registerAdminRoutes(app: FastifyInstance, o: HttpServerOptions):
   const enabled = adminRoutesEnabled(o.config);
   const guard = async (req: FastifyRequest, reply: FastifyReply) => {
     if (!enabled) {
-      return reply
-        .code(403)
-        .send({
-          error: 'ADMIN_DISABLED',
-          message: 'admin routes are off: the API is bound beyond loopback without worker.http.adminToken',
-        });
+      return reply.code(403).send({
+        error: 'ADMIN_DISABLED',
+        message: 'admin routes are off: the API is bound beyond loopback without worker.http.adminToken',
+      });
     }
     if (refuseCrossSite(req, reply, o.config)) return reply;
     if (token !== undefined && !bearerMatches(req.headers.authorization, token)) {

@@ -24,15 +24,13 @@ export function registerOpsRoutes(app: FastifyInstance, o: HttpServerOptions): v
       const stalled = st.pipelines
         .filter((p) => p.state === 'STALLED' || p.state === 'FAILED')
         .map((p) => ({ name: p.name, state: p.state, cause: p.stalledBy ?? p.lastError }));
-      return reply
-        .code(503)
-        .send({
-          ready: false,
-          workerState: st.state,
-          notReady,
-          stalled,
-          pipelines: st.pipelines.filter((p) => p.bootstrap).map((p) => ({ name: p.name, ...p.bootstrap })),
-        });
+      return reply.code(503).send({
+        ready: false,
+        workerState: st.state,
+        notReady,
+        stalled,
+        pipelines: st.pipelines.filter((p) => p.bootstrap).map((p) => ({ name: p.name, ...p.bootstrap })),
+      });
     }
     const r = await o.lookup.readiness(o.expectedPipelines ?? []);
     return reply.code(r.ready ? 200 : 503).send(r);

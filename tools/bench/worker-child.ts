@@ -148,16 +148,14 @@ async function main(): Promise<void> {
   });
   process.on('message', (m: { cmd?: string }) => {
     if (m.cmd === 'stats') {
-      const c = worker
-        .status()
-        .pipelines.reduce(
-          (a, p) => ({
-            consumed: a.consumed + p.counts.consumed,
-            written: a.written + p.counts.written,
-            expired: a.expired + p.counts.expired,
-          }),
-          { consumed: 0, written: 0, expired: 0 },
-        );
+      const c = worker.status().pipelines.reduce(
+        (a, p) => ({
+          consumed: a.consumed + p.counts.consumed,
+          written: a.written + p.counts.written,
+          expired: a.expired + p.counts.expired,
+        }),
+        { consumed: 0, written: 0, expired: 0 },
+      );
       const mem = process.memoryUsage();
       send({
         type: 'stats',
