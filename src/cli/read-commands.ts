@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { loadReadConfigFile, ReadConfig } from '../config';
-import { AdjunctError, describeError, publicError } from '../errors';
+import { AdjunctError, describeError, ErrorCode, publicError } from '../errors';
 import { AdminAction, catalogAdmin, hasPipeline } from './catalog-admin';
 import { Exit, ExitCode, exitCodeOfError } from './exit-codes';
 
@@ -9,14 +9,17 @@ class CliFailure extends Error {
   constructor(
     message: string,
     readonly exitCode: Exit,
-    readonly code: string = CLI_FAILURE_CODES[exitCode],
+    readonly code: CliFailureCode = CLI_FAILURE_CODES[exitCode],
   ) {
     super(message);
   }
 }
 
+/** The code a CLI failure reports in --json output: the error table's code where one applies, else the exit's name. */
+type CliFailureCode = 'OK' | 'FAILED' | 'UNAVAILABLE' | ErrorCode;
+
 /** The error code a CLI failure reports in --json output, per exit code. */
-const CLI_FAILURE_CODES: Record<Exit, string> = { 0: 'OK', 1: 'FAILED', 2: 'CONFIG_INVALID', 3: 'NOT_FOUND', 4: 'UNAVAILABLE' };
+const CLI_FAILURE_CODES: Record<Exit, CliFailureCode> = { 0: 'OK', 1: 'FAILED', 2: 'CONFIG_INVALID', 3: 'NOT_FOUND', 4: 'UNAVAILABLE' };
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
 

@@ -1,9 +1,9 @@
 import { AdjunctError } from './adjunct-error';
-import { ERROR_CODES } from './error-codes';
+import { ERROR_CODES, ErrorCode } from './error-codes';
 
 /** What an error may show outside the process (HTTP replies, /status, DLQ headers): a stable code and adjunct's own words. */
 export interface PublicError {
-  code: string;
+  code: ErrorCode;
   message: string;
 }
 
@@ -15,7 +15,7 @@ const MAX_PUBLIC_LENGTH = 500;
  * messages: hosts, addresses, inner errors) cut out, stack frames, file paths and addresses removed. A message made only
  * of a cause's text becomes the code's generic wording. Anything that is not an AdjunctError is an internal error.
  */
-export function publicError(e: unknown, fallback: (code: string) => string = genericMessage): PublicError {
+export function publicError(e: unknown, fallback: (code: ErrorCode) => string = genericMessage): PublicError {
   if (!(e instanceof AdjunctError)) return { code: 'INTERNAL', message: 'internal error' };
   let text = e.message;
   for (let cause: unknown = e.cause, depth = 0; cause instanceof Error && depth < 8; cause = cause.cause, depth++) {
@@ -46,7 +46,6 @@ export function scrubErrorText(text: string): string {
   return scrubbed.length > MAX_PUBLIC_LENGTH ? `${scrubbed.slice(0, MAX_PUBLIC_LENGTH)}…` : scrubbed;
 }
 
-function genericMessage(code: string): string {
-  const known = (ERROR_CODES as Record<string, { meaning: string } | undefined>)[code];
-  return `${known ? known.meaning : code.toLowerCase().replace(/_/g, ' ')} (details in the worker log)`;
+function genericMessage(code: ErrorCode): string {
+  return `${ERROR_CODES[code].meaning} (details in the worker log)`;
 }
