@@ -32,7 +32,7 @@ describe('worker processes: SIGTERM drain, scale-out and a killed worker (real K
     const group = pipelineGroup(n.group, 'p');
     await eventually(
       async () => [...(await committedOffsets(stack.admin, group, n.topic)).values()].some((o) => o > 0n),
-      60_000,
+      120_000,
       'first commit',
     );
     const t0 = Date.now();
