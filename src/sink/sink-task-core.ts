@@ -28,31 +28,14 @@ export class SinkTaskCore {
     const log = parts.logger.child({ pipeline: o.pipeline, generation: target.generation });
     this.lifecycle = new TaskLifecycle(stall, log, target.onFatal);
     this.partitions = new PartitionRegistry(target.writers, committedOffsetLookup(parts.admin, target.groupId), log);
-    const errors = new ErrorHandler(o, { lifecycle: this.lifecycle, stall, dlq: parts.dlq, clock, metrics, log });
+    const shared = { lifecycle: this.lifecycle, stall, clock, metrics, log };
+    const errors = new ErrorHandler(o, { ...shared, dlq: parts.dlq });
     const logStart = async (topic: string, partition: number) =>
       BigInt((await parts.admin.fetchTopicOffsets(topic)).find((p) => p.partition === partition)?.low ?? '0');
-    const guard = new OffsetLossGuard(o, {
-      logStart,
-      lifecycle: this.lifecycle,
-      metrics,
-      log,
-      reload: target.reload,
-      countLost: (n) => (this.counts.lostOffsets += n),
-    });
-    const loopParts = {
-      partitions: this.partitions,
-      processor: parts.processor,
-      errors,
-      guard,
-      budget: parts.budget,
-      lifecycle: this.lifecycle,
-      stall,
-      clock,
-      metrics,
-      log,
-      counts: this.counts,
-    };
-    this.loop = new SinkLoop(o, loopParts);
+    const countLost = (n: number) => (this.counts.lostOffsets += n);
+    const guard = new OffsetLossGuard(o, { ...shared, logStart, reload: target.reload, countLost });
+    const { processor, budget } = parts;
+    this.loop = new SinkLoop(o, { ...shared, partitions: this.partitions, processor, errors, guard, budget, counts: this.counts });
     this.committer = new OffsetCommitter(o.pipeline, this.partitions, commitOffsets, metrics);
   }
 
