@@ -344,7 +344,7 @@ interface AdminOpts {
 }
 
 /** The worker's HTTP address from a config's worker.http (a wildcard bind is reached on loopback; https with tls). */
-export function workerUrlOf(config: ReadConfig): string {
+function workerUrlOf(config: ReadConfig): string {
   const h = config.worker.http;
   const host = h.host === '0.0.0.0' || h.host === '::' || h.host === '' ? '127.0.0.1' : h.host;
   return `${h.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${h.port}`;

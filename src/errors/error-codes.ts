@@ -83,8 +83,3 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** Every error code, in table order. */
 export const ALL_ERROR_CODES = Object.keys(ERROR_CODES) as ErrorCode[];
-
-/** The table entry of a code. */
-export function errorCodeInfo(c: ErrorCode): ErrorCodeInfo {
-  return ERROR_CODES[c];
-}

@@ -13,7 +13,7 @@ export interface HistoryCursor {
 }
 
 /** Encodes a history cursor as an opaque URL-safe token. */
-export function encodeHistoryCursor(c: HistoryCursor): string {
+function encodeHistoryCursor(c: HistoryCursor): string {
   return Buffer.from(`${c.order === 'asc' ? 'a' : 'd'}${c.timestamp}`).toString('base64url');
 }
 

@@ -27,7 +27,7 @@ function isoOrNull(ms: number | null): string | null {
 }
 
 /** Kafka Connect–style status of one pipeline: state, generation, per-partition lag and stream time, last error (public form). */
-export function pipelineStatusJson(workerId: string | undefined, p: HttpPipelineStatus): Record<string, unknown> {
+function pipelineStatusJson(workerId: string | undefined, p: HttpPipelineStatus): Record<string, unknown> {
   return {
     name: p.name,
     state: p.state ?? 'UNKNOWN',

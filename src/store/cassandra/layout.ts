@@ -92,9 +92,8 @@ export function versionedStatements(ref: TableRef): VersionedStatements {
   const loc = partitioned ? 'partition = ? AND key = ?' : 'key = ?';
   const asc = partitioned ? 'ORDER BY key DESC, valid_from ASC' : 'ORDER BY valid_from ASC';
   const sel = partitioned ? 'partition, writer, valid_from, value' : 'writer, valid_from, value';
-  const cols = partitioned
-    ? '(partition, key, valid_from, value, writer) VALUES (?, ?, ?, ?, ?)'
-    : '(key, valid_from, value, writer) VALUES (?, ?, ?, ?)';
+  const names = versionedInsertColumns(ref.scope);
+  const cols = `(${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
   const single = readStatements(t, sel, loc, asc);
   return {
     insert: `INSERT INTO ${t} ${cols}`,

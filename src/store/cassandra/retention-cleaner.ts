@@ -18,7 +18,7 @@ export interface RetentionCleanerOptions {
 }
 
 /** Default byte budget of one cleaner (one writer). */
-export const DEFAULT_MAX_TRACKED_BYTES = 1 << 20;
+const DEFAULT_MAX_TRACKED_BYTES = 1 << 20;
 
 interface Dirty {
   /** The encoded key as a latin1 string: the only copy of the key held (a Buffer is made again to clean it). */

@@ -90,11 +90,6 @@ export class TypedColumns {
     return typed;
   }
 
-  /** The typed columns currently written. */
-  current(): readonly TypedColumn[] {
-    return this.columns;
-  }
-
   /**
    * The INSERT and its typed bind values for a key and value: key columns first, then value columns (a null value is a
    * tombstone: every value column null, the key columns still set).
@@ -103,7 +98,8 @@ export class TypedColumns {
     if (this.pending) await this.pending.catch(() => undefined);
     const fields = this.fieldsOf(value);
     // Values with free-form keys (a JSON map) would re-read the schema for every new key: past a bound, they do not.
-    const unknown = fields === null || this.known.size >= MAX_KNOWN_FIELDS ? [] : Object.keys(fields).filter((f) => !this.known.has(f));
+    const unknown =
+      !this.source || fields === null || this.known.size >= MAX_KNOWN_FIELDS ? [] : Object.keys(fields).filter((f) => !this.known.has(f));
     let reread = false;
     if (this.source && unknown.length > 0) {
       await this.evolve(Object.keys(fields!));

@@ -168,7 +168,7 @@ export function versionRowId(key: Buffer, timestamp: number): number {
  * A failure that one row can cause (invalid request, too large, serialisation): worth splitting the batch for.
  * Outages (retriable errors, exhausted retries) fail every row of the batch alike.
  */
-export function isRowSpecific(e: unknown): boolean {
+function isRowSpecific(e: unknown): boolean {
   if (e instanceof AdjunctError) return !e.retriable && e.code !== 'RETRIES_EXHAUSTED';
   return true;
 }
