@@ -108,7 +108,10 @@ export class SinkLoop {
       }
     } finally {
       control.resolve();
-      if (consumed > 0) this.m.consumed.inc(consumed);
+      if (consumed > 0) {
+        this.p.counts.consumed += consumed;
+        this.m.consumed.inc(consumed);
+      }
     }
     endTimer();
   }
@@ -147,7 +150,6 @@ export class SinkLoop {
 
   /** Decodes and extracts (retrying an unavailable registry); a skip is settled at once, a failure goes to tolerance. */
   private async convert(st: PartitionState, record: SinkRecord, c: BatchControl): Promise<Extracted | typeof SETTLED | typeof STOP> {
-    this.p.counts.consumed++;
     try {
       const out = await this.p.errors.retry(
         this.p.processor.process(record, st.writer.observedStreamTime()),
