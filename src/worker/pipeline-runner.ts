@@ -6,9 +6,13 @@ import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
 import { PartitionWriterFactory } from '../sink/partition-writer';
 import { PipelineParts } from '../sink/pipeline-parts';
-import { PartitionStatus, PipelineState, PipelineStatus, PipelineTask } from '../sink/pipeline-task';
-import { BootstrapProgress, BootstrapTracker, fetchPartitionOffsets, outOfRange } from '../bootstrap';
+import { PipelineState, PipelineTask } from '../sink/pipeline-task';
+import { BootstrapTracker, fetchPartitionOffsets, outOfRange } from '../bootstrap';
+import { GenerationTasks } from './generation-tasks';
+import { RunnerStatus, runnerStatus } from './runner-status';
 import { TopicChange, TopicSubscription } from './topic-subscription';
+
+export type { RunnerPartitionStatus, RunnerStatus } from './runner-status';
 
 /** What a runner needs besides the parts its tasks share: the catalog side of generations and bootstrap. */
 export interface PipelineRunnerDeps {
@@ -29,22 +33,6 @@ export interface PipelineRunnerDeps {
   onFatal: (e: AdjunctError) => void;
 }
 
-/** A partition's status plus its retention horizon (streamTime − historyRetention; null without stream time or for kv stores). */
-export type RunnerPartitionStatus = PartitionStatus & { horizon: number | null };
-
-/** Status of a pipeline including its generations, bootstrap and each partition's retention horizon. */
-export interface RunnerStatus extends Omit<PipelineStatus, 'partitions'> {
-  partitions: RunnerPartitionStatus[];
-  store: string;
-  generation: number;
-  building?: { generation: number; progress: BootstrapProgress | null; task: PipelineStatus };
-  bootstrap?: BootstrapProgress;
-  /** Persisted pause flag as this worker last applied it. */
-  paused: boolean;
-  /** Every live worker of this pipeline and the generation it writes (as of this worker's last catalog poll). */
-  writers: LiveWriter[];
-}
-
 /**
  * Runs one pipeline: the task writing the current generation, and — during a reload — a second task building
  * the next generation from the earliest offset under its own consumer group. When the build is READY the store's
@@ -63,6 +51,7 @@ export class PipelineRunner {
   private readonly heartbeat: WriterHeartbeat;
   private readonly log: Logger;
   private readonly subscription: TopicSubscription;
+  private readonly tasks: GenerationTasks;
   /** Task swaps (reload switch, rollback, re-subscription, stop) run one at a time. */
   private swaps: Promise<unknown> = Promise.resolve();
 
@@ -74,6 +63,14 @@ export class PipelineRunner {
     this.log = parts.logger.child({ pipeline: d.spec.name });
     this.subscription = new TopicSubscription(d.spec, d.admin, this.log);
     this.heartbeat = new WriterHeartbeat(d.generations, d.spec.name, d.workerId, this.log);
+    this.tasks = new GenerationTasks(
+      parts,
+      d,
+      this.subscription,
+      this.log,
+      (g) => this.groupFor(g),
+      () => this.reload(),
+    );
   }
 
   /** Pipeline name. */
@@ -124,9 +121,9 @@ export class PipelineRunner {
       if (policy === 'reload') reload = true;
     }
     await this.beat(this.generation, 'current');
-    this.main = this.newTask(this.generation);
+    this.main = this.tasks.task(this.generation);
     if (this.d.spec.bootstrap) {
-      this.mainTracker = this.newTracker(this.generation);
+      this.mainTracker = this.tasks.tracker(this.generation);
     }
     await this.main.start();
     if (view.paused) this.pauseTasks();
@@ -201,43 +198,6 @@ export class PipelineRunner {
     return !this.mainTracker || this.mainTracker.snapshot().state === 'READY';
   }
 
-  private newTask(generation: number): PipelineTask {
-    return new PipelineTask(this.parts, {
-      generation,
-      topics: this.subscription.topics,
-      groupId: this.groupFor(generation),
-      writers: this.d.writersFor(generation),
-      onFatal: this.d.onFatal,
-      reload: () =>
-        void this.reload().catch((e) =>
-          this.d.onFatal(
-            new AdjunctError(`reload of ${this.name} after lost offsets failed: ${describeError(e)}`, {
-              code: 'RELOAD_FAILED',
-              stage: 'bootstrap',
-              cause: e,
-            }),
-          ),
-        ),
-    });
-  }
-
-  private newTracker(generation: number): BootstrapTracker {
-    return new BootstrapTracker({
-      admin: this.d.admin,
-      groupId: this.groupFor(generation),
-      topics: this.subscription.topics, // READY is measured on the topics known when the bootstrap (re)starts
-      pipeline: this.name,
-      store: this.d.entry.store,
-      generation,
-      status: this.d.status,
-      logger: this.log,
-      metrics: this.parts.metrics,
-      workerId: this.d.workerId,
-      progressBar: this.d.progressBar,
-      clock: this.parts.clock,
-    });
-  }
-
   /** Starts (or resumes) building a new generation from the earliest offset; switches when it is READY. */
   reload(): Promise<number> {
     return this.exclusive(() => this.beginReload());
@@ -257,8 +217,8 @@ export class PipelineRunner {
   private async joinBuild(generation: number): Promise<number> {
     if (this.build) return this.build.generation;
     await this.beat(generation, 'building');
-    const task = this.newTask(generation);
-    const tracker = this.newTracker(generation);
+    const task = this.tasks.task(generation);
+    const tracker = this.tasks.tracker(generation);
     this.build = { generation, task, tracker };
     await task.start();
     if (this.paused) task.pause();
@@ -298,8 +258,8 @@ export class PipelineRunner {
     return this.exclusive(async () => {
       if (this.stopped) return;
       try {
-        this.main = await this.restartTask(this.main, this.generation);
-        if (this.build) this.build.task = (await this.restartTask(this.build.task, this.build.generation))!;
+        this.main = await this.tasks.restart(this.main, this.generation);
+        if (this.build) this.build.task = (await this.tasks.restart(this.build.task, this.build.generation))!;
       } catch (e) {
         this.d.onFatal(
           new AdjunctError(`pipeline ${this.name}: re-subscribing to ${change.topics.join(', ')} failed: ${describeError(e)}`, {
@@ -310,17 +270,6 @@ export class PipelineRunner {
         );
       }
     });
-  }
-
-  private async restartTask(old: PipelineTask | undefined, generation: number): Promise<PipelineTask | undefined> {
-    if (!old || old.state === 'FAILED' || old.state === 'STOPPED') return old;
-    const paused = old.state === 'PAUSED';
-    await old.stop(this.parts.options.shutdownTimeoutMs);
-    const next = this.newTask(generation);
-    Object.assign(next.counts, old.counts);
-    await next.start();
-    if (paused) next.pause();
-    return next;
   }
 
   private finishReload(generation: number): Promise<void> {
@@ -359,8 +308,8 @@ export class PipelineRunner {
     await this.main?.stop(this.parts.options.shutdownTimeoutMs);
     await this.beat(generation, 'current');
     this.generation = generation;
-    this.main = this.newTask(generation);
-    this.mainTracker = this.d.spec.bootstrap ? this.newTracker(generation) : undefined;
+    this.main = this.tasks.task(generation);
+    this.mainTracker = this.d.spec.bootstrap ? this.tasks.tracker(generation) : undefined;
     await this.main.start();
     if (this.paused) this.main.pause();
     await this.mainTracker?.begin();
@@ -409,7 +358,7 @@ export class PipelineRunner {
       }
       await old.stop(this.parts.options.shutdownTimeoutMs);
       this.parts.stall.reset();
-      const next = this.newTask(this.generation);
+      const next = this.tasks.task(this.generation);
       Object.assign(next.counts, old.counts);
       this.main = next;
       await next.start();
@@ -467,27 +416,16 @@ export class PipelineRunner {
 
   /** Status snapshot. */
   status(): RunnerStatus {
-    const main = this.main?.status() ?? {
-      name: this.name,
-      state: 'CREATED' as PipelineState,
-      partitions: [],
-      counts: { consumed: 0, written: 0, skipped: 0, deadLettered: 0, expired: 0, lostOffsets: 0 },
-    };
-    const retention = this.d.spec.store.kind === 'versioned' ? this.d.spec.store.historyRetention : null;
-    return {
-      ...main,
-      partitions: main.partitions.map((p) => ({
-        ...p,
-        horizon: p.observedStreamTime === null || retention === null ? null : p.observedStreamTime - retention,
-      })),
+    const { spec } = this.d;
+    return runnerStatus({
+      spec,
       store: this.store,
       generation: this.generation,
+      main: this.main,
+      mainTracker: this.mainTracker,
+      build: this.build,
       paused: this.paused,
       writers: this.writers,
-      bootstrap: this.mainTracker?.snapshot(),
-      building: this.build
-        ? { generation: this.build.generation, progress: this.build.tracker.snapshot(), task: this.build.task.status() }
-        : undefined,
-    };
+    });
   }
 }
