@@ -7,7 +7,8 @@ import { Logger } from '../observability/logger';
 import { PartitionWriterFactory } from '../sink/partition-writer';
 import { PipelineParts } from '../sink/pipeline-parts';
 import { PipelineState, PipelineTask } from '../sink/pipeline-task';
-import { BootstrapTracker, fetchPartitionOffsets, outOfRange } from '../bootstrap';
+import { BootstrapTracker } from '../bootstrap';
+import { checkStartPositions, OffsetLossPolicy } from '../offsets';
 import { GenerationTasks } from './generation-tasks';
 import { RunnerStatus, runnerStatus } from './runner-status';
 import { TopicChange, TopicSubscription } from './topic-subscription';
@@ -92,43 +93,18 @@ export class PipelineRunner {
     const view = await this.d.generations.view(this.name, this.store);
     this.generation = view.current;
     this.parts.metrics.generation.set({ pipeline: this.name, store: this.store }, this.generation);
-    let reload = view.building !== null || this.d.spec.resetOffset;
     const topics = await this.subscription.resolve();
-    const oor = outOfRange(await fetchPartitionOffsets(this.d.admin, this.groupFor(this.generation), topics));
-    if (oor.length) {
-      const where = oor.map((p) => `${p.topic}/${p.partition} committed ${p.committed} < log start ${p.low}`).join(', ');
-      const policy = this.d.spec.onOffsetOutOfRange;
-      this.log.error(
-        { policy, partitions: where },
-        `OFFSET OUT OF RANGE: records were deleted by retention before the store saw them (${where}); policy=${policy}`,
-      );
-      if (policy === 'fail')
-        throw new AdjunctError(`pipeline ${this.name}: committed offsets fell off the log (${where}); onOffsetOutOfRange=fail`, {
-          code: 'OFFSET_OUT_OF_RANGE',
-          stage: 'consume',
-        });
-      if (policy === 'latest') {
-        for (const p of oor) {
-          const hi = (await this.d.admin.fetchTopicOffsets(p.topic)).find((x) => x.partition === p.partition)!.high;
-          await this.d.admin.setOffsets({
-            groupId: this.groupFor(this.generation),
-            topic: p.topic,
-            partitions: [{ partition: p.partition, offset: hi }],
-          });
-        }
-        this.log.warn('offsets moved to the latest offset; the records in between are NOT in the store');
-      }
-      if (policy === 'reload') reload = true;
-    }
+    const positions = await checkStartPositions(this.d.admin, this.groupFor(this.generation), topics, this.offsetLossPolicy());
     await this.beat(this.generation, 'current');
     this.main = this.tasks.task(this.generation);
+    this.main.counts.lostOffsets += positions.lostOffsets;
     if (this.d.spec.bootstrap) {
       this.mainTracker = this.tasks.tracker(this.generation);
     }
     await this.main.start();
     if (view.paused) this.pauseTasks();
     if (this.mainTracker) await this.mainTracker.begin();
-    if (reload) await this.reload();
+    if (view.building !== null || this.d.spec.resetOffset || positions.reload) await this.reload();
     this.subscription.watch((change) => this.resubscribe(change));
     this.heartbeat.start(this.d.generationPollMs);
     this.follower = setInterval(
@@ -142,6 +118,11 @@ export class PipelineRunner {
       () => void this.dropExpiredGeneration().catch((e) => this.log.warn({ err: describeError(e) }, 'generation clean-up failed')),
       Math.max(this.d.generationPollMs, 1000),
     );
+  }
+
+  private offsetLossPolicy(): OffsetLossPolicy {
+    const { metrics } = this.parts;
+    return new OffsetLossPolicy({ pipeline: this.name, policy: this.d.spec.onOffsetOutOfRange, metrics, log: this.log });
   }
 
   /** Registers (or refreshes) this worker as a writer of a generation; done before any write into it. */
