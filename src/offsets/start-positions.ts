@@ -1,17 +1,22 @@
 import { Admin } from 'kafkajs';
 import { fetchPartitionOffsets } from '../bootstrap/topic-offsets';
+import { topicPartitionKey } from '../kafka/topic-partition';
 import { OffsetLoss, OffsetLossPolicy } from './offset-loss-policy';
 
-/** What the start-up check leaves to the runner: whether a new generation is due, and the offsets lost under `latest`. */
+/** What the start-up check leaves to the runner: whether a new generation is due, and what `latest` decided. */
 export interface StartPositions {
   reload: boolean;
+  /** Offsets lost in partitions that go on under `latest` (counted once, here). */
   lostOffsets: number;
+  /** Where those partitions go on (their log start), by topic-partition key: the task expects its first batch there. */
+  startAt: Map<string, bigint>;
 }
 
 /**
  * The start-up check: every partition's committed position against its log, decided by the one policy. `fail` throws
- * OFFSET_OUT_OF_RANGE naming every lost range (the group keeps its position); `latest` moves the group to the log
- * start (the first offset still available); `reload` asks for a new generation.
+ * OFFSET_OUT_OF_RANGE naming every lost range (the group keeps its position); `latest` goes on from the log start
+ * (the first offset still available, where the consumer's reset of an out-of-range position to the earliest offset
+ * puts it; the group is not moved by an admin client, which would have to join it); `reload` asks for a new generation.
  */
 export async function checkStartPositions(
   admin: Admin,
@@ -23,7 +28,7 @@ export async function checkStartPositions(
     policy.decide({ topic: p.topic, partition: p.partition, expected: p.committed, logStart: p.low, highWatermark: p.high }),
   );
   const failed: OffsetLoss[] = [];
-  const out: StartPositions = { reload: false, lostOffsets: 0 };
+  const out: StartPositions = { reload: false, lostOffsets: 0, startAt: new Map() };
   for (const d of decisions) {
     if (d.kind === 'fail') failed.push(d.loss);
     if (d.kind === 'reload') out.reload = true;
@@ -31,9 +36,8 @@ export async function checkStartPositions(
   if (failed.length) throw policy.error(failed);
   for (const d of decisions) {
     if (d.kind !== 'latest') continue;
-    const { topic, partition, lost } = d.loss;
-    await admin.setOffsets({ groupId, topic, partitions: [{ partition, offset: d.resumeAt.toString() }] });
-    out.lostOffsets += Number(lost);
+    out.startAt.set(topicPartitionKey(d.loss.topic, d.loss.partition), d.resumeAt);
+    out.lostOffsets += Number(d.loss.lost);
   }
   return out;
 }

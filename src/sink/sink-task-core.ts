@@ -30,7 +30,7 @@ export class SinkTaskCore {
     const { options: o, stall, clock, metrics } = parts;
     const log = parts.logger.child({ pipeline: o.pipeline, generation: target.generation });
     this.lifecycle = new TaskLifecycle(stall, log, target.onFatal);
-    this.positions = new GroupPositions(parts.admin, target.groupId);
+    this.positions = new GroupPositions(parts.admin, target.groupId, target.startAt);
     this.partitions = new PartitionRegistry(target.writers, (topic, partition) => this.positions.committed(topic, partition), log);
     const shared = { lifecycle: this.lifecycle, stall, clock, metrics, log };
     const errors = new ErrorHandler(o, { ...shared, dlq: parts.dlq });

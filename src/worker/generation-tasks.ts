@@ -22,10 +22,11 @@ export class GenerationTasks {
     return this.d.spec.name;
   }
 
-  /** A new (not started) task writing `generation` under its consumer group. */
-  task(generation: number): PipelineTask {
+  /** A new (not started) task writing `generation` under its consumer group (from positions decided at start, if any). */
+  task(generation: number, startAt?: ReadonlyMap<string, bigint>): PipelineTask {
     return new PipelineTask(this.parts, {
       generation,
+      startAt,
       topics: this.subscription.topics,
       groupId: this.groupFor(generation),
       writers: this.d.writersFor(generation),

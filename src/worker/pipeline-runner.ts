@@ -96,7 +96,7 @@ export class PipelineRunner {
     const topics = await this.subscription.resolve();
     const positions = await checkStartPositions(this.d.admin, this.groupFor(this.generation), topics, this.offsetLossPolicy());
     await this.beat(this.generation, 'current');
-    this.main = this.tasks.task(this.generation);
+    this.main = this.tasks.task(this.generation, positions.startAt);
     this.main.counts.lostOffsets += positions.lostOffsets;
     if (this.d.spec.bootstrap) {
       this.mainTracker = this.tasks.tracker(this.generation);

@@ -35,15 +35,19 @@ describe('the start-up check of committed positions', () => {
     expect(setOffsets).toEqual([]);
   });
 
-  it('latest: moves the group to the log start (not the high watermark) and reports exactly the lost offsets', async () => {
+  it('latest: goes on from the log start (not the high watermark), reporting exactly the lost offsets; the group is not moved by an admin', async () => {
     const { admin, setOffsets } = fakeAdmin(lostAndKept);
-    expect(await checkStartPositions(admin, 'g', ['t'], policy('latest'))).toEqual({ reload: false, lostOffsets: 50 });
-    expect(setOffsets).toEqual([{ groupId: 'g', topic: 't', partitions: [{ partition: 0, offset: '150' }] }]);
+    expect(await checkStartPositions(admin, 'g', ['t'], policy('latest'))).toEqual({
+      reload: false,
+      lostOffsets: 50,
+      startAt: new Map([['t/0', 150n]]),
+    });
+    expect(setOffsets).toEqual([]);
   });
 
   it('reload: asks for a new generation and moves nothing', async () => {
     const { admin, setOffsets } = fakeAdmin(lostAndKept);
-    expect(await checkStartPositions(admin, 'g', ['t'], policy('reload'))).toEqual({ reload: true, lostOffsets: 0 });
+    expect(await checkStartPositions(admin, 'g', ['t'], policy('reload'))).toEqual({ reload: true, lostOffsets: 0, startAt: new Map() });
     expect(setOffsets).toEqual([]);
   });
 
@@ -53,7 +57,7 @@ describe('the start-up check of committed positions', () => {
         { committed: '-2', low: 150, high: 200 },
         { committed: '-1', low: 150, high: 200 },
       ]);
-      expect(await checkStartPositions(admin, 'g', ['t'], policy(p))).toEqual({ reload: false, lostOffsets: 0 });
+      expect(await checkStartPositions(admin, 'g', ['t'], policy(p))).toEqual({ reload: false, lostOffsets: 0, startAt: new Map() });
       expect(setOffsets).toEqual([]);
     }
   });

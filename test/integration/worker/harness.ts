@@ -56,7 +56,12 @@ export async function startWorker(
     { config, baseDir: process.cwd() },
     { logger: opts.verbose ? createLogger('info') : silentLogger, metrics: opts.metrics ?? new AdjunctMetrics({ defaultMetrics: false }) },
   );
-  await w.start();
+  try {
+    await w.start();
+  } catch (e) {
+    await w.stop(); // a worker that failed to start still holds its clients
+    throw e;
+  }
   return w;
 }
 
