@@ -3,7 +3,7 @@ import { Logger } from '../observability/logger';
 import { PipelineParts } from '../sink/pipeline-parts';
 import { PipelineTask } from '../sink/pipeline-task';
 import { BootstrapTracker } from '../bootstrap';
-import type { PipelineRunnerDeps } from './pipeline-runner';
+import { PipelineRunnerDeps } from './runner-deps';
 import { TopicSubscription } from './topic-subscription';
 
 /** Builds the sink task and the bootstrap tracker of a table generation, and restarts a task in place. */

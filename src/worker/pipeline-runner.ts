@@ -1,38 +1,17 @@
-import { Admin } from 'kafkajs';
-import type { PipelineSpec } from '../config/schema';
-import { PipelineStatusTable } from '../catalog';
-import { FollowStep, generationGroup, Generations, LiveWriter, planFollow, StoreEntry, WriterHeartbeat, WriterRole } from '../generations';
+import { FollowStep, generationGroup, LiveWriter, planFollow, WriterHeartbeat, WriterRole } from '../generations';
 import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
-import { PartitionWriterFactory } from '../sink/partition-writer';
 import { PipelineParts } from '../sink/pipeline-parts';
 import { PipelineState, PipelineTask } from '../sink/pipeline-task';
 import { BootstrapTracker } from '../bootstrap';
 import { checkStartPositions, OffsetLossPolicy } from '../offsets';
 import { GenerationTasks } from './generation-tasks';
+import { PipelineRunnerDeps } from './runner-deps';
 import { RunnerStatus, runnerStatus } from './runner-status';
 import { TopicChange, TopicSubscription } from './topic-subscription';
 
 export type { RunnerPartitionStatus, RunnerStatus } from './runner-status';
-
-/** What a runner needs besides the parts its tasks share: the catalog side of generations and bootstrap. */
-export interface PipelineRunnerDeps {
-  spec: PipelineSpec;
-  admin: Admin;
-  baseGroupId: string;
-  generations: Generations;
-  /** How often the runner re-reads the catalog to follow reloads, switches, rollbacks and pauses started anywhere. */
-  generationPollMs: number;
-  status: PipelineStatusTable;
-  entry: StoreEntry;
-  /** Writers into a given table generation. */
-  writersFor: (generation: number) => PartitionWriterFactory;
-  /** Drops the table of a generation. */
-  dropGeneration: (generation: number) => Promise<void>;
-  workerId: string;
-  progressBar: boolean;
-  onFatal: (e: AdjunctError) => void;
-}
+export type { PipelineRunnerDeps } from './runner-deps';
 
 /**
  * Runs one pipeline: the task writing the current generation, and — during a reload — a second task building
@@ -142,11 +121,16 @@ export class PipelineRunner {
   follow(): Promise<void> {
     return this.exclusive(async () => {
       if (this.stopped) return;
-      const view = await this.d.generations.view(this.name, this.store);
-      const steps = planFollow(view, { main: this.main ? this.generation : undefined, build: this.build?.generation, paused: this.paused });
-      for (const step of steps) await this.apply(step);
+      await this.converge();
       this.writers = await this.d.generations.writers(this.name);
     });
+  }
+
+  /** Re-reads the catalog row and pause flag and applies the steps that bring this worker's tasks in line with it. */
+  private async converge(): Promise<void> {
+    const view = await this.d.generations.view(this.name, this.store);
+    const steps = planFollow(view, { main: this.main ? this.generation : undefined, build: this.build?.generation, paused: this.paused });
+    for (const step of steps) await this.apply(step);
   }
 
   private async apply(step: FollowStep): Promise<void> {
@@ -306,13 +290,7 @@ export class PipelineRunner {
     return this.exclusive(async () => {
       const r = await this.d.generations.rollbackTo(this.store, to, this.d.spec.keepPreviousGeneration);
       if (r.changed) this.log.warn(r, 'rollback: store switched back to the previous generation');
-      const view = await this.d.generations.view(this.name, this.store);
-      for (const step of planFollow(view, {
-        main: this.main ? this.generation : undefined,
-        build: this.build?.generation,
-        paused: this.paused,
-      }))
-        await this.apply(step);
+      await this.converge();
       return r;
     });
   }
