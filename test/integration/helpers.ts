@@ -60,3 +60,19 @@ export async function createTopic(kafka: Kafka, name: string, partitions = 1): P
 export function newRegistry(): SchemaRegistry {
   return new SchemaRegistry({ host: stackEndpoints().registryUrl });
 }
+
+/**
+ * Runs every clean-up step in order even when an earlier one fails (a DROP KEYSPACE timing out on a loaded node must
+ * not leave the client, and its sockets and timers, open: jest would never exit), then rethrows the first failure.
+ */
+export async function cleanUp(...steps: (() => unknown)[]): Promise<void> {
+  let first: unknown;
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (e) {
+      first ??= e;
+    }
+  }
+  if (first !== undefined) throw first;
+}

@@ -5,7 +5,7 @@ import { buildHttpServer, HttpWorker, listen } from '../../../src/http/server';
 import { Lookup, openLookup } from '../../../src/lookup';
 import { silentLogger } from '../../../src/observability/logger';
 import { AdjunctMetrics } from '../../../src/observability/metrics';
-import { newCassandraClient, uniqueName } from '../helpers';
+import { cleanUp, newCassandraClient, uniqueName } from '../helpers';
 import { prepareKeyspace } from '../lookup/fixtures';
 
 jest.setTimeout(120_000);
@@ -84,12 +84,14 @@ beforeAll(async () => {
   base = await listen(app, { host: '127.0.0.1', port: 0 });
 });
 
-afterAll(async () => {
-  await app?.close();
-  await lookup?.close();
-  await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
-  await client.shutdown();
-});
+afterAll(() =>
+  cleanUp(
+    () => app?.close(),
+    () => lookup?.close(),
+    () => client?.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`),
+    () => client?.shutdown(),
+  ),
+);
 
 it('GET /pipelines lists name, state and generation', async () => {
   const res = await fetch(`${base}/pipelines`);

@@ -8,7 +8,7 @@ import { stackEndpoints } from '../../../tools/devstack/endpoints';
 import { silentLogger, createLogger } from '../../../src/observability/logger';
 import { AdjunctMetrics } from '../../../src/observability/metrics';
 import { Worker } from '../../../src/worker/worker';
-import { uniqueName } from '../helpers';
+import { cleanUp, uniqueName } from '../helpers';
 import { killWorker, spawnWorker, WorkerProcess } from './processes';
 
 /** Builds a config document pointing at the stack, with one pipeline by default. */
@@ -177,15 +177,19 @@ export function useStack(): StackFixture {
     s.admin = await connectAdmin(s.kafka);
     s.client = await newCassandraClient();
   });
-  afterEach(async () => {
-    await s.worker?.stop();
-    s.worker = undefined;
-    await Promise.all(producers.splice(0).map((p) => p.disconnect().catch(() => undefined)));
-  });
-  afterAll(async () => {
-    await Promise.all(s.procs.map((p) => killWorker(p)));
-    await s.admin?.disconnect();
-    await s.client?.shutdown();
-  });
+  afterEach(() =>
+    cleanUp(
+      () => s.worker?.stop(),
+      () => (s.worker = undefined),
+      () => Promise.all(producers.splice(0).map((p) => p.disconnect().catch(() => undefined))),
+    ),
+  );
+  afterAll(() =>
+    cleanUp(
+      () => Promise.all(s.procs.map((p) => killWorker(p))),
+      () => s.admin?.disconnect(),
+      () => s.client?.shutdown(),
+    ),
+  );
   return s;
 }
