@@ -36,8 +36,9 @@ export async function checkStartPositions(
   if (failed.length) throw policy.error(failed);
   for (const d of decisions) {
     if (d.kind !== 'latest') continue;
-    out.startAt.set(topicPartitionKey(d.loss.topic, d.loss.partition), d.resumeAt);
     out.lostOffsets += Number(d.loss.lost);
+    // A position past the log end stays the later one: the run-time guard sees the consumer's reset and goes on too.
+    if (d.loss.kind === 'deleted') out.startAt.set(topicPartitionKey(d.loss.topic, d.loss.partition), d.resumeAt);
   }
   return out;
 }
