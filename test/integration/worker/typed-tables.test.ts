@@ -1,8 +1,7 @@
 import { Client, types } from 'cassandra-driver';
-import { Kafka, KafkaMessage } from 'kafkajs';
 import { COMPATIBILITY, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { parse, Writer } from 'protobufjs';
-import { createTopic, newRegistry } from '../helpers';
+import { createTopic, newRegistry, readTopic } from '../helpers';
 import { configDoc, eventually, names, pipelineGroup, startWorker, useStack, waitCaughtUp } from './harness';
 
 /** What the plain-CQL recipe of the README answers for `key as of asOf`. */
@@ -56,20 +55,6 @@ async function columnTypes(client: Client, ks: string, table: string): Promise<R
     table,
   ]);
   return Object.fromEntries(rs.rows.map((r) => [r.get('column_name'), r.get('type')]));
-}
-
-async function consumeAll(kafka: Kafka, topic: string, count: number): Promise<KafkaMessage[]> {
-  const consumer = kafka.consumer({ groupId: `${topic}-reader-${Date.now()}` });
-  await consumer.connect();
-  await consumer.subscribe({ topics: [topic], fromBeginning: true });
-  const got: KafkaMessage[] = [];
-  await consumer.run({ eachMessage: async ({ message }) => void got.push(message) });
-  try {
-    await eventually(async () => got.length >= count, 30_000, `${count} messages on ${topic}`);
-  } finally {
-    await consumer.disconnect();
-  }
-  return got;
 }
 
 const RATE_V1 = {
@@ -366,7 +351,9 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
       ],
     });
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
-    const [dead] = await consumeAll(stack.kafka, n.dlq, 1);
+    const dlq = await readTopic(stack.kafka, stack.admin, n.dlq);
+    expect(dlq).toHaveLength(1);
+    const [dead] = dlq;
     expect(dead.headers?.['__connect.errors.offset']?.toString()).toBe('1');
     expect(dead.headers?.['__connect.errors.class.name']?.toString()).toBe('TYPED_COLUMN_INCOMPATIBLE');
     expect(dead.headers?.['__connect.errors.exception.message']?.toString()).toMatch(
