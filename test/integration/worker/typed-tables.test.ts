@@ -1,8 +1,9 @@
 import { Client, types } from 'cassandra-driver';
 import { COMPATIBILITY, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { parse, Writer } from 'protobufjs';
+import { parse } from 'protobufjs';
 import { createTopic, newRegistry, readTopic } from '../helpers';
-import { configDoc, eventually, names, pipelineGroup, startWorker, useStack, waitCaughtUp } from './harness';
+import { protobufRecord } from '../converters/protobuf-record';
+import { eventually, names, pipelineGroup, runPipeline, useStack, waitCaughtUp } from './harness';
 
 /** What the plain-CQL recipe of the README answers for `key as of asOf`. */
 interface PlainAnswer {
@@ -73,16 +74,6 @@ const RATE_V2 = { ...RATE_V1, fields: [...RATE_V1.fields, { name: 'sourceName', 
 
 const HOUR = 3_600_000;
 
-/** Confluent wire format for Protobuf: magic 0, schema id, message indexes, body. */
-function protobufRecord(schemaId: number, indexes: number[], body: Uint8Array): Buffer {
-  const w = Writer.create();
-  w.sint32(indexes.length);
-  for (const i of indexes) w.sint32(i);
-  const header = Buffer.alloc(5);
-  header.writeInt32BE(schemaId, 1);
-  return Buffer.concat([header, Buffer.from(w.finish()), Buffer.from(body)]);
-}
-
 describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; read with the raw driver)', () => {
   const stack = useStack();
 
@@ -103,20 +94,14 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
         { key: 'USD', value: await v1('USD', 0.9, 9000, 1000) },
       ],
     });
-    stack.worker = await startWorker(
-      configDoc(n.keyspace, n.group, [
-        {
-          name: 'rates',
-          topics: [n.topic],
-          keyConverter: 'string',
-          valueConverter: 'avro',
-          extract: { timestamp: { from: 'field', path: 'ts' } },
-          store: { name: 'rates', typed: true, keyColumns: { currency: 'text' }, historyRetention: '1h' },
-          keepPreviousGeneration: '1h',
-        },
-      ]),
-    );
-    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
+    await runPipeline(stack, n, {
+      name: 'rates',
+      keyConverter: 'string',
+      valueConverter: 'avro',
+      extract: { timestamp: { from: 'field', path: 'ts' } },
+      store: { name: 'rates', typed: true, keyColumns: { currency: 'text' }, historyRetention: '1h' },
+      keepPreviousGeneration: '1h',
+    });
 
     // Scalar fields became typed columns next to the layout's; the array stays in the value blob only.
     expect(await columnTypes(stack.client, n.keyspace, 'rates_g1')).toEqual({
@@ -197,7 +182,7 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
 
     // A reload builds generation 2 (typed from the start, with source_name); once the catalog row names it, the very
     // next recipe call (one catalog read) reads the complete new table.
-    await stack.worker.runner('rates').reload();
+    await stack.worker!.runner('rates').reload();
     await eventually(
       async () =>
         (
@@ -233,26 +218,16 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
       messages: [
         {
           key: 'EUR',
-          value: protobufRecord(
-            id1,
-            [1],
-            rate1.encode(rate1.create({ currency: 'EUR', rate: 1.1, tsMs: 1000, kind: 1, tags: ['a'] })).finish(),
-          ),
+          value: protobufRecord(id1, [1], rate1, { currency: 'EUR', rate: 1.1, tsMs: 1000, kind: 1, tags: ['a'] }),
           timestamp: '1000',
         },
       ],
     });
-    stack.worker = await startWorker(
-      configDoc(n.keyspace, n.group, [
-        {
-          name: 'rates',
-          topics: [n.topic],
-          valueConverter: 'protobuf',
-          store: { name: 'rates', typed: true },
-        },
-      ]),
-    );
-    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
+    await runPipeline(stack, n, {
+      name: 'rates',
+      valueConverter: 'protobuf',
+      store: { name: 'rates', typed: true },
+    });
     expect(await columnTypes(stack.client, n.keyspace, 'rates_g1')).toEqual({
       key: 'blob',
       valid_from: 'bigint',
@@ -270,11 +245,7 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
       messages: [
         {
           key: 'EUR',
-          value: protobufRecord(
-            id2,
-            [1],
-            rate2.encode(rate2.create({ currency: 'EUR', rate: 1.2, tsMs: '9007199254740993', source: 'ecb' })).finish(),
-          ),
+          value: protobufRecord(id2, [1], rate2, { currency: 'EUR', rate: 1.2, tsMs: '9007199254740993', source: 'ecb' }),
           timestamp: '2000',
         },
       ],
@@ -328,18 +299,12 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
       topic: n.topic,
       messages: [{ key: 'EUR', value: await registry.encode(id1, { currency: 'EUR', rate: 1.1 }), timestamp: '1000' }],
     });
-    stack.worker = await startWorker(
-      configDoc(n.keyspace, n.group, [
-        {
-          name: 'rates',
-          topics: [n.topic],
-          valueConverter: 'avro',
-          store: { name: 'rates', typed: true },
-          errors: { tolerance: 'all', deadLetterQueue: { topic: n.dlq } },
-        },
-      ]),
-    );
-    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
+    await runPipeline(stack, n, {
+      name: 'rates',
+      valueConverter: 'avro',
+      store: { name: 'rates', typed: true },
+      errors: { tolerance: 'all', deadLetterQueue: { topic: n.dlq } },
+    });
     const id2 = (
       await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(v2) }, { subject, compatibility: COMPATIBILITY.NONE })
     ).id;
@@ -362,6 +327,6 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
     expect(await columnTypes(stack.client, n.keyspace, 'rates_g1')).toMatchObject({ rate: 'double' });
     expect((await plainAsOf(stack.client, n.keyspace, 'rates', 'USD', 2000))?.row.get('rate')).toBe(0.9);
     expect((await plainAsOf(stack.client, n.keyspace, 'rates', 'EUR', 2000))?.row.get('rate')).toBe(1.1);
-    expect(stack.worker.status().pipelines[0].counts).toMatchObject({ written: 2, deadLettered: 1 });
+    expect(stack.worker!.status().pipelines[0].counts).toMatchObject({ written: 2, deadLettered: 1 });
   });
 });
