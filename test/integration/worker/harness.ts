@@ -156,15 +156,22 @@ export interface StackFixture {
 /** Opens a Kafka admin and a Cassandra client for the describe block; stops the test's worker and producers after each test. */
 export function useStack(): StackFixture {
   const producers: Producer[] = [];
+  let closed = false;
+  /** A test body still running after jest's timeout must not open what the clean-up has already closed. */
+  const open = () => {
+    if (closed) throw new Error('the stack fixture is closed: this test ran past its timeout');
+  };
   const s = {
     procs: [] as WorkerProcess[],
     async producer() {
+      open();
       const p = s.kafka.producer();
       await p.connect();
       producers.push(p);
       return p;
     },
     spawn(configFile: string, env?: NodeJS.ProcessEnv, http?: boolean) {
+      open();
       const w = spawnWorker(configFile, env, http);
       s.procs.push(w);
       return w;
@@ -186,6 +193,7 @@ export function useStack(): StackFixture {
   );
   afterAll(() =>
     cleanUp(
+      () => (closed = true),
       () => Promise.all(s.procs.map((p) => killWorker(p))),
       () => s.admin?.disconnect(),
       () => s.client?.shutdown(),
