@@ -8,7 +8,7 @@ import { ErrorHandler, Heartbeat } from './error-handler';
 import { OffsetLossGuard } from './offset-loss-guard';
 import { PartitionRegistry } from './partition-registry';
 import { PartitionState } from './partition-state';
-import { IssuedWrite, WriteOutcome } from './partition-writer';
+import { IssuedRecord, WriteSettlement } from './issued-record';
 import { Processed, RecordProcessor } from './record-processor';
 import { SinkRecord, recordSize, sinkRecordOf } from './sink-record';
 import { StallMonitor } from './stall-monitor';
@@ -68,6 +68,13 @@ type Converted = Extracted | typeof SETTLED | typeof STOP;
  */
 export class SinkLoop {
   private readonly m;
+  /** The loop's answer to settled writes (one object for every record). */
+  private readonly settlement: WriteSettlement = {
+    durable: (r) => this.durable(r),
+    failed: (r, e) => {
+      void this.settleFailure(r.st, r.record, r.tracked, asBadRecord(e, 'write'), r.heartbeat).finally(() => this.p.budget.release(r.size));
+    },
+  };
 
   constructor(
     private readonly o: CompiledSinkTaskOptions,
@@ -79,7 +86,6 @@ export class SinkLoop {
       written: p.metrics.written.labels(pipeline),
       skipped: p.metrics.skipped.labels(pipeline),
       notPut: p.metrics.notPut.labels(pipeline),
-      writeLatency: p.metrics.writeLatency.labels(pipeline),
     };
   }
 
@@ -228,47 +234,38 @@ export class SinkLoop {
     return true;
   }
 
+  /** Puts the record to its partition's writer (the put decision happens now) and tracks it until durable. */
   private issueUnderBudget(st: PartitionState, record: SinkRecord, offset: bigint, x: Extracted, c: BatchControl, size: number): void {
-    this.p.metrics.inFlight.inc();
-    this.p.metrics.inFlightBytes.inc(size);
-    const stopTimer = this.m.writeLatency.startTimer();
-    const issued = this.issue(st, x);
-    const tracked = st.tracker.begin(offset, issued.observedStreamTime);
-    void issued.done.then(
-      (outcome) => {
-        this.written(st, tracked, outcome);
-        this.finished(size, stopTimer);
-      },
-      (e) => this.settleFailure(st, record, tracked, asBadRecord(e, 'write'), c.heartbeat).finally(() => this.finished(size, stopTimer)),
-    );
-  }
-
-  /** Returns a settled write's budget and in-flight gauges. */
-  private finished(size: number, stopTimer: () => void): void {
-    stopTimer();
-    this.p.budget.release(size);
-    this.p.metrics.inFlight.dec();
-    this.p.metrics.inFlightBytes.dec(size);
-  }
-
-  private issue(st: PartitionState, x: Extracted): IssuedWrite {
+    const r = new IssuedRecord(this.settlement, st, record, size, c.heartbeat);
+    let outcome: 'issued' | 'expired' | { error: unknown };
     try {
-      return st.writer.write(x.key, x.value, x.timestamp);
+      outcome = st.writer.write(x.key, x.value, x.timestamp, r);
     } catch (e) {
-      return { observedStreamTime: st.writer.observedStreamTime(), done: Promise.reject(e) };
+      outcome = { error: e };
     }
-  }
-
-  private written(st: PartitionState, tracked: TrackedRecord, outcome: WriteOutcome): void {
-    this.p.stall.recovered();
+    r.tracked = st.tracker.begin(offset, st.writer.observedStreamTime());
     if (outcome === 'expired') {
+      this.p.stall.recovered();
       this.p.counts.expired++;
       this.m.notPut.inc();
-    } else {
-      this.p.counts.written++;
-      this.m.written.inc();
+      this.settled(r);
+    } else if (outcome !== 'issued') {
+      this.settlement.failed(r, outcome.error);
     }
-    st.tracker.complete(tracked);
+  }
+
+  /** Counts a durable write and completes its offset. */
+  private durable(r: IssuedRecord): void {
+    this.p.stall.recovered();
+    this.p.counts.written++;
+    this.m.written.inc();
+    this.settled(r);
+  }
+
+  /** Completes the record's offset and returns its budget. */
+  private settled(r: IssuedRecord): void {
+    r.st.tracker.complete(r.tracked);
+    this.p.budget.release(r.size);
   }
 
   /** Tolerance for one failed record: true when it is settled (dead-lettered), false when it stays pending. */
