@@ -39,10 +39,15 @@ export function requireShallow(what: 'key' | 'value', value: unknown, limit = MA
 
 /** Wraps any extractor (built-in, preset or custom module) so over-deep keys and values are rejected as bad records. */
 export class DepthLimitedExtractor implements Extractor {
+  /** The inner extractor's: the depth check changes nothing. */
+  readonly keepsValue: boolean;
+
   constructor(
     private readonly inner: Extractor,
     private readonly limit = MAX_VALUE_DEPTH,
-  ) {}
+  ) {
+    this.keepsValue = inner.keepsValue === true;
+  }
 
   extract(record: SourceRecord): ExtractResult | Promise<ExtractResult> {
     const r = this.inner.extract(record);

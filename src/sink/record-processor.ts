@@ -1,6 +1,6 @@
 import { Converter } from '../converters';
 import { AdjunctError, asAdjunctError, BadRecordError, PipelineStage } from '../errors';
-import { Extracted, Extractor, Skip, SourceRecord } from '../extract';
+import { Extracted, Extractor, isSkip, Skip, SourceRecord } from '../extract';
 import { SinkRecord } from './sink-record';
 
 /** `e` as an AdjunctError of `stage`; an unexpected throw is a bad record of that stage. */
@@ -75,6 +75,14 @@ export class RecordProcessor {
     } catch (e) {
       throw atStage(e, 'extract');
     }
-    return out instanceof Promise ? out.catch((e: unknown) => Promise.reject(atStage(e, 'extract'))) : out;
+    if (out instanceof Promise) return out.catch((e: unknown) => Promise.reject(atStage(e, 'extract')));
+    if (this.extractor.keepsValue === true && !isSkip(out) && out.value === value && r.value !== null && !hasBom(r.value))
+      out.valueBytes = r.value;
+    return out;
   }
+}
+
+/** A UTF-8 byte-order mark, which the converters drop from the decoded text: such bytes are not the text's encoding. */
+function hasBom(b: Buffer): boolean {
+  return b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
 }

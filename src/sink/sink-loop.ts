@@ -239,7 +239,7 @@ export class SinkLoop {
     const r = new IssuedRecord(this.settlement, st, record, size, c.heartbeat);
     let outcome: 'issued' | 'expired' | { error: unknown };
     try {
-      outcome = st.writer.write(x.key, x.value, x.timestamp, r);
+      outcome = st.writer.write(x.key, x.value, x.timestamp, r, x.valueBytes);
     } catch (e) {
       outcome = { error: e };
     }

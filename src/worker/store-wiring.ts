@@ -176,6 +176,8 @@ export class StoreWiring {
         const common = { ...this.common(generation), partition, writerId };
         const kSerde = this.keySerdeName;
         const vSerde = this.spec.store.valueSerde;
+        // The value converter's format is the store's value serde: the record's bytes are the serialised value.
+        const sameFormat = this.spec.valueConverter === vSerde && (vSerde === 'json' || vSerde === 'string');
         if (this.spec.store.kind === 'versioned') {
           const retention = this.spec.store.historyRetention;
           const store = await openCassandraVersionedStore<unknown, unknown>({
@@ -186,9 +188,10 @@ export class StoreWiring {
           });
           return {
             observedStreamTime: () => store.observedStreamTime(),
-            write: (key, value, ts, listener) => {
+            write: (key, value, ts, listener, valueBytes) => {
               const before = store.observedStreamTime();
-              const outcome = store.issue(coerceKey(kSerde, key), coerceValue(vSerde, value), ts, listener);
+              const bytes = sameFormat ? valueBytes : undefined;
+              const outcome = store.issue(coerceKey(kSerde, key), coerceValue(vSerde, value), ts, listener, bytes);
               const after = store.observedStreamTime();
               if (Number.isFinite(before) && after - before > retention)
                 this.onStreamTimeJump?.({ topic, partition, from: before, to: after, historyRetentionMs: retention });

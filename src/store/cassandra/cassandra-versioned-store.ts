@@ -115,9 +115,10 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   /**
    * The sink's write path: `write` with a listener instead of a promise. The put decision happens now, in call order:
    * 'expired' (nothing sent, the listener is not called) or 'issued' (the listener hears when the row is durable).
+   * `valueBytes`, when given, is `value` already serialised with the store's value serde (the sink's pass-through).
    */
-  issue(key: K, value: V | null, timestamp: number, listener: RowListener): 'issued' | 'expired' {
-    const v = this.accept(key, value, timestamp);
+  issue(key: K, value: V | null, timestamp: number, listener: RowListener, valueBytes?: Buffer): 'issued' | 'expired' {
+    const v = this.accept(key, value, timestamp, valueBytes);
     if (v === null) return 'expired';
     // Counted at issue: a clean-up only removes versions older than the one valid at its horizon, never this row.
     this.cleaner.touched(v.key);
@@ -129,10 +130,15 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
    * The synchronous part of put/write, decided in call order before anything is sent: validates and encodes the
    * version, applies the grace period and advances stream time. Null when the version is older than the grace period.
    */
-  private accept(key: K, value: V | null, timestamp: number): { key: Buffer; bytes: Buffer | null; inOrder: boolean } | null {
+  private accept(
+    key: K,
+    value: V | null,
+    timestamp: number,
+    valueBytes?: Buffer,
+  ): { key: Buffer; bytes: Buffer | null; inOrder: boolean } | null {
     const k = encodeKeyWith(this.parts.keySerde, key);
     requireTimestamp(timestamp);
-    const bytes = value === null ? null : serializeWith(this.parts.valueSerde, value, 'value');
+    const bytes = value === null ? null : (valueBytes ?? serializeWith(this.parts.valueSerde, value, 'value'));
     this.ensureOpen();
     if (timestamp < this.horizon()) return null;
     const inOrder = timestamp >= this.streamTime;
