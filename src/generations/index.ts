@@ -7,3 +7,4 @@ export * from './follow-plan';
 export * from './generations';
 export * from './table-owners';
 export * from './writer-heartbeat';
+export * from './generation-drop';

@@ -73,7 +73,7 @@ export class PipelineRunner {
     this.generation = d.entry.currentGeneration;
     this.log = parts.logger.child({ pipeline: d.spec.name });
     this.subscription = new TopicSubscription(d.spec, d.admin, this.log);
-    this.heartbeat = new WriterHeartbeat(d.generations, d.spec.name, d.workerId, this.log);
+    this.heartbeat = new WriterHeartbeat(d.generations, d.spec.name, d.entry.store, d.workerId, this.log, () => this.followSoon());
   }
 
   /** Pipeline name. */
@@ -389,12 +389,14 @@ export class PipelineRunner {
 
   /** Drops the previous generation's table once its keep time has passed and no live worker writes it. */
   async dropExpiredGeneration(now = new Date(this.parts.clock.now())): Promise<number | null> {
-    const g = await this.d.generations.expire(this.name, this.store, now);
-    if (g !== null) {
-      await this.d.dropGeneration(g);
-      this.log.info({ generation: g }, 'previous generation dropped after its keep time (no live worker writes it)');
-    }
+    const g = await this.d.generations.dropExpired(this.name, this.store, now, (x) => this.d.dropGeneration(x));
+    if (g !== null) this.log.info({ generation: g }, 'previous generation dropped after its keep time (no live worker writes it)');
     return g;
+  }
+
+  /** Follows the catalog now rather than at the next poll (a generation this worker writes was retired, or its table is gone). */
+  followSoon(): void {
+    void this.follow().catch((e) => this.log.warn({ err: describeError(e) }, 'following the catalog failed; retrying at the next poll'));
   }
 
   /** Restarts a FAILED main task in place from its committed offsets (Kafka Connect's task restart); resolves with the new state. */

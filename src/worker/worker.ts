@@ -12,7 +12,7 @@ import { ensureCatalog, PipelineStatusTable } from '../catalog';
 import { Generations, TableOwners } from '../generations';
 import { createConverter, createRegistry } from '../converters';
 import { Clock, systemClock } from '../clock';
-import { AdjunctError, asAdjunctError, ConfigError, describeError, isRecordFailure, publicErrorText } from '../errors';
+import { AdjunctError, asAdjunctError, ConfigError, describeError, isMissingTable, isRecordFailure, publicErrorText } from '../errors';
 import { createExtractor } from '../extract';
 import { createLogger, Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
@@ -228,6 +228,7 @@ export class Worker {
   /**
    * Store writes retry every failure that is not the record's own (unavailable, timeouts, dropped table, auth) with
    * backoff, for as long as it lasts: the pipeline stalls instead of skipping; shutdown or errors.stallTimeout end it.
+   * A write whose table is gone (TABLE_MISSING: its generation was dropped) also makes the runner re-follow the catalog.
    */
   private storeRetry(pipeline: string, stall: StallMonitor): StoreRetryPolicy {
     const options = this.config.pipelines.find((p) => p.name === pipeline)!.errors;
@@ -239,6 +240,7 @@ export class Worker {
       onRetry: (e, attempt, delayMs) => {
         stall.failed(e);
         this.metrics.retries.inc({ pipeline, stage: 'write' });
+        if (isMissingTable(e) && attempt === 1) this.runners.get(pipeline)?.followSoon();
         if (attempt === 1 || attempt % 10 === 0)
           this.logger.warn(
             { pipeline, attempt, delayMs, err: describeError(e) },

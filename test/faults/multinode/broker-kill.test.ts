@@ -63,6 +63,8 @@ describe(`multi-node fault: a Kafka broker killed under load (${PROFILE} profile
       note(`produced ${records.length} (acknowledged), ${inTopic} in the topic, ${below.checked} below the committed offsets`);
       expect(below.checked).toBe(inTopic);
       expect(below.missing).toEqual([]);
+      // Stream time did not fall behind: each writer's persisted stream time is at least the reference's as of its committed offset.
+      expect(below.streamTimeBehind).toEqual([]);
 
       // The broker comes back and catches up; a restarted worker finishes; the table equals the reference.
       note(`restarted the brokers in ${await restoreStack()} ms`);

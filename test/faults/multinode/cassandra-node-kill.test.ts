@@ -61,6 +61,8 @@ describe(`multi-node fault: a Cassandra node killed under load at LOCAL_QUORUM (
       const below = await checkBelowCommitted(kafka, admin, quorum, n.topic, group, n.keyspace, 's_g1');
       expect(below.checked).toBeGreaterThanOrEqual(records.length);
       expect(below.missing).toEqual([]);
+      // Stream time did not fall behind: each writer's persisted stream time is at least the reference's as of its committed offset.
+      expect(below.streamTimeBehind).toEqual([]);
       const diff = await expectTableEqualsReference(kafka, admin, quorum, n.topic, n.keyspace, 's_g1');
       note(
         `LOCAL_QUORUM with ${VICTIM} dead: ${diff.records} records, ${diff.expectedVersions} versions expected, ${diff.actualVersions} read`,
