@@ -3,22 +3,18 @@ import { ErrorStage, StoreError, wrapCassandraError } from '../errors';
 import { toNumber } from '../store/cassandra';
 import { awaitSchemaAgreement } from '../store/cassandra';
 
-/**
- * Executes a prepared catalog statement at LOCAL_QUORUM (LOCAL_SERIAL for its LWTs; `serial` reads at LOCAL_SERIAL, so
- * they see every committed or in-progress compare-and-set); failures become classified StoreErrors.
- */
+/** Executes a prepared catalog statement at LOCAL_QUORUM (LOCAL_SERIAL for its LWTs); failures become classified StoreErrors. */
 export async function catalogExecute(
   client: Client,
   cql: string,
   params: unknown[],
   what: string,
   stage: ErrorStage,
-  serial = false,
 ): Promise<types.ResultSet> {
   try {
     return await client.execute(cql, params, {
       prepare: true,
-      consistency: serial ? types.consistencies.localSerial : types.consistencies.localQuorum,
+      consistency: types.consistencies.localQuorum,
       serialConsistency: types.consistencies.localSerial,
     });
   } catch (e) {

@@ -52,7 +52,7 @@ export class Generations {
   }
 
   /**
-   * Records that a worker writes a generation (valid for three polls), then checks the catalog at LOCAL_SERIAL:
+   * Records that a worker writes a generation (valid for three polls), then re-reads the catalog row:
    * throws GENERATION_RETIRED when the generation is being dropped or is no longer current, building or previous.
    */
   register(claim: WriterClaim): Promise<void> {

@@ -83,9 +83,9 @@ export class StoreCatalog {
     return got;
   }
 
-  /** Reads a store entry (one read; `serial`: at LOCAL_SERIAL, ordered with every compare-and-set), or null if unknown. */
-  async get(store: string, serial = false): Promise<StoreEntry | null> {
-    const rs = await catalogExecute(this.client, this.q(`SELECT * FROM $T WHERE store=?`), [store], `reading catalog entry ${store}`, 'store', serial);
+  /** Reads a store entry (one read at LOCAL_QUORUM: it sees every compare-and-set that has returned), or null if unknown. */
+  async get(store: string): Promise<StoreEntry | null> {
+    const rs = await this.exec(`SELECT * FROM $T WHERE store=?`, [store], `reading catalog entry ${store}`);
     const r = rs.first();
     return r ? rowToEntry(r) : null;
   }
@@ -165,8 +165,8 @@ export class StoreCatalog {
 
   /**
    * First step of dropping the previous generation once its keep time passed: moves it to `dropping_generation` with a
-   * compare-and-set, so it can no longer be rolled back to, and no worker registers as its writer any more (they check
-   * the entry at LOCAL_SERIAL after every heartbeat). Returns whether this call marked it.
+   * compare-and-set, so it can no longer be rolled back to, and no worker registers as its writer any more (each re-reads
+   * the entry after writing its heartbeat). Returns whether this call marked it.
    */
   async markDropping(store: string, generation: number): Promise<boolean> {
     const rs = await this.exec(

@@ -1,13 +1,23 @@
 import { Admin } from 'kafkajs';
 import type { PipelineSpec } from '../config/schema';
 import { PipelineStatusTable } from '../catalog';
-import { FollowStep, generationGroup, Generations, LiveWriter, planFollow, StoreEntry, WriterHeartbeat, WriterRole } from '../generations';
+import {
+  FollowStep,
+  generationGroup,
+  Generations,
+  LiveWriter,
+  planFollow,
+  ReadyTracker,
+  StoreEntry,
+  WriterHeartbeat,
+  WriterRole,
+} from '../generations';
 import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
 import { PartitionWriterFactory } from '../sink/partition-writer';
 import { PipelineParts } from '../sink/pipeline-parts';
 import { PartitionStatus, PipelineState, PipelineStatus, PipelineTask } from '../sink/pipeline-task';
-import { BootstrapProgress, BootstrapTracker, fetchPartitionOffsets, outOfRange } from '../bootstrap';
+import { BootstrapProgress, fetchPartitionOffsets, outOfRange } from '../bootstrap';
 import { TopicChange, TopicSubscription } from './topic-subscription';
 
 /** What a runner needs besides the parts its tasks share: the catalog side of generations and bootstrap. */
@@ -52,8 +62,8 @@ export interface RunnerStatus extends Omit<PipelineStatus, 'partitions'> {
  */
 export class PipelineRunner {
   private main?: PipelineTask;
-  private mainTracker?: BootstrapTracker;
-  private build?: { generation: number; task: PipelineTask; tracker: BootstrapTracker };
+  private mainTracker?: ReadyTracker;
+  private build?: { generation: number; task: PipelineTask; tracker: ReadyTracker };
   private generation: number;
   private stopped = false;
   private janitor?: NodeJS.Timeout;
@@ -221,8 +231,8 @@ export class PipelineRunner {
     });
   }
 
-  private newTracker(generation: number): BootstrapTracker {
-    return new BootstrapTracker({
+  private newTracker(generation: number): ReadyTracker {
+    return new ReadyTracker({
       admin: this.d.admin,
       groupId: this.groupFor(generation),
       topics: this.subscription.topics, // READY is measured on the topics known when the bootstrap (re)starts

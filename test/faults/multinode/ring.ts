@@ -152,7 +152,12 @@ export async function startRingWorkerUnderLoad(
   const t0 = Date.now();
   const file = writeConfigFile(
     ringWorkerDoc(n, [
-      { name: 'p', topics: [n.topic], store: { name: 's', historyRetention: FAULT_RETENTION }, errors: { retryTimeout: '5m', retryMaxDelay: '2s' } },
+      {
+        name: 'p',
+        topics: [n.topic],
+        store: { name: 's', historyRetention: FAULT_RETENTION },
+        errors: { retryTimeout: '5m', retryMaxDelay: '2s' },
+      },
     ]),
   );
   const group = pipelineGroup(n.group, 'p');

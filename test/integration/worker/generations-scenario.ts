@@ -131,8 +131,7 @@ export async function runGenerationsScenario(stack: StackFixture, s: Generations
     'load under way',
   );
   const res = await fetch(`http://127.0.0.1:${port}/pipelines/p/reload`, { method: 'POST' });
-  expect(res.status).toBe(202);
-  expect(await res.json()).toMatchObject({ building: 2 });
+  expect({ status: res.status, body: await res.json() }).toMatchObject({ status: 202, body: { building: 2 } });
 
   // Every worker joins the build (heartbeat rows for generation 2 from all three), then C dies by kill -9 mid-build.
   await eventually(
@@ -238,7 +237,12 @@ export async function runGenerationsScenario(stack: StackFixture, s: Generations
   expect(metrics.split('\n').filter((l) => /^adjunct_retries_total\{[^}]*stage="write"/.test(l) && !/ 0$/.test(l))).toEqual([]);
   for (const w of [a, b]) {
     expect(w.child.exitCode).toBeNull();
-    expect(w.output().split('\n').filter((l) => WRITE_TROUBLE.test(l))).toEqual([]);
+    expect(
+      w
+        .output()
+        .split('\n')
+        .filter((l) => WRITE_TROUBLE.test(l)),
+    ).toEqual([]);
   }
   await Promise.all([killWorker(a, 'SIGTERM'), killWorker(b, 'SIGTERM')]);
   return {
