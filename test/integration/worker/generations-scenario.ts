@@ -7,7 +7,8 @@
 import { execFile } from 'child_process';
 import * as path from 'path';
 import { Client } from 'cassandra-driver';
-import { StoreCatalog, WorkerRegistry } from '../../../src/generations';
+import { AdjunctError } from '../../../src/errors';
+import { Generations, StoreCatalog, WorkerRegistry } from '../../../src/generations';
 import { committedOffsets, eventually, names, pipelineGroup, StackFixture, waitCaughtUp, writeConfigFile } from './harness';
 import { killWorker, WorkerProcess } from './processes';
 import {
@@ -183,8 +184,33 @@ export async function runGenerationsScenario(stack: StackFixture, s: Generations
   expect((await catalog.get('s'))?.currentGeneration).toBe(1);
   const rolledBackAt = Date.now();
 
-  // Keep time (40 s) expiring: generation 2 is marked dropping, then dropped only once no live worker (nor C's
-  // expiring heartbeat) names it. Recorded, not thrown (eventually() would swallow a throw and poll on).
+  // A lagging writer of generation 2 (a probe through the production protocol) registers while 2 is the kept previous
+  // generation and renews its heartbeat until the janitor marks 2 dropping at the end of the keep time (40 s): then
+  // its renewal is refused (GENERATION_RETIRED), and the table stays as long as its heartbeat row lives.
+  const gens = new Generations(stack.client, n.keyspace, 500);
+  const probe = { pipeline: 'p', store: 's', worker: 'probe', generation: 2, role: 'current' as const };
+  await gens.register(probe);
+  const renew = () =>
+    gens.register(probe).then(
+      () => 'registered',
+      (e: unknown) => {
+        if (e instanceof AdjunctError && e.code === 'GENERATION_RETIRED') return 'refused';
+        throw e;
+      },
+    );
+  await eventually(async () => (await renew()) === 'refused', 120_000, 'the probe refused once generation 2 is marked dropping');
+  expect(await catalog.get('s')).toMatchObject({ previousGeneration: null, droppingGeneration: 2 });
+  const probeHeld: boolean[] = [];
+  for (let i = 0; i < 6; i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await renew()).toBe('refused'); // the refused renewal still refreshed the row: the table is kept meanwhile
+    probeHeld.push(await tableExists('s_g2'));
+  }
+  expect(probeHeld).toEqual(Array(6).fill(true));
+  await gens.forget('p', 'probe', 2); // the probe stops writing: now the janitor may drop
+
+  // The drop, watched: never while a heartbeat row names generation 2. Recorded, not thrown (eventually() would
+  // swallow a throw and poll on).
   const seen: string[] = [];
   const droppedUnderWriter: string[] = [];
   await eventually(
