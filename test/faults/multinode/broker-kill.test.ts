@@ -38,7 +38,12 @@ describe(`multi-node fault: a Kafka broker killed under load (${PROFILE} profile
     note(`killed ${victim} (leader of most partitions) with ${atKill} committed, ${sent()}/${records.length} produced`);
 
     // Two in-sync replicas remain for every partition: producing (acks=all), consuming and committing all go on.
-    await eventually(async () => totalOf(await committedOffsets(admin, group, n.topic)) > atKill, 180_000, 'commits after the kill');
+    await eventually(async () => totalOf(await committedOffsets(admin, group, n.topic)) > atKill, 180_000, 'commits after the kill').catch(
+      (e: unknown) => {
+        note(`worker output (tail): ${w.output().slice(-6000)}`);
+        throw e;
+      },
+    );
     await load;
     await waitCaughtUp(admin, group, n.topic, 300_000);
     const caughtUpAt = Date.now();
@@ -61,7 +66,8 @@ describe(`multi-node fault: a Kafka broker killed under load (${PROFILE} profile
       const inTopic = Number(totalOf(await endOffsets(admin, n.topic)));
       const below = await checkBelowCommitted(kafka, admin, quorum, n.topic, group, n.keyspace, 's_g1');
       note(`produced ${records.length} (acknowledged), ${inTopic} in the topic, ${below.checked} below the committed offsets`);
-      expect(below.checked).toBe(inTopic);
+      expect(below.checked).toBe(below.kept); // every record the versioned rules keep (late puts beyond grace are not)
+      expect(below.kept).toBeGreaterThan(inTopic * 0.9);
       expect(below.missing).toEqual([]);
       // Stream time did not fall behind: each writer's persisted stream time is at least the reference's as of its committed offset.
       expect(below.streamTimeBehind).toEqual([]);
