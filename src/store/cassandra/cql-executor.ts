@@ -1,5 +1,5 @@
 import { Client, QueryOptions, types } from 'cassandra-driver';
-import { InvalidArgumentError, isRetriableCassandraError, wrapCassandraError } from '../../errors';
+import { InvalidArgumentError, isMissingTable, isRetriableCassandraError, wrapCassandraError } from '../../errors';
 import { withRetry } from '../../errors/retry';
 import type { CoalescedWrite, WriteBatcher } from './write-batcher';
 
@@ -136,11 +136,13 @@ export class CqlExecutor {
     };
     const retry = this.settings.retry;
     if (!retry) return attempt();
+    const retriable = retry.isRetriable ?? isRetriableCassandraError;
     return withRetry(attempt, {
       timeoutMs: retry.timeoutMs,
       maxDelayMs: retry.maxDelayMs,
       initialDelayMs: 100,
-      isRetriable: retry.isRetriable ?? isRetriableCassandraError,
+      // A batch whose table is gone is not retried whole: the batcher splits it, so rows of live tables go through.
+      isRetriable: rows.length > 1 ? (e) => !isMissingTable(e) && retriable(e) : retriable,
       onRetry: retry.onRetry,
       shouldStop: retry.shouldStop,
     });
