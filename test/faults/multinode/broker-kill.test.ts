@@ -40,7 +40,13 @@ describe(`multi-node fault: a Kafka broker killed under load (${PROFILE} profile
     // Two in-sync replicas remain for every partition: producing (acks=all), consuming and committing all go on.
     await eventually(async () => totalOf(await committedOffsets(admin, group, n.topic)) > atKill, 180_000, 'commits after the kill').catch(
       (e: unknown) => {
-        note(`worker output (tail): ${w.output().slice(-6000)}`);
+        const lines = w.output().split('\n');
+        note(
+          `worker output (last 60 of ${lines.length} lines, repeated commit failures left out):\n${lines
+            .filter((l) => !/commit failed/.test(l))
+            .slice(-60)
+            .join('\n')}`,
+        );
         throw e;
       },
     );
