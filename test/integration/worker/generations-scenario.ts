@@ -9,18 +9,10 @@ import * as path from 'path';
 import { Client } from 'cassandra-driver';
 import { AdjunctError } from '../../../src/errors';
 import { Generations, StoreCatalog, WorkerRegistry } from '../../../src/generations';
+import { readTopic } from '../helpers';
 import { committedOffsets, eventually, names, pipelineGroup, StackFixture, waitCaughtUp, writeConfigFile } from './harness';
 import { killWorker, WorkerProcess } from './processes';
-import {
-  expectTableEqualsReference,
-  FAULT_RETENTION,
-  genRecords,
-  note,
-  produceAll,
-  readTopic,
-  totalOf,
-  waitOutput,
-} from '../../faults/lib';
+import { expectTableEqualsReference, FAULT_RETENTION, genRecords, note, produceAll, totalOf, waitOutput } from '../../faults/lib';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
