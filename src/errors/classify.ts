@@ -42,8 +42,8 @@ export function isRecordRejectedByCassandra(e: unknown): boolean {
   return e.name === 'TypeError' || e.constructor?.name === 'TypeError';
 }
 
-/** The server's answer to a statement on a table that does not exist (dropped under the writer). */
-const MISSING_TABLE = /unconfigured table/i;
+/** The server's answer to a statement on a table that does not exist (dropped under the writer): Cassandra 3 and 4+/5 wording. */
+const MISSING_TABLE = /unconfigured table|table \S+ does not exist/i;
 
 /** True when Cassandra answered that the statement's table does not exist (an infrastructure state, never the record's fault). */
 export function isMissingTable(e: unknown): boolean {

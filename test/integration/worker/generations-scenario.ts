@@ -40,7 +40,7 @@ export function workerIdOf(w: WorkerProcess): string {
 }
 
 /** Log lines that would mean a table vanished under a writer or a worker failed (none may appear). */
-export const WRITE_TROUBLE = /unconfigured table|TABLE_MISSING|GENERATION_RETIRED|worker failed/;
+export const WRITE_TROUBLE = /unconfigured table|does not exist|TABLE_MISSING|GENERATION_RETIRED|worker failed/;
 
 /** How one stack runs the scenario. */
 export interface GenerationsScenario {
@@ -254,6 +254,18 @@ export async function runGenerationsScenario(stack: StackFixture, s: Generations
   expect((await stack.admin.fetchTopicOffsets(n.dlq)).map((o) => o.high).every((h) => h === '0')).toBe(true);
   // No write found its table gone (TABLE_MISSING, `unconfigured table`), no registration was refused, A and B alive.
   // Retries of other Cassandra failures (timeouts on a loaded node) are infrastructure hiccups: counted and reported.
+  for (const w of [a, b]) {
+    const trouble = w
+      .output()
+      .split('\n')
+      .filter((l) => WRITE_TROUBLE.test(l));
+    if (trouble.length) {
+      const first = /"time":(\d+)/.exec(trouble[0])?.[1];
+      note(
+        `${trouble.length} trouble lines, the first ${first ? Number(first) - rolledBackAt : '?'} ms after the rollback: ${trouble[0].slice(0, 400)}`,
+      );
+    }
+  }
   for (const w of [a, b]) {
     expect(w.child.exitCode).toBeNull();
     expect(
