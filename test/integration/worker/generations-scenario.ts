@@ -171,7 +171,7 @@ export async function runGenerationsScenario(stack: StackFixture, s: Generations
 
   // Rollback to generation 1 from the CLI, straight in the catalog; the same target again changes nothing.
   const rb = await runCli(['rollback', 'p', '--to', '1', '-c', file, '--catalog', '--json']);
-  expect({ code: rb.code, stderr: rb.stderr }).toEqual({ code: 0, stderr: '' });
+  expect({ code: rb.code, stderr: rb.stderr, out: rb.code === 0 ? '' : rb.stdout }).toEqual({ code: 0, stderr: '', out: '' });
   expect(JSON.parse(rb.stdout)).toMatchObject({ current: 1, previous: 2, changed: true });
   const again = await runCli(['rollback', 'p', '--to', '1', '-c', file, '--catalog', '--json']);
   expect(JSON.parse(again.stdout)).toMatchObject({ current: 1, previous: 2, changed: false });
