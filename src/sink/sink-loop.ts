@@ -74,6 +74,7 @@ export class SinkLoop {
     failed: (r, e) => {
       void this.settleFailure(r.st, r.record, r.tracked, asBadRecord(e, 'write'), r.heartbeat).finally(() => this.p.budget.release(r.size));
     },
+    abandoned: () => this.p.lifecycle.stopping || this.p.lifecycle.failed,
   };
 
   constructor(

@@ -19,8 +19,12 @@ class FakeSender implements BatchSender {
     return ++this.ts;
   }
 
-  send(writes: readonly CoalescedWrite[], timestamp: number): Promise<unknown> {
+  /** The abandonment check of each request, in send order. */
+  readonly abandonedChecks: (() => boolean)[] = [];
+
+  send(writes: readonly CoalescedWrite[], timestamp: number, abandoned?: () => boolean): Promise<unknown> {
     this.sent.push({ rows: writes.map((w) => w.params[0] as string), timestamp });
+    if (abandoned) this.abandonedChecks.push(abandoned);
     const injected = this.failNext.shift();
     if (injected) return Promise.reject(injected);
     if (writes.some((w) => this.poison.has(w.params[0]))) {
@@ -201,5 +205,26 @@ describe('WriteBatcher', () => {
     b.flush();
     await Promise.all(p);
     expect(s.sent.map((x) => x.rows)).toEqual([['a1'], ['b1']]);
+  });
+
+  it("tells the sender a request is abandoned only once every row's listener has given up (a stopped task's writes)", async () => {
+    const s = new FakeSender();
+    s.holdAcks = true;
+    const b = new WriteBatcher(s, { ...defaults, lingerMs: 0 });
+    const gaveUp = { x: false, y: false };
+    const listener = (id: 'x' | 'y') => ({ rowWritten: () => undefined, rowFailed: () => undefined, abandoned: () => gaveUp[id] });
+    b.add(row('x1', 'a', 100), listener('x'));
+    b.add(row('y1', 'a', 100), listener('y'));
+    b.add(row('z1', 'a', 100), { rowWritten: () => undefined, rowFailed: () => undefined });
+    await settle();
+    expect(s.abandonedChecks).toHaveLength(3);
+    const [x, y, z] = s.abandonedChecks;
+    expect([x(), y(), z()]).toEqual([false, false, false]);
+    gaveUp.x = true;
+    expect([x(), y(), z()]).toEqual([true, false, false]);
+    gaveUp.y = true;
+    // A listener without the hook (the kv path) never gives up: its request keeps its retries.
+    expect([x(), y(), z()]).toEqual([true, true, false]);
+    s.ackAll();
   });
 });
