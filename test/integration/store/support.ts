@@ -105,10 +105,10 @@ export async function createUnbucketedTable(client: Client, keyspace: string, ta
 
 /** The partition key columns of a table, from system_schema (in key order). */
 export async function partitionKeyOf(client: Client, keyspace: string, table: string): Promise<string[]> {
-  const rs = await client.execute('SELECT column_name, kind, position FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?', [
-    keyspace,
-    table,
-  ]);
+  const rs = await client.execute(
+    'SELECT column_name, kind, position FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?',
+    [keyspace, table],
+  );
   return rs.rows
     .filter((r) => r.kind === 'partition_key')
     .sort((a, b) => Number(a.position) - Number(b.position))
