@@ -1,10 +1,10 @@
 /**
- * `npm run partition-size`: writes the same records into a partitioned versioned store in the bucketed layout and in
+ * `npx tsx tools/partition-size/partition-size.ts`: writes the same records into a partitioned versioned store in the bucketed layout and in
  * the layout from before buckets, then shows the largest Cassandra partition of each (rows counted by Cassandra,
  * data bytes, and Cassandra's own max_partition_size metric after a flush). It writes through the worker's write
  * path below the sink: one CassandraVersionedStore per source partition and one coalescing WriteBatcher.
  *
- *   npm run partition-size -- --records 1000000 --partitions 6 --keys 200000 [--buckets 64] [--layouts bucketed,unbucketed]
+ *   npx tsx tools/partition-size/partition-size.ts --records 1000000 --partitions 6 --keys 200000 [--buckets 64] [--layouts bucketed,unbucketed]
  */
 import { parseArgs } from 'node:util';
 import { Client } from 'cassandra-driver';
