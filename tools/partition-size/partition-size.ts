@@ -86,8 +86,15 @@ async function load(
   table: string,
 ): Promise<Map<string, { rows: number; bytes: number }>> {
   if (layout === 'unbucketed') await client.execute(unbucketedDdl(s.keyspace, table));
-  // The worker's defaults: 4,096 bytes and 64 rows per UNLOGGED batch, 2 ms linger, 64 batches in flight.
-  const batcher = createWriteBatcher(new CqlExecutor(client), s.keyspace, { maxBytes: 4096, maxRows: 64, lingerMs: 2, maxConcurrent: 64 });
+  // The worker's batch bounds (4,096 bytes, 64 rows, 2 ms linger), 16 batches in flight, and like the worker, timeouts
+  // of a busy (shared) Cassandra are retried with backoff.
+  const retry = { timeoutMs: 600_000, maxDelayMs: 5_000 };
+  const batcher = createWriteBatcher(new CqlExecutor(client, { retry }), s.keyspace, {
+    maxBytes: 4096,
+    maxRows: 64,
+    lingerMs: 2,
+    maxConcurrent: 16,
+  });
   const stores = await Promise.all(
     Array.from({ length: s.partitions }, (_, p) =>
       openCassandraVersionedStore<string, string>({
@@ -101,6 +108,7 @@ async function load(
         historyRetentionMs: 1e12, // nothing expires: every version stays, the widest partitions possible
         valueSerde: stringSerde,
         batcher,
+        retry,
       }),
     ),
   );
@@ -118,7 +126,7 @@ async function load(
     const p = stores[r.partition].write(r.key, r.value, r.timestamp);
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
-    if (inFlight.size >= 4096) await Promise.race(inFlight);
+    if (inFlight.size >= 1024) await Promise.race(inFlight);
     if ((i + 1) % 100_000 === 0)
       process.stderr.write(`  ${layout}: ${i + 1} records, ${Math.round(((i + 1) / (Date.now() - started)) * 1000)}/s\n`);
   }
