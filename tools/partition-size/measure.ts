@@ -1,18 +1,20 @@
 /** What Cassandra reports about the size of a table's partitions (used by partition-size.ts). */
 import { Client } from 'cassandra-driver';
 
-/** Rows per Cassandra partition, counted by Cassandra (`GROUP BY` the partition key, paged). */
+/** Rows per Cassandra partition, read back from Cassandra (a paged scan of the partition key columns, counted here). */
 export async function rowsPerPartition(client: Client, keyspace: string, table: string, partitionKey: string[]): Promise<number[]> {
-  const cols = partitionKey.join(', ');
-  const counts: number[] = [];
-  const cql = `SELECT ${cols}, COUNT(*) AS n FROM ${keyspace}.${table} GROUP BY ${cols}`;
+  const counts = new Map<string, number>();
+  const cql = `SELECT ${partitionKey.join(', ')} FROM ${keyspace}.${table}`;
   let pageState: string | undefined;
   do {
-    const rs = await client.execute(cql, [], { prepare: true, fetchSize: 100, pageState, readTimeout: 120_000 });
-    for (const row of rs.rows) counts.push(Number(row.get('n')));
+    const rs = await client.execute(cql, [], { prepare: true, fetchSize: 5000, pageState, readTimeout: 120_000 });
+    for (const row of rs.rows) {
+      const where = partitionKey.map((c) => String(row.get(c))).join('/');
+      counts.set(where, (counts.get(where) ?? 0) + 1);
+    }
     pageState = rs.pageState ?? undefined;
   } while (pageState);
-  return counts;
+  return [...counts.values()];
 }
 
 /**

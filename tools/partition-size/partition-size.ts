@@ -30,6 +30,8 @@ interface Settings {
   layouts: ('bucketed' | 'unbucketed')[];
   keyspace: string;
   keep: boolean;
+  /** Measure tables a previous run kept (--keep) instead of writing them again. */
+  measureOnly: boolean;
 }
 
 function settings(): Settings {
@@ -43,6 +45,7 @@ function settings(): Settings {
       layouts: { type: 'string', default: 'bucketed,unbucketed' },
       keyspace: { type: 'string', default: 'adjunct_partition_size' },
       keep: { type: 'boolean', default: false },
+      'measure-only': { type: 'boolean', default: false },
     },
   });
   const int = (name: string, v: string | undefined): number => {
@@ -61,6 +64,7 @@ function settings(): Settings {
     layouts: layouts as Settings['layouts'],
     keyspace: validateKeyspaceName(String(values.keyspace)),
     keep: values.keep === true,
+    measureOnly: values['measure-only'] === true,
   };
 }
 
@@ -76,6 +80,25 @@ function recordOf(s: Settings, i: number): { key: string; partition: number; val
 /** The statement adjunct ran for a partitioned versioned table before buckets (one Cassandra partition per source partition). */
 function unbucketedDdl(keyspace: string, table: string): string {
   return `CREATE TABLE IF NOT EXISTS ${keyspace}.${table} (partition int, key blob, valid_from bigint, value blob, writer text, PRIMARY KEY ((partition), key, valid_from)) WITH CLUSTERING ORDER BY (key ASC, valid_from DESC) AND compaction = {'class': 'LeveledCompactionStrategy'}`;
+}
+
+/** Where each record lands, and its data bytes: key, value, writer and valid_from. */
+function placeOf(s: Settings, layout: Settings['layouts'][number], r: ReturnType<typeof recordOf>): { where: string; bytes: number } {
+  const where = layout === 'bucketed' ? `${r.partition}/${bucketOf(Buffer.from(r.key), s.buckets)}` : `${r.partition}`;
+  return { where, bytes: Buffer.byteLength(r.key) + Buffer.byteLength(r.value) + `t:${r.partition}`.length + 8 };
+}
+
+/** Rows and data bytes per Cassandra partition of the whole data set (what load() writes). */
+function expectedSizes(s: Settings, layout: Settings['layouts'][number]): Map<string, { rows: number; bytes: number }> {
+  const sizes = new Map<string, { rows: number; bytes: number }>();
+  for (let i = 0; i < s.records; i++) {
+    const { where, bytes } = placeOf(s, layout, recordOf(s, i));
+    const size = sizes.get(where) ?? { rows: 0, bytes: 0 };
+    size.rows++;
+    size.bytes += bytes;
+    sizes.set(where, size);
+  }
+  return sizes;
 }
 
 /** Writes every record into one layout's table through the worker's store and batcher; returns the data bytes per Cassandra partition. */
@@ -117,11 +140,10 @@ async function load(
   const started = Date.now();
   for (let i = 0; i < s.records; i++) {
     const r = recordOf(s, i);
-    const keyBytes = Buffer.byteLength(r.key);
-    const where = layout === 'bucketed' ? `${r.partition}/${bucketOf(Buffer.from(r.key), s.buckets)}` : `${r.partition}`;
+    const { where, bytes } = placeOf(s, layout, r);
     const size = sizes.get(where) ?? { rows: 0, bytes: 0 };
     size.rows++;
-    size.bytes += keyBytes + Buffer.byteLength(r.value) + `t:${r.partition}`.length + 8; // key, value, writer, valid_from
+    size.bytes += bytes;
     sizes.set(where, size);
     const p = stores[r.partition].write(r.key, r.value, r.timestamp);
     inFlight.add(p);
@@ -158,11 +180,14 @@ async function main(): Promise<void> {
     );
     for (const layout of s.layouts) {
       const table = `records_${layout}`;
-      await client.execute(`DROP TABLE IF EXISTS ${s.keyspace}.${table}`);
       const started = Date.now();
-      const sizes = await load(client, s, layout, table);
+      let sizes = expectedSizes(s, layout);
+      if (!s.measureOnly) {
+        await client.execute(`DROP TABLE IF EXISTS ${s.keyspace}.${table}`);
+        sizes = await load(client, s, layout, table);
+        await flushTable(client, s.keyspace, table);
+      }
       const seconds = (Date.now() - started) / 1000;
-      await flushTable(client, s.keyspace, table);
       const counted = await rowsPerPartition(client, s.keyspace, table, layout === 'bucketed' ? ['partition', 'bucket'] : ['partition']);
       const bytes = [...sizes.values()].map((v) => v.bytes);
       report[layout] = {
