@@ -1,5 +1,6 @@
 import { Client } from 'cassandra-driver';
 import { PipelineStatusTable } from '../catalog';
+import { Clock, systemClock } from '../clock';
 import { generationTable, StoreCatalog, StoreEntry } from '../generations';
 import { AdjunctError } from '../errors';
 import { CqlExecutor } from '../store/cassandra';
@@ -53,6 +54,8 @@ export class LookupContext {
   readonly cache?: ReadCache;
   readonly fetchSize: number;
   readonly cacheMs: number;
+  /** Time of cache expiry and readiness waits. */
+  readonly clock: Clock;
   private readonly entries: TtlMemo<StoreEntry | null>;
   private readonly streamTimes_: TtlMemo<WriterStreamTimes>;
   private readonly partitionLists: TtlMemo<number[]>;
@@ -69,6 +72,7 @@ export class LookupContext {
     readonly keyspace: string,
     options: LookupOptions,
   ) {
+    this.clock = options.clock ?? systemClock;
     this.cacheMs = options.generationCacheMs ?? 1000;
     if (!Number.isSafeInteger(this.cacheMs) || this.cacheMs < 0)
       throw new RangeError(`generationCacheMs must be a non-negative integer, got ${String(options.generationCacheMs)}`);
@@ -79,10 +83,10 @@ export class LookupContext {
     this.catalog = new StoreCatalog(client, keyspace);
     this.status = new PipelineStatusTable(client, keyspace);
     this.streamTimeTable = new StreamTimeTable(this.exec, keyspace);
-    this.cache = options.cache ? new ReadCache(options.cache) : undefined;
-    this.entries = new TtlMemo(this.cacheMs);
-    this.streamTimes_ = new TtlMemo(this.cacheMs);
-    this.partitionLists = new TtlMemo(this.cacheMs);
+    this.cache = options.cache ? new ReadCache(options.cache, options.clock) : undefined;
+    this.entries = new TtlMemo(this.cacheMs, this.clock);
+    this.streamTimes_ = new TtlMemo(this.cacheMs, this.clock);
+    this.partitionLists = new TtlMemo(this.cacheMs, this.clock);
   }
 
   /** Catalog entry of a store (cached ≤ generationCacheMs), or null when unknown. */

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { Clock } from '../clock';
 
 /** Settings of the optional latest-value read cache. */
 export interface ReadCacheOptions {
@@ -12,12 +13,15 @@ export interface ReadCacheOptions {
 export class ReadCache {
   private readonly lru: LRUCache<string, { v: unknown }>;
 
-  constructor(options: ReadCacheOptions) {
+  /** `clock` ages the entries when given (tests); by default lru-cache's monotonic timer does. */
+  constructor(options: ReadCacheOptions, clock?: Clock) {
     if (!Number.isSafeInteger(options.maxEntries) || options.maxEntries < 1)
       throw new RangeError(`cache.maxEntries must be a positive integer, got ${String(options.maxEntries)}`);
     if (!Number.isSafeInteger(options.ttlMs) || options.ttlMs < 1)
       throw new RangeError(`cache.ttlMs must be a positive integer, got ${String(options.ttlMs)}`);
-    this.lru = new LRUCache({ max: options.maxEntries, ttl: options.ttlMs });
+    // ttlResolution 0: an injected clock is read on every access, never cached for a real millisecond.
+    const timer = clock ? { perf: clock, ttlResolution: 0 } : {};
+    this.lru = new LRUCache({ max: options.maxEntries, ttl: options.ttlMs, ...timer });
   }
 
   /** Cache key of a latest-value read. */

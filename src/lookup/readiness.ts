@@ -46,15 +46,16 @@ export class ReadinessChecker {
     const pollMs = options.pollMs ?? 250;
     if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 0)
       throw invalidLookupArgument(`timeoutMs must be a non-negative integer, got ${String(timeoutMs)}`);
-    const deadline = Date.now() + timeoutMs;
+    const { clock } = this.ctx;
+    const deadline = clock.now() + timeoutMs;
     let lastSeen: Record<string, string> = {};
     for (;;) {
       const states = await this.current(target);
       lastSeen = Object.fromEntries(states.map((s) => [s.pipeline, `${s.state}@g${s.generation}`]));
       if (states.length > 0 && states.every((s) => s.state === 'READY')) return states;
-      const left = deadline - Date.now();
+      const left = deadline - clock.now();
       if (left <= 0) throw new ReadyTimeoutError(target, timeoutMs, lastSeen);
-      await new Promise((r) => setTimeout(r, Math.min(pollMs, left)));
+      await clock.sleep(Math.min(pollMs, left));
     }
   }
 

@@ -1,6 +1,7 @@
 import type { HistoryOptions } from '../store/types';
 import type { Client, ClientOptions } from 'cassandra-driver';
 import type { ConsistencyOption } from '../store/cassandra';
+import type { Clock } from '../clock';
 import type { ReadCacheOptions } from './read-cache';
 
 /** Options of openLookup. */
@@ -23,6 +24,8 @@ export interface LookupOptions {
   readConsistency?: ConsistencyOption;
   /** Rows per page of scans and history (default 500). */
   fetchSize?: number;
+  /** Time of cache expiry and readiness waits (default: the system clock; tests inject a ManualClock). */
+  clock?: Clock;
 }
 
 /** What a reader knows about a store (from the catalog). */

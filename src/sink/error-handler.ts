@@ -1,10 +1,11 @@
 import { Clock } from '../clock';
-import { AdjunctError, describeError, isPipelineStage, isRecordFailure, PipelineStage, RetriesExhaustedError } from '../errors';
+import { AdjunctError, describeError, isPipelineStage, isRecordFailure, PipelineStage, RetriesExhaustedError, withRetry } from '../errors';
 import { Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
 import { DeadLetterSink } from './pipeline-parts';
 import { SinkRecord, recordLocation } from './sink-record';
 import { StallMonitor } from './stall-monitor';
+import { StalledOperation, StallPolicy } from './stall-policy';
 import { TaskLifecycle } from './task-lifecycle';
 import { CompiledSinkTaskOptions } from './task-options';
 
@@ -30,43 +31,50 @@ export interface ErrorHandlerParts {
  * record failures only (DLQ or stop). A record whose retries were interrupted is never dead-lettered: it stays pending.
  */
 export class ErrorHandler {
+  private readonly policy: StallPolicy;
+  /** How this task's own retries fit the stall policy: retriable AdjunctErrors only, until the task stops accepting. */
+  private readonly retried: Omit<StalledOperation, 'stage'>;
+
   constructor(
     private readonly o: CompiledSinkTaskOptions,
     private readonly p: ErrorHandlerParts,
-  ) {}
+  ) {
+    const { stall, metrics, log, clock } = p;
+    this.policy = new StallPolicy({
+      pipeline: o.pipeline,
+      stall,
+      metrics,
+      log,
+      clock,
+      initialDelayMs: o.retryInitialDelayMs,
+      maxDelayMs: o.retryMaxDelayMs,
+    });
+    this.retried = {
+      isRetriable: (e) => e instanceof AdjunctError && e.retriable,
+      stopping: () => !p.lifecycle.accepting,
+      message: 'dependency unavailable: retrying with backoff; nothing is committed past this record',
+    };
+  }
 
   /**
    * Runs op, retrying retriable failures with backoff and heartbeats until success; throws record failures at once.
    * `first` is the first attempt already under way (the per-record fast path: no retry closure is called on success).
    */
   async retry<T>(first: Promise<T> | null, op: () => Promise<T>, stage: PipelineStage, heartbeat: Heartbeat): Promise<T> {
-    const start = this.p.clock.now();
-    let delay = this.o.retryInitialDelayMs;
-    for (let attempt = 1; ; attempt++) {
+    if (first !== null) {
       try {
-        const r = await (attempt === 1 && first !== null ? first : op());
-        if (attempt > 1) this.p.stall.recovered();
-        return r;
-      } catch (e) {
-        if (!(e instanceof AdjunctError && e.retriable)) throw e;
-        this.p.stall.failed(e);
-        if (!this.p.lifecycle.accepting || this.p.stall.expired) throw new RetriesExhaustedError(e, attempt, this.p.clock.now() - start);
-        const at = isPipelineStage(e.stage) ? e.stage : stage;
-        this.p.metrics.retries.inc({ pipeline: this.o.pipeline, stage: at });
-        if (attempt === 1 || attempt % 10 === 0)
-          this.p.log.warn(
-            { stage: at, attempt, delayMs: delay, err: describeError(e) },
-            'dependency unavailable: retrying with backoff; nothing is committed past this record',
-          );
-        await this.backoff(delay, heartbeat);
-        delay = Math.min(delay * 2, this.o.retryMaxDelayMs);
+        return await first;
+      } catch {
+        // The first attempt failed: withRetry takes it up as attempt 1 (awaiting it again rethrows its failure).
       }
     }
+    const backoff = (ms: number) => this.backoff(ms, heartbeat);
+    return withRetry(op, this.policy.retryOptions({ ...this.retried, stage }, backoff), first ?? undefined);
   }
 
-  /** Sleeps with jitter in slices of at most one heartbeat interval, heartbeating between them. */
+  /** Sleeps in slices of at most one heartbeat interval, heartbeating between them, while the task accepts records. */
   private async backoff(delayMs: number, heartbeat: Heartbeat): Promise<void> {
-    let left = Math.round(delayMs / 2 + Math.random() * (delayMs / 2));
+    let left = delayMs;
     while (left > 0 && this.p.lifecycle.accepting) {
       const slice = Math.min(left, this.o.heartbeatIntervalMs);
       await this.p.clock.sleep(slice);

@@ -20,7 +20,8 @@ import { DeadLetterQueueReporter, ensureDeadLetterTopic } from '../sink/dlq-repo
 import { PipelineParts } from '../sink/pipeline-parts';
 import { RecordProcessor } from '../sink/record-processor';
 import { StallMonitor } from '../sink/stall-monitor';
-import { compileSinkTaskOptions, sinkTaskOptionsFromConfig } from '../sink/task-options';
+import { StallPolicy } from '../sink/stall-policy';
+import { CompiledSinkTaskOptions, compileSinkTaskOptions, sinkTaskOptionsFromConfig } from '../sink/task-options';
 import { WriteBudget } from '../sink/write-budget';
 import { StoreRetryPolicy } from '../store/cassandra';
 import { createCassandra, createKafka } from './clients';
@@ -170,7 +171,7 @@ export class Worker {
       this.cassandra!,
       this.config.cassandra,
       spec,
-      this.storeRetry(spec.name, stall),
+      this.storeRetry(options, stall),
       (j) => this.onStreamTimeJump(spec.name, j),
       this.config.worker.maxInFlight,
       this.config.registry,
@@ -227,26 +228,26 @@ export class Worker {
   }
 
   /**
-   * Store writes retry every failure that is not the record's own (unavailable, timeouts, dropped table, auth) with
-   * backoff, for as long as it lasts: the pipeline stalls instead of skipping; shutdown or errors.stallTimeout end it.
+   * Store writes retry, under the pipeline's stall policy, every failure that is not the record's own (unavailable,
+   * timeouts, dropped table, auth) for as long as it lasts: the pipeline stalls instead of skipping; shutdown or
+   * errors.stallTimeout end it.
    */
-  private storeRetry(pipeline: string, stall: StallMonitor): StoreRetryPolicy {
-    const options = this.config.pipelines.find((p) => p.name === pipeline)!.errors;
-    return {
-      timeoutMs: Number.POSITIVE_INFINITY,
-      maxDelayMs: options.retryMaxDelay,
+  private storeRetry(options: CompiledSinkTaskOptions, stall: StallMonitor): StoreRetryPolicy {
+    const policy = new StallPolicy({
+      pipeline: options.pipeline,
+      stall,
+      metrics: this.metrics,
+      log: this.logger.child({ pipeline: options.pipeline }),
+      clock: this.clock,
+      initialDelayMs: options.retryInitialDelayMs,
+      maxDelayMs: options.retryMaxDelayMs,
+    });
+    return policy.retryPolicy({
+      stage: 'write',
       isRetriable: (e) => !isRecordFailure(e),
-      shouldStop: () => this.state === 'STOPPING' || this.state === 'STOPPED' || stall.expired !== null,
-      onRetry: (e, attempt, delayMs) => {
-        stall.failed(e);
-        this.metrics.retries.inc({ pipeline, stage: 'write' });
-        if (attempt === 1 || attempt % 10 === 0)
-          this.logger.warn(
-            { pipeline, attempt, delayMs, err: describeError(e) },
-            'Cassandra failure: retrying with backoff; offsets are not committed past it (STALLED after errors.retryTimeout)',
-          );
-      },
-    };
+      stopping: () => this.state === 'STOPPING' || this.state === 'STOPPED',
+      message: 'Cassandra failure: retrying with backoff; offsets are not committed past it (STALLED after errors.retryTimeout)',
+    });
   }
 
   private onStreamTimeJump(pipeline: string, j: StreamTimeJump): void {

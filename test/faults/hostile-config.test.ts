@@ -10,8 +10,8 @@ import { AdjunctConfigSchema } from '../../src/config';
 import { silentLogger } from '../../src/observability/logger';
 import { AdjunctMetrics } from '../../src/observability/metrics';
 import { Worker } from '../../src/worker/worker';
-import { createTopic, newCassandraClient, newKafka } from '../integration/helpers';
-import { configDoc, names, writeConfigFile } from '../integration/worker/harness';
+import { createTopic } from '../integration/helpers';
+import { configDoc, names, useStack, writeConfigFile } from '../integration/worker/harness';
 import { note } from './lib';
 
 const INJECT = "LeveledCompactionStrategy'}; DROP TABLE x; --";
@@ -55,13 +55,21 @@ async function tablesOf(client: Client, ks: string): Promise<string[]> {
 }
 
 describe('fault: hostile configuration', () => {
-  let client: Client;
-  beforeAll(async () => {
-    client = await newCassandraClient();
+  const stack = useStack();
+  const workers: Worker[] = [];
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.stop()));
   });
-  afterAll(async () => {
-    await client.shutdown();
-  });
+
+  /** An in-process worker of a config checked by the YAML schema only (a config built in code skips `validate`'s cross-checks); stopped after the test. */
+  const workerOf = (doc: Record<string, unknown>): Worker => {
+    const w = new Worker(
+      { config: AdjunctConfigSchema.parse(doc), baseDir: process.cwd() },
+      { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) },
+    );
+    workers.push(w);
+    return w;
+  };
 
   it('adjunct validate rejects injected names/keyspaces, unknown keys and wrong types with exit 2 and YAML paths', async () => {
     const n = names('hostile');
@@ -167,30 +175,23 @@ describe('fault: hostile configuration', () => {
     const doc = shortStop(
       configDoc(n.keyspace, n.group, [pipeline({ name: 'Orders.v1' }, { name: 'p1' }), pipeline({ name: 'orders-v1' }, { name: 'p2' })]),
     );
-    const w = new Worker(
-      { config: AdjunctConfigSchema.parse(doc), baseDir: process.cwd() },
-      { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) },
-    );
+    const w = workerOf(doc);
     await w.start().catch(() => undefined);
     await w.stop();
     expect(w.lastError?.code).toBe('CONFIG_INVALID');
     expect(w.lastError?.message).toMatch(
       /pipelines\[1\]\.store\.name: store "orders-v1" and store "Orders\.v1" \(pipelines\[0\]\.store\.name\) both map to Cassandra table "orders_v1"/,
     );
-    expect(await keyspaceExists(client, n.keyspace)).toBe(false);
+    expect(await keyspaceExists(stack.client, n.keyspace)).toBe(false);
   });
 
   it('a second deployment whose store maps to a table another store owns is refused by the catalog; the owner keeps its table', async () => {
     const n = names('hostown');
-    const kafka = newKafka();
-    await createTopic(kafka, `${n.topic}-1`, 1);
-    await createTopic(kafka, `${n.topic}-2`, 1);
+    await createTopic(stack.kafka, `${n.topic}-1`, 1);
+    await createTopic(stack.kafka, `${n.topic}-2`, 1);
     const start = async (group: string, pipelineName: string, storeName: string, topic: string) => {
       const doc = shortStop(configDoc(n.keyspace, group, [{ name: pipelineName, topics: [topic], store: { name: storeName } }]));
-      const w = new Worker(
-        { config: AdjunctConfigSchema.parse(doc), baseDir: process.cwd() },
-        { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) },
-      );
+      const w = workerOf(doc);
       const err = await w.start().then(
         () => undefined,
         (e: unknown) => e as { code?: string; message: string },
@@ -211,9 +212,11 @@ describe('fault: hostile configuration', () => {
     await third.w.stop();
     expect(third.err?.code).toBe('TABLE_OWNED');
     // The refused stores got no catalog entry; the owner's table is live and its owner row unchanged.
-    const stores = await client.execute(`SELECT store FROM ${n.keyspace}.adjunct_stores`);
+    const stores = await stack.client.execute(`SELECT store FROM ${n.keyspace}.adjunct_stores`);
     expect(stores.rows.map((r) => r.get('store'))).toEqual(['a.b']);
-    const owner = await client.execute(`SELECT store, pipeline, group_id FROM ${n.keyspace}.adjunct_table_owners WHERE base_table = 'a_b'`);
+    const owner = await stack.client.execute(
+      `SELECT store, pipeline, group_id FROM ${n.keyspace}.adjunct_table_owners WHERE base_table = 'a_b'`,
+    );
     expect(owner.first()).toMatchObject({ store: 'a.b', pipeline: 'orders', group_id: `${n.group}-a` });
     expect(first.w.state).toBe('RUNNING');
     // A restart of the owner (a scale-out worker of the same deployment) claims the same table again.
@@ -221,7 +224,7 @@ describe('fault: hostile configuration', () => {
     expect(again.err).toBeUndefined();
     await again.w.stop();
     await first.w.stop();
-    expect(await tablesOf(client, n.keyspace)).toContain('a_b_g1');
+    expect(await tablesOf(stack.client, n.keyspace)).toContain('a_b_g1');
   });
 
   // Table options that the YAML schema accepts (it is a free-form map) but the store's validator refuses.
@@ -240,11 +243,7 @@ describe('fault: hostile configuration', () => {
       const n = names('hostopt');
       const doc = shortStop(configDoc(n.keyspace, n.group, [pipeline({ tableOptions })]));
       // The YAML schema lets them through (free-form map): only the store's validator can refuse them.
-      const config = AdjunctConfigSchema.parse(doc); // schema only: a config built in code skips the cross-checks that `validate` runs
-      const w = new Worker(
-        { config, baseDir: process.cwd() },
-        { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) },
-      );
+      const w = workerOf(doc);
       let err: unknown;
       try {
         await w.start();
@@ -258,7 +257,7 @@ describe('fault: hostile configuration', () => {
       expect(w.state).toBe('FAILED');
       expect(w.lastError?.code).toBe('INVALID_IDENTIFIER');
       // No store table exists (whatever else the worker created before it looked at the store's options).
-      const tables = (await keyspaceExists(client, n.keyspace)) ? await tablesOf(client, n.keyspace) : [];
+      const tables = (await keyspaceExists(stack.client, n.keyspace)) ? await tablesOf(stack.client, n.keyspace) : [];
       note(`table options "${_what}": ${(err as Error).message.slice(0, 140)}; keyspace tables: [${tables.join(', ')}]`);
       expect(tables.filter((t) => t.startsWith('s_'))).toEqual([]);
     },
@@ -269,14 +268,10 @@ describe('fault: hostile configuration', () => {
   it('the worker creates no keyspace at all when a pipeline has invalid table options', async () => {
     const n = names('hostks');
     const doc = shortStop(configDoc(n.keyspace, n.group, [pipeline({ tableOptions: { compaction: { class: INJECT } } })]));
-    const config = AdjunctConfigSchema.parse(doc); // schema only: a config built in code skips the cross-checks that `validate` runs
-    const w = new Worker(
-      { config, baseDir: process.cwd() },
-      { logger: silentLogger, metrics: new AdjunctMetrics({ defaultMetrics: false }) },
-    );
+    const w = workerOf(doc);
     await w.start().catch(() => undefined);
     await w.stop();
     expect(w.lastError?.code).toBe('INVALID_IDENTIFIER');
-    expect(await keyspaceExists(client, n.keyspace)).toBe(false);
+    expect(await keyspaceExists(stack.client, n.keyspace)).toBe(false);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { randomInt } from 'crypto';
 import { Client } from 'cassandra-driver';
-import { Admin, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import { Admin, Kafka, Producer } from 'kafkajs';
 import { ourPid } from '../../tools/devstack/process';
 import { stackSettings } from '../../tools/devstack/endpoints';
 import { MemoryVersionedStore } from '../../src/store/memory/memory-versioned-store';
@@ -20,7 +20,7 @@ import {
   useStack,
   writeConfigFile,
 } from '../integration/worker/harness';
-import { createTopic } from '../integration/helpers';
+import { createTopic, readTopic, ReadRecord } from '../integration/helpers';
 import { WorkerProcess } from '../integration/worker/processes';
 import { stackEndpoints } from '../../tools/devstack/endpoints';
 
@@ -101,65 +101,6 @@ export async function produceAll(
     opts.onBatch?.(Math.min(i + batch, records.length));
     if (opts.pauseMs) await sleep(opts.pauseMs);
   }
-}
-
-/** A record as read back from Kafka, with its coordinates. */
-export interface ReadRecord {
-  partition: number;
-  offset: bigint;
-  key: Buffer | null;
-  value: Buffer | null;
-  timestamp: number;
-  headers: KafkaMessage['headers'];
-}
-
-/** Reads a whole topic (every partition up to its current end offset), sorted by partition then offset. */
-export async function readTopic(kafka: Kafka, admin: Admin, topic: string, timeoutMs = 180_000): Promise<ReadRecord[]> {
-  const ends = new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, BigInt(o.high)]));
-  const total = [...ends.values()].reduce((a, b) => a + b, 0n);
-  const out: ReadRecord[] = [];
-  if (total === 0n) return out;
-  const consumer = kafka.consumer({
-    groupId: `faults-reader-${topic}-${Date.now()}-${randomInt(1e9)}`,
-    maxBytesPerPartition: 4 << 20,
-    maxBytes: 16 << 20,
-  });
-  await consumer.connect();
-  await consumer.subscribe({ topics: [topic], fromBeginning: true });
-  const seen = new Map<number, bigint>();
-  let done!: () => void;
-  const finished = new Promise<void>((r) => (done = r));
-  const check = () => {
-    if ([...ends].every(([p, e]) => e === 0n || (seen.get(p) ?? -1n) >= e - 1n)) done();
-  };
-  await consumer.run({
-    eachBatch: async ({ batch }) => {
-      for (const m of batch.messages) {
-        const o = BigInt(m.offset);
-        if (o >= (ends.get(batch.partition) ?? 0n)) continue;
-        out.push({
-          partition: batch.partition,
-          offset: o,
-          key: m.key ?? null,
-          value: m.value ?? null,
-          timestamp: Number(m.timestamp),
-          headers: m.headers,
-        });
-        seen.set(batch.partition, o);
-      }
-      check();
-    },
-  });
-  const timer = setTimeout(() => done(), timeoutMs);
-  await finished;
-  clearTimeout(timer);
-  await consumer.disconnect();
-  // A consumer may see a record twice around a rebalance: dedupe by coordinates before counting.
-  const uniq = new Map<string, ReadRecord>();
-  for (const r of out) uniq.set(`${r.partition}:${r.offset}`, r);
-  const got = BigInt(uniq.size);
-  if (got < total) throw new Error(`read ${got} of ${total} records of ${topic} within ${timeoutMs} ms`);
-  return [...uniq.values()].sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0));
 }
 
 /** A version in comparable form: `valid_from` and the value bytes as hex (`null` for a tombstone). */

@@ -4,6 +4,7 @@
  * itself; every record is stored. The DLQ topic is missing at start and is created with the configured partitions.
  */
 import { committedOffsets, eventually, waitCaughtUp } from '../integration/worker/harness';
+import { readTopic } from '../integration/helpers';
 import { killWorker } from '../integration/worker/processes';
 import {
   expectTableEqualsReference,
@@ -37,19 +38,29 @@ describe(`fault: an outage under tolerance all stalls, never dead-letters (${PRO
     const meta = await admin.fetchTopicMetadata({ topics: [dlq] });
     expect(meta.topics[0].partitions).toHaveLength(2);
 
-    let atFreeze = 0n;
+    // While Cassandra is frozen nothing new becomes durable: the group's committed offsets must not move.
+    let atFreeze = new Map<number, bigint>();
+    let beforeResume = new Map<number, bigint>();
+    const frozenAt = Date.now();
     await pauseService('cassandra', size.outageMs, async () => {
-      await sleep(3000);
-      atFreeze = totalOf(await committedOffsets(admin, group, n.topic));
+      await sleep(3000); // commits of the writes acknowledged just before the freeze land first
+      atFreeze = await committedOffsets(admin, group, n.topic);
       await waitOutput(w, /pipeline STALLED/, size.outageMs);
+      await sleep(Math.max(0, size.outageMs - 1000 - (Date.now() - frozenAt)));
+      beforeResume = await committedOffsets(admin, group, n.topic);
     });
+    expect(totalOf(atFreeze)).toBeGreaterThan(0n);
+    expect(Object.fromEntries(beforeResume)).toEqual(Object.fromEntries(atFreeze));
     await waitOutput(w, /pipeline resumed/, 120_000);
-    await eventually(async () => totalOf(await committedOffsets(admin, group, n.topic)) > atFreeze, 120_000, 'commits after the outage');
+    await eventually(
+      async () => totalOf(await committedOffsets(admin, group, n.topic)) > totalOf(atFreeze),
+      120_000,
+      'commits after the outage',
+    );
     await load;
     await waitCaughtUp(admin, group, n.topic, 300_000);
     expect(w.child.exitCode).toBeNull();
-    const dead = (await admin.fetchTopicOffsets(dlq)).reduce((a, p) => a + Number(p.high), 0);
-    expect(dead).toBe(0);
+    expect(await readTopic(kafka, admin, dlq)).toHaveLength(0);
     await killWorker(w, 'SIGTERM');
     expect((await w.exited).code).toBe(0);
     const diff = await expectTableEqualsReference(kafka, admin, client, n.topic, n.keyspace, 's_g1');

@@ -1,4 +1,10 @@
 import { coerceKey, decodeCursor, encodeCursor, parseKeyText, ReadCache, toJsonValue } from '../../src/lookup';
+import { Client } from 'cassandra-driver';
+import { ManualClock } from '../../src/clock';
+import { StoreEntry } from '../../src/generations';
+import { ReadyTimeoutError } from '../../src/lookup';
+import { LookupContext } from '../../src/lookup/lookup-context';
+import { ReadinessChecker } from '../../src/lookup/readiness';
 import { TtlMemo } from '../../src/lookup/ttl-memo';
 import { WriterStreamTimes } from '../../src/lookup/writer-stream-times';
 import { serdeByName } from '../../src/store/serde';
@@ -84,19 +90,19 @@ describe('coerceKey / toJsonValue / cursors', () => {
 
 describe('TtlMemo', () => {
   it('caches within ttl, shares in-flight loads, reloads after expiry, never caches failures', async () => {
-    let now = 0;
-    const memo = new TtlMemo<number>(1000, () => now);
+    const clock = new ManualClock(0);
+    const memo = new TtlMemo<number>(1000, clock);
     let loads = 0;
     const load = async () => ++loads;
     const [a, b] = await Promise.all([memo.get('k', load), memo.get('k', load)]);
     expect([a, b, loads]).toEqual([1, 1, 1]);
-    now = 999;
+    clock.advance(999);
     expect(await memo.get('k', load)).toBe(1);
-    now = 1000;
+    clock.advance(1);
     expect(await memo.get('k', load)).toBe(2);
     await expect(memo.get('bad', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await memo.get('bad', load)).toBe(3);
-    const zero = new TtlMemo<number>(0, () => now);
+    const zero = new TtlMemo<number>(0, clock);
     await zero.get('k', load);
     await zero.get('k', load);
     expect(loads).toBe(5);
@@ -116,5 +122,68 @@ describe('ReadCache', () => {
     expect(c.get(k1)).toBeUndefined();
     expect(c.size).toBe(1);
     expect(() => new ReadCache({ maxEntries: 0, ttlMs: 1 })).toThrow(RangeError);
+  });
+
+  it('expires entries by the injected clock', () => {
+    const clock = new ManualClock();
+    const c = new ReadCache({ maxEntries: 10, ttlMs: 5_000 }, clock);
+    const k = ReadCache.keyOf('s', 't_g1', Buffer.from('a'));
+    c.set(k, 'v1');
+    clock.advance(4_999);
+    expect(c.get(k)).toEqual({ v: 'v1' });
+    clock.advance(2);
+    expect(c.get(k)).toBeUndefined();
+  });
+});
+
+describe('LookupContext on an injected clock', () => {
+  const entry = (generation: number): StoreEntry => ({
+    store: 's',
+    kind: 'versioned',
+    scope: 'global',
+    keySerde: 'string',
+    valueSerde: 'json',
+    baseTable: 's',
+    historyRetentionMs: 1_000,
+    buckets: null,
+    currentGeneration: generation,
+    previousGeneration: null,
+    previousDropAfter: null,
+    buildingGeneration: null,
+    updatedAt: null,
+  });
+
+  it('reuses a catalog entry for generationCacheMs, reads it again after, and purges the read cache on a new generation', async () => {
+    const clock = new ManualClock();
+    const ctx = new LookupContext({} as Client, 'ks', {
+      keyspace: 'ks',
+      clock,
+      generationCacheMs: 1_000,
+      cache: { maxEntries: 10, ttlMs: 60_000 },
+    });
+    let generation = 1;
+    const reads = jest.spyOn(ctx.catalog, 'get').mockImplementation(async () => entry(generation));
+    expect((await ctx.resolve('s')).table).toBe('s_g1');
+    const cached = ReadCache.keyOf('s', 's_g1', Buffer.from('k'));
+    ctx.cache!.set(cached, 'v');
+    generation = 2;
+    clock.advance(999);
+    expect((await ctx.resolve('s')).table).toBe('s_g1');
+    expect(reads).toHaveBeenCalledTimes(1);
+    clock.advance(1);
+    expect((await ctx.resolve('s')).table).toBe('s_g2');
+    expect(reads).toHaveBeenCalledTimes(2);
+    expect(ctx.cache!.get(cached)).toBeUndefined();
+  });
+
+  it('waitUntilReady times out on the clock, polling every pollMs, without real waiting', async () => {
+    const clock = new ManualClock();
+    const ctx = new LookupContext({} as Client, 'ks', { keyspace: 'ks', clock });
+    jest.spyOn(ctx.status, 'get').mockImplementation(async () => null);
+    const polls = jest.spyOn(ctx.status, 'list').mockImplementation(async () => []);
+    const wait = new ReadinessChecker(ctx).waitUntilReady('p', { timeoutMs: 10_000, pollMs: 1_000 });
+    await expect(wait).rejects.toBeInstanceOf(ReadyTimeoutError);
+    expect(clock.slept).toBe(10_000);
+    expect(polls).toHaveBeenCalledTimes(11);
   });
 });

@@ -1,8 +1,7 @@
 import { OffsetTracker } from '../../src/sink/offset-tracker';
 import { WriteBudget } from '../../src/sink/write-budget';
-import { withRetry, RetriesExhaustedError } from '../../src/errors/retry';
 import { contextHeadersFor } from '../../src/sink/dlq-reporter';
-import { BadRecordError, AdjunctError } from '../../src/errors';
+import { BadRecordError } from '../../src/errors';
 import fc from 'fast-check';
 
 describe('OffsetTracker', () => {
@@ -60,41 +59,6 @@ describe('WriteBudget', () => {
     expect(await big).toBe(true);
     expect(b.inFlightBytes).toBe(500);
     expect(b.tryAcquire(1)).toBe(false);
-  });
-});
-
-describe('withRetry', () => {
-  const retriable = new AdjunctError('busy', { code: 'CASSANDRA_UNAVAILABLE', retriable: true });
-  it('retries retriable errors then succeeds', async () => {
-    let n = 0;
-    const r = await withRetry(
-      async () => {
-        if (++n < 3) throw retriable;
-        return 'ok';
-      },
-      { timeoutMs: 5000, maxDelayMs: 5, initialDelayMs: 1, isRetriable: (e) => (e as AdjunctError).retriable },
-    );
-    expect(r).toBe('ok');
-    expect(n).toBe(3);
-  });
-  it('does not retry fatal errors and gives up after the timeout', async () => {
-    const fatal = new BadRecordError('bad', { stage: 'extract' });
-    await expect(
-      withRetry(
-        async () => {
-          throw fatal;
-        },
-        { timeoutMs: 100, maxDelayMs: 5, isRetriable: () => false },
-      ),
-    ).rejects.toBe(fatal);
-    await expect(
-      withRetry(
-        async () => {
-          throw retriable;
-        },
-        { timeoutMs: 30, maxDelayMs: 5, initialDelayMs: 1, isRetriable: () => true },
-      ),
-    ).rejects.toBeInstanceOf(RetriesExhaustedError);
   });
 });
 

@@ -5,29 +5,18 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Client, policies, types } from 'cassandra-driver';
-import { LOCAL_DATA_CENTER, nodeHost, nodeHosts, VERSIONS, type StackSettings } from './endpoints';
-import { resolvePomLibs } from './download';
+import { LOCAL_DATA_CENTER, nodeHost, nodeHosts, type StackSettings } from './endpoints';
 import { findJava, withTimeout } from './process';
 import type { LaunchSpec, ServiceDef } from './service';
+import { nodeDirs, nodeService, resolveNodeLibs, stackNode, type StackNode } from './stack-node';
 
-/** One node of the stack: its 1-based index, the node count, its instance name and address. */
-interface CassandraNode {
-  index: number;
-  count: number;
-  name: string;
-  host: string;
-}
-
-function dirs(s: StackSettings, node: CassandraNode) {
-  const home = path.join(s.stackDir, node.name);
+function dirs(s: StackSettings, node: StackNode) {
+  const d = nodeDirs(s, node);
   return {
-    home,
-    data: path.join(home, 'data'),
-    logs: path.join(home, 'logs'),
-    triggers: path.join(home, 'triggers'),
-    yaml: path.join(home, 'conf', 'cassandra.yaml'),
-    logback: path.join(home, 'conf', 'logback.xml'),
-    libs: path.join(s.cacheDir, `cassandra-${VERSIONS.cassandra}`, 'libs'),
+    ...d,
+    triggers: path.join(d.home, 'triggers'),
+    yaml: path.join(d.home, 'conf', 'cassandra.yaml'),
+    logback: path.join(d.home, 'conf', 'logback.xml'),
   };
 }
 
@@ -37,7 +26,7 @@ function initialToken(index: number, count: number): string {
 }
 
 /** The yaml lines that differ on a node of a multi-node ring. */
-function ringYaml(s: StackSettings, node: CassandraNode): string {
+function ringYaml(s: StackSettings, node: StackNode): string {
   return `# Node ${node.index} of ${node.count}: its own address, the same ports as its peers, node 1 as the seed.
 cluster_name: adjunct-dev-ring
 num_tokens: 1
@@ -51,7 +40,7 @@ rpc_address: ${node.host}
 `;
 }
 
-function cassandraYaml(s: StackSettings, node: CassandraNode): string {
+function cassandraYaml(s: StackSettings, node: StackNode): string {
   const d = dirs(s, node);
   const head =
     node.count === 1
@@ -200,18 +189,13 @@ function nodeClient(s: StackSettings, host: string): Client {
  * with a 512 MB heap and a 10 s ring delay (a joining node with a tiny ring delay fails to contact the seed).
  */
 export function cassandraNode(index: number, count: number): ServiceDef {
-  const node: CassandraNode = { index, count, name: count === 1 ? 'cassandra' : `cassandra-${index}`, host: nodeHost(index) };
+  const node = stackNode('cassandra', index, count);
   return {
-    name: node.name,
-    kind: 'cassandra',
-    host: node.host,
-    startTimeoutMs: count === 1 ? 120_000 : 300_000,
-    ports: (s) => [s.cassandraPort, s.cassandraStoragePort],
-    logFile: (s) => path.join(dirs(s, node).logs, 'cassandra.out'),
+    ...nodeService(node, count === 1 ? 120_000 : 300_000, (s) => [s.cassandraPort, s.cassandraStoragePort]),
 
     async prepare(s) {
       const d = dirs(s, node);
-      await resolvePomLibs(path.join(s.repoRoot, 'tools', 'devstack', 'poms', 'cassandra', 'pom.xml'), path.dirname(d.libs));
+      await resolveNodeLibs(s, node);
       fs.mkdirSync(path.dirname(d.yaml), { recursive: true });
       fs.mkdirSync(d.logs, { recursive: true });
       fs.mkdirSync(d.data, { recursive: true });

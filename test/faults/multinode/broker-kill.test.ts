@@ -3,21 +3,11 @@
  * move, the worker keeps consuming and committing while the broker is dead, a kill -9 of the worker shows nothing
  * below the committed offsets is missing, and the final table equals the MemoryVersionedStore reference.
  */
-import { committedOffsets, endOffsets, eventually, waitCaughtUp } from '../../integration/worker/harness';
+import { endOffsets, useStack } from '../../integration/worker/harness';
 import { killWorker } from '../../integration/worker/processes';
-import { useStack } from '../../integration/worker/harness';
-import { checkBelowCommitted, expectTableEqualsReference, note, PROFILE, sampleCommitted, totalOf, waitOutput } from '../lib';
-import {
-  busiestLeader,
-  clientAt,
-  expectRingStack,
-  killNode,
-  longestCommitGap,
-  nodeRunning,
-  restoreStack,
-  startRingWorkerUnderLoad,
-  useRingRestore,
-} from './ring';
+import { checkBelowCommitted, expectTableEqualsReference, note, PROFILE, totalOf } from '../lib';
+import { killNodeUnderLoad, restoreAndFinish } from './kill-under-load';
+import { busiestLeader, clientAt, expectRingStack, useRingRestore } from './ring';
 
 const SIZE = { records: PROFILE === 'full' ? 80_000 : 20_000, keys: 500, partitions: 6 };
 
@@ -27,29 +17,21 @@ describe(`multi-node fault: a Kafka broker killed under load (${PROFILE} profile
 
   it('leaders move to the surviving replicas, the worker keeps going, and nothing is lost', async () => {
     expectRingStack();
-    const { n, group, file, w, records, load, sent, t0 } = await startRingWorkerUnderLoad(stack, 'bkill', SIZE);
+    const run = await killNodeUnderLoad(
+      stack,
+      'bkill',
+      SIZE,
+      async (admin, topic) => `kafka-${await busiestLeader(admin, topic)}`,
+      'leader of most partitions',
+    );
+    const { n, group, w, records, t0, victim } = run;
     const { admin, kafka } = stack;
-    const victim = `kafka-${await busiestLeader(admin, n.topic)}`;
-    const sampler = sampleCommitted(admin, group, n.topic, 250);
-
-    const atKill = totalOf(await committedOffsets(admin, group, n.topic));
-    const killedAt = Date.now();
-    await killNode(victim);
-    note(`killed ${victim} (leader of most partitions) with ${atKill} committed, ${sent()}/${records.length} produced`);
-
-    // Two in-sync replicas remain for every partition: producing (acks=all), consuming and committing all go on.
-    await eventually(async () => totalOf(await committedOffsets(admin, group, n.topic)) > atKill, 180_000, 'commits after the kill');
-    await load;
-    await waitCaughtUp(admin, group, n.topic, 300_000);
-    const caughtUpAt = Date.now();
-    await sampler.stop();
-    expect(nodeRunning(victim)).toBe(false);
-    expect(w.child.exitCode).toBeNull();
+    // Two in-sync replicas remained for every partition: producing (acks=all), consuming and committing all went on.
     const meta = await admin.fetchTopicMetadata({ topics: [n.topic] });
     const deadId = Number(victim.split('-')[1]);
     expect(meta.topics[0].partitions.filter((p) => p.leader === deadId)).toEqual([]);
     note(
-      `caught up ${caughtUpAt - killedAt} ms after the kill; longest pause between commit advances after the kill: ${longestCommitGap(sampler.samples, killedAt, caughtUpAt)} ms`,
+      `caught up ${run.caughtUpAt - run.killedAt} ms after the kill; longest pause between commit advances after the kill: ${run.commitGapMs} ms`,
     );
 
     // kill -9 of the worker with the broker still dead: nothing below the committed offsets is missing.
@@ -65,13 +47,7 @@ describe(`multi-node fault: a Kafka broker killed under load (${PROFILE} profile
       expect(below.missing).toEqual([]);
 
       // The broker comes back and catches up; a restarted worker finishes; the table equals the reference.
-      note(`restarted the brokers in ${await restoreStack()} ms`);
-      expect(nodeRunning(victim)).toBe(true);
-      const w2 = stack.spawn(file);
-      await waitOutput(w2, /worker running/);
-      await waitCaughtUp(admin, group, n.topic, 120_000);
-      await killWorker(w2, 'SIGTERM');
-      expect((await w2.exited).code).toBe(0);
+      await restoreAndFinish(stack, run, 'brokers');
       const diff = await expectTableEqualsReference(kafka, admin, quorum, n.topic, n.keyspace, 's_g1');
       note(
         `broker kill: ${diff.records} records in the topic (produced ${records.length}), ${diff.expectedVersions} versions expected, ${diff.actualVersions} in Cassandra, ${Date.now() - t0} ms total`,

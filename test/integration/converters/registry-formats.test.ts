@@ -1,39 +1,12 @@
-import { Kafka, KafkaMessage } from 'kafkajs';
 import { SchemaType } from '@kafkajs/confluent-schema-registry';
-import { parse, Writer } from 'protobufjs';
+import { parse } from 'protobufjs';
 import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
 import { jsonSerde } from '../../../src/store/serde';
-import { createTopic, newRegistry } from '../helpers';
-import { committedOffsets, configDoc, eventually, names, pipelineGroup, startWorker, useStack, waitCaughtUp } from '../worker/harness';
+import { createTopic, newRegistry, readTopic, ReadRecord } from '../helpers';
+import { protobufRecord } from './protobuf-record';
+import { committedOffsets, eventually, names, pipelineGroup, runPipeline, useStack, waitCaughtUp } from '../worker/harness';
 
-/** Confluent wire format for Protobuf, as the Java serializer writes it: magic 0, schema id, message indexes, body. */
-function protobufRecord(schemaId: number, indexes: number[], body: Uint8Array): Buffer {
-  const w = Writer.create();
-  if (indexes.length === 1 && indexes[0] === 0) w.sint32(0);
-  else {
-    w.sint32(indexes.length);
-    for (const i of indexes) w.sint32(i);
-  }
-  const header = Buffer.alloc(5);
-  header.writeInt32BE(schemaId, 1);
-  return Buffer.concat([header, Buffer.from(w.finish()), Buffer.from(body)]);
-}
-
-async function consumeAll(kafka: Kafka, topic: string, count: number): Promise<KafkaMessage[]> {
-  const consumer = kafka.consumer({ groupId: `${topic}-reader-${Date.now()}` });
-  await consumer.connect();
-  await consumer.subscribe({ topics: [topic], fromBeginning: true });
-  const got: KafkaMessage[] = [];
-  await consumer.run({ eachMessage: async ({ message }) => void got.push(message) });
-  try {
-    await eventually(async () => got.length >= count, 30_000, `${count} messages on ${topic}`);
-  } finally {
-    await consumer.disconnect();
-  }
-  return got;
-}
-
-const header = (m: KafkaMessage, h: string) => m.headers?.[h]?.toString();
+const header = (m: ReadRecord, h: string) => m.headers?.[h]?.toString();
 
 describe('registry converters with evolving schemas: JSON Schema and Protobuf (real Kafka, Cassandra, registry)', () => {
   const stack = useStack();
@@ -74,20 +47,14 @@ describe('registry converters with evolving schemas: JSON Schema and Protobuf (r
         { key: 'USD', value: await registry.encode(id1, { currency: 'USD', rate: 0.9, ts: 1000 }) },
       ],
     });
-    stack.worker = await startWorker(
-      configDoc(n.keyspace, n.group, [
-        {
-          name: 'rates',
-          topics: [n.topic],
-          keyConverter: 'string',
-          valueConverter: 'json-schema',
-          extract: { timestamp: { from: 'field', path: 'ts' } },
-          store: { name: 'rates' },
-          errors: { tolerance: 'all', deadLetterQueue: { topic: n.dlq } },
-        },
-      ]),
-    );
-    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
+    await runPipeline(stack, n, {
+      name: 'rates',
+      keyConverter: 'string',
+      valueConverter: 'json-schema',
+      extract: { timestamp: { from: 'field', path: 'ts' } },
+      store: { name: 'rates' },
+      errors: { tolerance: 'all', deadLetterQueue: { topic: n.dlq } },
+    });
     // The schema evolves while the worker runs.
     const id2 = (await registry.register({ type: SchemaType.JSON, schema: JSON.stringify(v2) }, { subject })).id;
     expect(id2).not.toBe(id1);
@@ -109,7 +76,8 @@ describe('registry converters with evolving schemas: JSON Schema and Protobuf (r
     expect((await store.get('EUR'))?.value).toEqual({ currency: 'EUR', rate: 1.2, ts: 2000, source: 'ecb' });
     expect((await store.get('EUR'))?.timestamp).toBe(2000);
     expect((await store.get('USD'))?.value).toEqual({ currency: 'USD', rate: 0.9, ts: 1000 });
-    const dlq = await consumeAll(stack.kafka, n.dlq, 2);
+    const dlq = await readTopic(stack.kafka, stack.admin, n.dlq);
+    expect(dlq).toHaveLength(2);
     const byOffset = Object.fromEntries(dlq.map((m) => [header(m, '__connect.errors.offset')!, m]));
     expect(Object.keys(byOffset).sort()).toEqual(['3', '4']);
     expect(header(byOffset['3'], '__connect.errors.topic')).toBe(n.topic);
@@ -118,7 +86,7 @@ describe('registry converters with evolving schemas: JSON Schema and Protobuf (r
     expect(header(byOffset['4'], '__connect.errors.exception.message')).toMatch(
       new RegExp(`json-schema decode failed \\(schema ${id2}\\).*/rate`),
     );
-    expect(stack.worker.status().pipelines[0].counts).toMatchObject({ written: 3, deadLettered: 2 });
+    expect(stack.worker!.status().pipelines[0].counts).toMatchObject({ written: 3, deadLettered: 2 });
   });
 
   it('protobuf: message indexes select the type; v1 and a compatible v2 with a new field are both stored; an unknown id stops the pipeline at its offset', async () => {
@@ -139,28 +107,22 @@ describe('registry converters with evolving schemas: JSON Schema and Protobuf (r
       messages: [
         {
           key: 'EUR',
-          value: protobufRecord(id1, [1], rate1.encode(rate1.create({ currency: 'EUR', rate: 1.1, ts: 1000, kind: 1 })).finish()),
+          value: protobufRecord(id1, [1], rate1, { currency: 'EUR', rate: 1.1, ts: 1000, kind: 1 }),
           timestamp: '1000',
         },
         {
           key: 'note',
-          value: protobufRecord(id1, [0], meta1.encode(meta1.create({ note: 'first message, index shorthand' })).finish()),
+          value: protobufRecord(id1, [0], meta1, { note: 'first message, index shorthand' }),
           timestamp: '1000',
         },
       ],
     });
-    stack.worker = await startWorker(
-      configDoc(n.keyspace, n.group, [
-        {
-          name: 'rates',
-          topics: [n.topic],
-          keyConverter: 'string',
-          valueConverter: 'protobuf',
-          store: { name: 'rates' },
-        },
-      ]),
-    );
-    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
+    await runPipeline(stack, n, {
+      name: 'rates',
+      keyConverter: 'string',
+      valueConverter: 'protobuf',
+      store: { name: 'rates' },
+    });
     const id2 = (await registry.register({ type: SchemaType.PROTOBUF, schema: v2 }, { subject })).id;
     expect(id2).not.toBe(id1);
     const rate2 = parse(v2).root.lookupType('adjunct.it.Rate');
@@ -169,11 +131,7 @@ describe('registry converters with evolving schemas: JSON Schema and Protobuf (r
       messages: [
         {
           key: 'EUR',
-          value: protobufRecord(
-            id2,
-            [1],
-            rate2.encode(rate2.create({ currency: 'EUR', rate: 1.2, ts: '9007199254740993', source: 'ecb' })).finish(),
-          ),
+          value: protobufRecord(id2, [1], rate2, { currency: 'EUR', rate: 1.2, ts: '9007199254740993', source: 'ecb' }),
           timestamp: '5000',
         },
       ],
@@ -187,11 +145,11 @@ describe('registry converters with evolving schemas: JSON Schema and Protobuf (r
     ]);
     expect((await store.get('note'))?.value).toEqual({ note: 'first message, index shorthand' });
 
-    const unknown = protobufRecord(987_650_002, [1], rate2.encode(rate2.create({ currency: 'EUR' })).finish());
+    const unknown = protobufRecord(987_650_002, [1], rate2, { currency: 'EUR' });
     await producer.send({ topic: n.topic, messages: [{ key: 'EUR', value: unknown }] });
     await eventually(async () => stack.worker!.state === 'FAILED', 30_000, 'worker FAILED');
-    expect(stack.worker.lastError?.message).toMatch(new RegExp(`${n.topic}/0@3 \\(stage value-convert\\): unknown schema id 987650002`));
-    await stack.worker.stop();
+    expect(stack.worker!.lastError?.message).toMatch(new RegExp(`${n.topic}/0@3 \\(stage value-convert\\): unknown schema id 987650002`));
+    await stack.worker!.stop();
     expect((await committedOffsets(stack.admin, pipelineGroup(n.group, 'rates'), n.topic)).get(0)).toBe(3n);
   });
 });

@@ -184,3 +184,14 @@ export function useStack(): StackFixture {
   });
   return s;
 }
+
+/** Runs one pipeline (on `n.topic` unless it names its topics) as the fixture's in-process worker and waits until it has caught up. */
+export async function runPipeline(
+  stack: StackFixture,
+  n: { keyspace: string; group: string; topic: string },
+  pipeline: { name: string } & Record<string, unknown>,
+): Promise<Worker> {
+  stack.worker = await startWorker(configDoc(n.keyspace, n.group, [{ topics: [n.topic], ...pipeline }]));
+  await waitCaughtUp(stack.admin, pipelineGroup(n.group, pipeline.name), n.topic);
+  return stack.worker;
+}

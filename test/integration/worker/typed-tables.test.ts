@@ -1,9 +1,9 @@
 import { Client, types } from 'cassandra-driver';
-import { Kafka, KafkaMessage } from 'kafkajs';
 import { COMPATIBILITY, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { parse, Writer } from 'protobufjs';
-import { createTopic, newRegistry } from '../helpers';
-import { configDoc, eventually, names, pipelineGroup, startWorker, useStack, waitCaughtUp } from './harness';
+import { parse } from 'protobufjs';
+import { createTopic, newRegistry, readTopic } from '../helpers';
+import { protobufRecord } from '../converters/protobuf-record';
+import { eventually, names, pipelineGroup, runPipeline, useStack, waitCaughtUp } from './harness';
 
 /** What the plain-CQL recipe of the README answers for `key as of asOf`. */
 interface PlainAnswer {
@@ -58,20 +58,6 @@ async function columnTypes(client: Client, ks: string, table: string): Promise<R
   return Object.fromEntries(rs.rows.map((r) => [r.get('column_name'), r.get('type')]));
 }
 
-async function consumeAll(kafka: Kafka, topic: string, count: number): Promise<KafkaMessage[]> {
-  const consumer = kafka.consumer({ groupId: `${topic}-reader-${Date.now()}` });
-  await consumer.connect();
-  await consumer.subscribe({ topics: [topic], fromBeginning: true });
-  const got: KafkaMessage[] = [];
-  await consumer.run({ eachMessage: async ({ message }) => void got.push(message) });
-  try {
-    await eventually(async () => got.length >= count, 30_000, `${count} messages on ${topic}`);
-  } finally {
-    await consumer.disconnect();
-  }
-  return got;
-}
-
 const RATE_V1 = {
   type: 'record',
   name: 'Rate',
@@ -87,16 +73,6 @@ const RATE_V1 = {
 const RATE_V2 = { ...RATE_V1, fields: [...RATE_V1.fields, { name: 'sourceName', type: ['null', 'string'], default: null }] };
 
 const HOUR = 3_600_000;
-
-/** Confluent wire format for Protobuf: magic 0, schema id, message indexes, body. */
-function protobufRecord(schemaId: number, indexes: number[], body: Uint8Array): Buffer {
-  const w = Writer.create();
-  w.sint32(indexes.length);
-  for (const i of indexes) w.sint32(i);
-  const header = Buffer.alloc(5);
-  header.writeInt32BE(schemaId, 1);
-  return Buffer.concat([header, Buffer.from(w.finish()), Buffer.from(body)]);
-}
 
 describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; read with the raw driver)', () => {
   const stack = useStack();
@@ -118,20 +94,14 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
         { key: 'USD', value: await v1('USD', 0.9, 9000, 1000) },
       ],
     });
-    stack.worker = await startWorker(
-      configDoc(n.keyspace, n.group, [
-        {
-          name: 'rates',
-          topics: [n.topic],
-          keyConverter: 'string',
-          valueConverter: 'avro',
-          extract: { timestamp: { from: 'field', path: 'ts' } },
-          store: { name: 'rates', typed: true, keyColumns: { currency: 'text' }, historyRetention: '1h' },
-          keepPreviousGeneration: '1h',
-        },
-      ]),
-    );
-    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
+    await runPipeline(stack, n, {
+      name: 'rates',
+      keyConverter: 'string',
+      valueConverter: 'avro',
+      extract: { timestamp: { from: 'field', path: 'ts' } },
+      store: { name: 'rates', typed: true, keyColumns: { currency: 'text' }, historyRetention: '1h' },
+      keepPreviousGeneration: '1h',
+    });
 
     // Scalar fields became typed columns next to the layout's; the array stays in the value blob only.
     expect(await columnTypes(stack.client, n.keyspace, 'rates_g1')).toEqual({
@@ -212,7 +182,7 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
 
     // A reload builds generation 2 (typed from the start, with source_name); once the catalog row names it, the very
     // next recipe call (one catalog read) reads the complete new table.
-    await stack.worker.runner('rates').reload();
+    await stack.worker!.runner('rates').reload();
     await eventually(
       async () =>
         (
@@ -248,26 +218,16 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
       messages: [
         {
           key: 'EUR',
-          value: protobufRecord(
-            id1,
-            [1],
-            rate1.encode(rate1.create({ currency: 'EUR', rate: 1.1, tsMs: 1000, kind: 1, tags: ['a'] })).finish(),
-          ),
+          value: protobufRecord(id1, [1], rate1, { currency: 'EUR', rate: 1.1, tsMs: 1000, kind: 1, tags: ['a'] }),
           timestamp: '1000',
         },
       ],
     });
-    stack.worker = await startWorker(
-      configDoc(n.keyspace, n.group, [
-        {
-          name: 'rates',
-          topics: [n.topic],
-          valueConverter: 'protobuf',
-          store: { name: 'rates', typed: true },
-        },
-      ]),
-    );
-    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
+    await runPipeline(stack, n, {
+      name: 'rates',
+      valueConverter: 'protobuf',
+      store: { name: 'rates', typed: true },
+    });
     expect(await columnTypes(stack.client, n.keyspace, 'rates_g1')).toEqual({
       key: 'blob',
       valid_from: 'bigint',
@@ -285,11 +245,7 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
       messages: [
         {
           key: 'EUR',
-          value: protobufRecord(
-            id2,
-            [1],
-            rate2.encode(rate2.create({ currency: 'EUR', rate: 1.2, tsMs: '9007199254740993', source: 'ecb' })).finish(),
-          ),
+          value: protobufRecord(id2, [1], rate2, { currency: 'EUR', rate: 1.2, tsMs: '9007199254740993', source: 'ecb' }),
           timestamp: '2000',
         },
       ],
@@ -343,18 +299,12 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
       topic: n.topic,
       messages: [{ key: 'EUR', value: await registry.encode(id1, { currency: 'EUR', rate: 1.1 }), timestamp: '1000' }],
     });
-    stack.worker = await startWorker(
-      configDoc(n.keyspace, n.group, [
-        {
-          name: 'rates',
-          topics: [n.topic],
-          valueConverter: 'avro',
-          store: { name: 'rates', typed: true },
-          errors: { tolerance: 'all', deadLetterQueue: { topic: n.dlq } },
-        },
-      ]),
-    );
-    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
+    await runPipeline(stack, n, {
+      name: 'rates',
+      valueConverter: 'avro',
+      store: { name: 'rates', typed: true },
+      errors: { tolerance: 'all', deadLetterQueue: { topic: n.dlq } },
+    });
     const id2 = (
       await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(v2) }, { subject, compatibility: COMPATIBILITY.NONE })
     ).id;
@@ -366,7 +316,9 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
       ],
     });
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
-    const [dead] = await consumeAll(stack.kafka, n.dlq, 1);
+    const dlq = await readTopic(stack.kafka, stack.admin, n.dlq);
+    expect(dlq).toHaveLength(1);
+    const [dead] = dlq;
     expect(dead.headers?.['__connect.errors.offset']?.toString()).toBe('1');
     expect(dead.headers?.['__connect.errors.class.name']?.toString()).toBe('TYPED_COLUMN_INCOMPATIBLE');
     expect(dead.headers?.['__connect.errors.exception.message']?.toString()).toMatch(
@@ -375,6 +327,6 @@ describe('typed tables for plain-CQL readers (real Kafka, Cassandra, registry; r
     expect(await columnTypes(stack.client, n.keyspace, 'rates_g1')).toMatchObject({ rate: 'double' });
     expect((await plainAsOf(stack.client, n.keyspace, 'rates', 'USD', 2000))?.row.get('rate')).toBe(0.9);
     expect((await plainAsOf(stack.client, n.keyspace, 'rates', 'EUR', 2000))?.row.get('rate')).toBe(1.1);
-    expect(stack.worker.status().pipelines[0].counts).toMatchObject({ written: 2, deadLettered: 1 });
+    expect(stack.worker!.status().pipelines[0].counts).toMatchObject({ written: 2, deadLettered: 1 });
   });
 });
