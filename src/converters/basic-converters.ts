@@ -7,6 +7,9 @@ export class StringConverter implements Converter {
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
   constructor(private readonly stage: ErrorStage) {}
   async decode(bytes: Buffer | null): Promise<unknown> {
+    return this.decodeSync(bytes);
+  }
+  decodeSync(bytes: Buffer | null): unknown {
     if (bytes === null) return null;
     try {
       return this.decoder.decode(bytes);
@@ -22,6 +25,9 @@ export class JsonConverter implements Converter {
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
   constructor(private readonly stage: ErrorStage) {}
   async decode(bytes: Buffer | null): Promise<unknown> {
+    return this.decodeSync(bytes);
+  }
+  decodeSync(bytes: Buffer | null): unknown {
     if (bytes === null) return null;
     try {
       return JSON.parse(this.decoder.decode(bytes));
@@ -35,6 +41,9 @@ export class JsonConverter implements Converter {
 export class BytesConverter implements Converter {
   readonly name = 'bytes';
   async decode(bytes: Buffer | null): Promise<unknown> {
+    return bytes;
+  }
+  decodeSync(bytes: Buffer | null): unknown {
     return bytes;
   }
 }

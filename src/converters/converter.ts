@@ -4,4 +4,6 @@ export interface Converter {
   readonly name: string;
   /** Decodes bytes; throws BadRecordError for undecodable input, a retriable AdjunctError for transient failures. */
   decode(bytes: Buffer | null): Promise<unknown>;
+  /** The same decoding without a promise, for converters that never wait (the per-record fast path); absent otherwise. */
+  decodeSync?(bytes: Buffer | null): unknown;
 }

@@ -35,6 +35,8 @@ export class BuiltinExtractor implements Extractor {
   private readonly valuePlan: ValuePlan;
   private readonly tsPlan: TimestampPlan;
   private readonly filters: RecordFilter[];
+  /** The value is the whole record value (no path, no projection). */
+  readonly keepsValue: boolean;
 
   constructor(spec: ExtractSpec) {
     const k = spec.key ?? { from: 'key' as const };
@@ -45,6 +47,7 @@ export class BuiltinExtractor implements Extractor {
     };
     const v = spec.value ?? { from: 'value' as const };
     this.valuePlan = { from: v.from, path: v.path ? parseFieldPath(v.path) : undefined, project: v.project?.map(parseFieldPath) };
+    this.keepsValue = this.valuePlan.from === 'value' && this.valuePlan.path === undefined && this.valuePlan.project === undefined;
     const t = spec.timestamp ?? { from: 'record' as const, format: 'millis' as const, onMissing: 'streamTime' as const };
     this.tsPlan = {
       from: t.from,

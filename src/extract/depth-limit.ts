@@ -10,6 +10,7 @@ export const MAX_VALUE_DEPTH = 64;
 /** Nesting depth of a value (a scalar is 0, `{}` and `[]` are 1), counted iteratively; stops early past `limit`. */
 export function valueDepth(value: unknown, limit = Number.POSITIVE_INFINITY): number {
   if (!isContainer(value)) return 0;
+  if (isFlat(value)) return 1;
   let max = 0;
   const stack: [object, number][] = [[value, 1]];
   while (stack.length > 0) {
@@ -19,6 +20,17 @@ export function valueDepth(value: unknown, limit = Number.POSITIVE_INFINITY): nu
     for (const child of Array.isArray(v) ? v : Object.values(v)) if (isContainer(child)) stack.push([child, depth + 1]);
   }
   return max;
+}
+
+/** True for a container holding no container (the common flat record value): depth 1, found without allocating. */
+function isFlat(v: object): boolean {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (isContainer(v[i])) return false;
+    return true;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k) && isContainer(o[k])) return false;
+  return true;
 }
 
 function isContainer(v: unknown): v is object {
@@ -39,10 +51,15 @@ export function requireShallow(what: 'key' | 'value', value: unknown, limit = MA
 
 /** Wraps any extractor (built-in, preset or custom module) so over-deep keys and values are rejected as bad records. */
 export class DepthLimitedExtractor implements Extractor {
+  /** The inner extractor's: the depth check changes nothing. */
+  readonly keepsValue: boolean;
+
   constructor(
     private readonly inner: Extractor,
     private readonly limit = MAX_VALUE_DEPTH,
-  ) {}
+  ) {
+    this.keepsValue = inner.keepsValue === true;
+  }
 
   extract(record: SourceRecord): ExtractResult | Promise<ExtractResult> {
     const r = this.inner.extract(record);

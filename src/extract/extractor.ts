@@ -19,6 +19,11 @@ export interface Extracted {
   key: unknown;
   value: unknown | null;
   timestamp: number;
+  /**
+   * The record's value bytes, set (by the record processor) when `value` is the record's decoded value itself: a store
+   * whose value serde is the converter's format writes these bytes instead of serialising the value again.
+   */
+  valueBytes?: Buffer;
 }
 
 /** Returned by an extractor to leave a record out of the store on purpose (counted as skipped, never silent). */
@@ -33,6 +38,8 @@ export type ExtractResult = Extracted | Skip;
 /** Pulls key, value and timestamp out of a record (Samza's adjunct-data extractor model). */
 export interface Extractor {
   extract(record: SourceRecord): ExtractResult | Promise<ExtractResult>;
+  /** True when every extracted value is the record's decoded value itself, unchanged (a whole-value extractor). */
+  readonly keepsValue?: boolean;
 }
 
 /** Factory signature a custom extractor module may export (`createExtractor`). */

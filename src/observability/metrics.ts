@@ -75,11 +75,19 @@ export class AdjunctMetrics {
     labelNames: ['pipeline', 'store'],
     registers: [this.registry],
   });
-  readonly inFlight = new Gauge({ name: 'adjunct_inflight_writes', help: 'In-flight Cassandra writes', registers: [this.registry] });
-  readonly inFlightBytes = new Gauge({
+  /** Where the in-flight gauges read their values on scrape (the worker's shared write budget). */
+  private writesInFlight: { readonly inFlight: number; readonly inFlightBytes: number } | undefined;
+  readonly inFlight: Gauge = new Gauge({
+    name: 'adjunct_inflight_writes',
+    help: 'In-flight Cassandra writes',
+    registers: [this.registry],
+    collect: (): void => this.inFlight.set(this.writesInFlight?.inFlight ?? 0),
+  });
+  readonly inFlightBytes: Gauge = new Gauge({
     name: 'adjunct_inflight_write_bytes',
     help: 'Key and value bytes of in-flight Cassandra writes',
     registers: [this.registry],
+    collect: (): void => this.inFlightBytes.set(this.writesInFlight?.inFlightBytes ?? 0),
   });
   readonly stalled = new Gauge({
     name: 'adjunct_pipeline_stalled',
@@ -102,7 +110,7 @@ export class AdjunctMetrics {
   });
   readonly writeLatency = new Histogram({
     name: 'adjunct_write_seconds',
-    help: 'Store write latency (incl. retries)',
+    help: 'Store write request latency: one batch or one row, retries and splits included',
     labelNames: ['pipeline'],
     buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2],
     registers: [this.registry],
@@ -110,5 +118,10 @@ export class AdjunctMetrics {
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'adjunct_' });
+  }
+
+  /** The in-flight gauges report this budget's counts when scraped (nothing is counted per record). */
+  reportWritesInFlight(budget: { readonly inFlight: number; readonly inFlightBytes: number }): void {
+    this.writesInFlight = budget;
   }
 }

@@ -1,6 +1,6 @@
 import { Converter } from '../converters';
 import { AdjunctError, asAdjunctError, BadRecordError, PipelineStage } from '../errors';
-import { Extracted, Extractor, Skip } from '../extract';
+import { Extracted, Extractor, isSkip, Skip, SourceRecord } from '../extract';
 import { SinkRecord } from './sink-record';
 
 /** `e` as an AdjunctError of `stage`; an unexpected throw is a bad record of that stage. */
@@ -8,7 +8,13 @@ function atStage(e: unknown, stage: PipelineStage): AdjunctError {
   return asAdjunctError(e, (message, cause) => new BadRecordError(message, { stage, cause }), stage);
 }
 
-/** Kafka Connect's convertMessages for one record: key and value converters, then the extractor. */
+/** What a converted record becomes: something to write, or a Skip. */
+export type Processed = Extracted | Skip;
+
+/**
+ * Kafka Connect's convertMessages for one record: key and value converters, then the extractor. With converters that
+ * decode synchronously and a synchronous extractor, the result comes back without a promise (the per-record fast path).
+ */
 export class RecordProcessor {
   constructor(
     private readonly keyConverter: Converter,
@@ -17,7 +23,26 @@ export class RecordProcessor {
   ) {}
 
   /** Decodes and extracts one record (the writer's observed stream time is shown to the extractor): what to write, or a Skip. */
-  async process(r: SinkRecord, observedStreamTime: number): Promise<Extracted | Skip> {
+  process(r: SinkRecord, observedStreamTime: number): Processed | Promise<Processed> {
+    const kc = this.keyConverter;
+    const vc = this.valueConverter;
+    if (kc.decodeSync === undefined || vc.decodeSync === undefined) return this.processAsync(r, observedStreamTime);
+    let key: unknown;
+    let value: unknown;
+    try {
+      key = kc.decodeSync(r.key);
+    } catch (e) {
+      throw atStage(e, 'key-convert');
+    }
+    try {
+      value = vc.decodeSync(r.value);
+    } catch (e) {
+      throw atStage(e, 'value-convert');
+    }
+    return this.extract(r, key, value, observedStreamTime);
+  }
+
+  private async processAsync(r: SinkRecord, observedStreamTime: number): Promise<Processed> {
     let key: unknown;
     let value: unknown;
     try {
@@ -30,21 +55,34 @@ export class RecordProcessor {
     } catch (e) {
       throw atStage(e, 'value-convert');
     }
+    return this.extract(r, key, value, observedStreamTime);
+  }
+
+  private extract(r: SinkRecord, key: unknown, value: unknown, observedStreamTime: number): Processed | Promise<Processed> {
+    const source: SourceRecord = {
+      topic: r.topic,
+      partition: r.partition,
+      offset: r.offset,
+      timestamp: Number(r.timestamp),
+      key,
+      value,
+      headers: (r.headers ?? {}) as Record<string, Buffer | string | undefined>,
+      streamTime: Number.isFinite(observedStreamTime) ? observedStreamTime : undefined,
+    };
+    let out: Processed | Promise<Processed>;
     try {
-      const headers = (r.headers ?? {}) as Record<string, Buffer | string | undefined>;
-      const streamTime = Number.isFinite(observedStreamTime) ? observedStreamTime : undefined;
-      return await this.extractor.extract({
-        topic: r.topic,
-        partition: r.partition,
-        offset: r.offset,
-        timestamp: Number(r.timestamp),
-        key,
-        value,
-        headers,
-        streamTime,
-      });
+      out = this.extractor.extract(source);
     } catch (e) {
       throw atStage(e, 'extract');
     }
+    if (out instanceof Promise) return out.catch((e: unknown) => Promise.reject(atStage(e, 'extract')));
+    if (this.extractor.keepsValue === true && !isSkip(out) && out.value === value && r.value !== null && !hasBom(r.value))
+      out.valueBytes = r.value;
+    return out;
   }
+}
+
+/** A UTF-8 byte-order mark, which the converters drop from the decoded text: such bytes are not the text's encoding. */
+function hasBom(b: Buffer): boolean {
+  return b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
 }

@@ -8,8 +8,8 @@ import { ErrorHandler, Heartbeat } from './error-handler';
 import { OffsetLossGuard } from './offset-loss-guard';
 import { PartitionRegistry } from './partition-registry';
 import { PartitionState } from './partition-state';
-import { IssuedWrite, WriteOutcome } from './partition-writer';
-import { RecordProcessor } from './record-processor';
+import { IssuedRecord, WriteSettlement } from './issued-record';
+import { Processed, RecordProcessor } from './record-processor';
 import { SinkRecord, recordSize, sinkRecordOf } from './sink-record';
 import { StallMonitor } from './stall-monitor';
 import { TaskLifecycle } from './task-lifecycle';
@@ -59,6 +59,8 @@ export interface SinkLoopParts {
 const SETTLED = Symbol('settled');
 /** The record is left pending on purpose: stop this batch. */
 const STOP = Symbol('stop');
+/** A converted record: what to write, or settled, or stop. */
+type Converted = Extracted | typeof SETTLED | typeof STOP;
 
 /**
  * Kafka Connect's WorkerSinkTask iteration for one fetched batch: convert each record, deliver it to the store under
@@ -66,6 +68,13 @@ const STOP = Symbol('stop');
  */
 export class SinkLoop {
   private readonly m;
+  /** The loop's answer to settled writes (one object for every record). */
+  private readonly settlement: WriteSettlement = {
+    durable: (r) => this.durable(r),
+    failed: (r, e) => {
+      void this.settleFailure(r.st, r.record, r.tracked, asBadRecord(e, 'write'), r.heartbeat).finally(() => this.p.budget.release(r.size));
+    },
+  };
 
   constructor(
     private readonly o: CompiledSinkTaskOptions,
@@ -77,7 +86,6 @@ export class SinkLoop {
       written: p.metrics.written.labels(pipeline),
       skipped: p.metrics.skipped.labels(pipeline),
       notPut: p.metrics.notPut.labels(pipeline),
-      writeLatency: p.metrics.writeLatency.labels(pipeline),
     };
   }
 
@@ -98,12 +106,19 @@ export class SinkLoop {
       for (const message of b.batch.messages) {
         if (!control.keepGoing()) break;
         const record = sinkRecordOf(b.batch.topic, b.batch.partition, message);
+        const offset = BigInt(message.offset);
         consumed++;
-        const converted = await this.convert(st, record, control);
+        // Synchronous converters and a free write budget take no promise per record.
+        let converted = this.convert(st, record, offset, control);
+        if (converted instanceof Promise) converted = await converted;
         if (converted === STOP) break;
-        if (converted !== SETTLED && !(await this.deliver(st, record, converted, control))) break;
+        if (converted !== SETTLED) {
+          let delivered = this.deliver(st, record, offset, converted, control);
+          if (delivered instanceof Promise) delivered = await delivered;
+          if (!delivered) break;
+        }
         control.handedOver(message.offset);
-        st.expectedNext = BigInt(message.offset) + 1n;
+        st.expectedNext = offset + 1n;
         if (control.heartbeatDue()) await control.heartbeat();
       }
     } finally {
@@ -148,78 +163,109 @@ export class SinkLoop {
     };
   }
 
-  /** Decodes and extracts (retrying an unavailable registry); a skip is settled at once, a failure goes to tolerance. */
-  private async convert(st: PartitionState, record: SinkRecord, c: BatchControl): Promise<Extracted | typeof SETTLED | typeof STOP> {
+  /**
+   * Decodes and extracts: synchronously when the converters and extractor allow, else retrying an unavailable registry.
+   * A skip is settled at once, a failure goes to tolerance.
+   */
+  private convert(st: PartitionState, record: SinkRecord, offset: bigint, c: BatchControl): Converted | Promise<Converted> {
+    let out: Processed | Promise<Processed>;
+    try {
+      out = this.p.processor.process(record, st.writer.observedStreamTime());
+    } catch (e) {
+      // The retry loop tells record failures (settled at once) from retriable ones.
+      out = Promise.reject(e);
+    }
+    return out instanceof Promise ? this.convertRetrying(st, record, offset, c, out) : this.converted(st, record, offset, out);
+  }
+
+  private async convertRetrying(
+    st: PartitionState,
+    record: SinkRecord,
+    offset: bigint,
+    c: BatchControl,
+    first: Promise<Processed>,
+  ): Promise<Converted> {
     try {
       const out = await this.p.errors.retry(
-        this.p.processor.process(record, st.writer.observedStreamTime()),
-        () => this.p.processor.process(record, st.writer.observedStreamTime()),
+        first,
+        async () => this.p.processor.process(record, st.writer.observedStreamTime()),
         'value-convert',
         c.heartbeat,
       );
-      if (!isSkip(out)) return out;
-      this.p.counts.skipped++;
-      this.m.skipped.inc();
-      this.p.log.debug({ topic: record.topic, partition: record.partition, offset: record.offset, reason: out.reason }, 'record skipped');
-      st.tracker.complete(st.tracker.begin(BigInt(record.offset), st.writer.observedStreamTime()));
-      return SETTLED;
+      return this.converted(st, record, offset, out);
     } catch (e) {
-      const tracked = st.tracker.begin(BigInt(record.offset), st.writer.observedStreamTime());
+      const tracked = st.tracker.begin(offset, st.writer.observedStreamTime());
       return (await this.settleFailure(st, record, tracked, asBadRecord(e, 'extract'), c.heartbeat)) ? SETTLED : STOP;
     }
   }
 
-  /** Issues the write under the write budget (waiting heartbeats); false when the task stops while waiting. */
-  private async deliver(st: PartitionState, record: SinkRecord, x: Extracted, c: BatchControl): Promise<boolean> {
+  /** A skip is settled (and counted) at once; anything else goes on to be written. */
+  private converted(st: PartitionState, record: SinkRecord, offset: bigint, out: Processed): Converted {
+    if (!isSkip(out)) return out;
+    this.p.counts.skipped++;
+    this.m.skipped.inc();
+    this.p.log.debug({ topic: record.topic, partition: record.partition, offset: record.offset, reason: out.reason }, 'record skipped');
+    st.tracker.complete(st.tracker.begin(offset, st.writer.observedStreamTime()));
+    return SETTLED;
+  }
+
+  /** Issues the write under the write budget (waiting heartbeats when it is full); false when the task stops while waiting. */
+  private deliver(st: PartitionState, record: SinkRecord, offset: bigint, x: Extracted, c: BatchControl): boolean | Promise<boolean> {
     const size = recordSize(record);
-    if (!this.p.budget.tryAcquire(size)) {
-      c.resolve();
-      while (!(await this.p.budget.acquire(size, this.o.budgetWaitMs))) {
-        await c.beat();
-        if (!c.keepGoing()) return false;
-      }
-    }
-    this.p.metrics.inFlight.inc();
-    this.p.metrics.inFlightBytes.inc(size);
-    const stopTimer = this.m.writeLatency.startTimer();
-    const issued = this.issue(st, x);
-    const tracked = st.tracker.begin(BigInt(record.offset), issued.observedStreamTime);
-    void issued.done.then(
-      (outcome) => {
-        this.written(st, tracked, outcome);
-        this.finished(size, stopTimer);
-      },
-      (e) => this.settleFailure(st, record, tracked, asBadRecord(e, 'write'), c.heartbeat).finally(() => this.finished(size, stopTimer)),
-    );
+    if (!this.p.budget.tryAcquire(size)) return this.deliverAfterWait(st, record, offset, x, c, size);
+    this.issueUnderBudget(st, record, offset, x, c, size);
     return true;
   }
 
-  /** Returns a settled write's budget and in-flight gauges. */
-  private finished(size: number, stopTimer: () => void): void {
-    stopTimer();
-    this.p.budget.release(size);
-    this.p.metrics.inFlight.dec();
-    this.p.metrics.inFlightBytes.dec(size);
-  }
-
-  private issue(st: PartitionState, x: Extracted): IssuedWrite {
-    try {
-      return st.writer.write(x.key, x.value, x.timestamp);
-    } catch (e) {
-      return { observedStreamTime: st.writer.observedStreamTime(), done: Promise.reject(e) };
+  private async deliverAfterWait(
+    st: PartitionState,
+    record: SinkRecord,
+    offset: bigint,
+    x: Extracted,
+    c: BatchControl,
+    size: number,
+  ): Promise<boolean> {
+    c.resolve();
+    while (!(await this.p.budget.acquire(size, this.o.budgetWaitMs))) {
+      await c.beat();
+      if (!c.keepGoing()) return false;
     }
+    this.issueUnderBudget(st, record, offset, x, c, size);
+    return true;
   }
 
-  private written(st: PartitionState, tracked: TrackedRecord, outcome: WriteOutcome): void {
-    this.p.stall.recovered();
+  /** Puts the record to its partition's writer (the put decision happens now) and tracks it until durable. */
+  private issueUnderBudget(st: PartitionState, record: SinkRecord, offset: bigint, x: Extracted, c: BatchControl, size: number): void {
+    const r = new IssuedRecord(this.settlement, st, record, size, c.heartbeat);
+    let outcome: 'issued' | 'expired' | { error: unknown };
+    try {
+      outcome = st.writer.write(x.key, x.value, x.timestamp, r, x.valueBytes);
+    } catch (e) {
+      outcome = { error: e };
+    }
+    r.tracked = st.tracker.begin(offset, st.writer.observedStreamTime());
     if (outcome === 'expired') {
+      this.p.stall.recovered();
       this.p.counts.expired++;
       this.m.notPut.inc();
-    } else {
-      this.p.counts.written++;
-      this.m.written.inc();
+      this.settled(r);
+    } else if (outcome !== 'issued') {
+      this.settlement.failed(r, outcome.error);
     }
-    st.tracker.complete(tracked);
+  }
+
+  /** Counts a durable write and completes its offset. */
+  private durable(r: IssuedRecord): void {
+    this.p.stall.recovered();
+    this.p.counts.written++;
+    this.m.written.inc();
+    this.settled(r);
+  }
+
+  /** Completes the record's offset and returns its budget. */
+  private settled(r: IssuedRecord): void {
+    r.st.tracker.complete(r.tracked);
+    this.p.budget.release(r.size);
   }
 
   /** Tolerance for one failed record: true when it is settled (dead-lettered), false when it stays pending. */

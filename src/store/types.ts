@@ -88,3 +88,9 @@ export interface Serde<T> {
   serialize(value: T): Buffer;
   deserialize(bytes: Buffer): T;
 }
+
+/** Told once when a row write is durable (acknowledged by the store), or failed for good: the sink's per-row callback. */
+export interface RowListener {
+  rowWritten(): void;
+  rowFailed(error: unknown): void;
+}

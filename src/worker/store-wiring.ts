@@ -11,7 +11,7 @@ import { CqlExecutor, StoreRetryPolicy } from '../store/cassandra';
 import { openCassandraVersionedStore } from '../store/cassandra';
 import { openCassandraKeyValueStore } from '../store/cassandra';
 import { DEFAULT_KV_BUCKETS, DEFAULT_PARTITION_BUCKETS } from '../store/cassandra';
-import { IssuedWrite, PartitionWriterFactory } from '../sink/partition-writer';
+import { PartitionWriterFactory } from '../sink/partition-writer';
 import { TableOptions } from '../store/cassandra';
 import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra';
 import { TypedColumnsOptions } from '../store/cassandra';
@@ -72,8 +72,8 @@ export class StoreWiring {
   private readonly keySerdeName: string;
   /** Key-hash buckets of the store's tables (the catalog's once registered); null for versioned global stores. */
   private buckets: number | null;
-  /** Coalesces the row writes of every partition and generation of this pipeline (undefined: batching off). */
-  private readonly batcher: WriteBatcher | undefined;
+  /** Coalesces the row writes of every partition and generation of this pipeline. */
+  private readonly batcher: WriteBatcher;
 
   constructor(
     private readonly client: Client,
@@ -83,23 +83,24 @@ export class StoreWiring {
     private readonly onStreamTimeJump?: (jump: StreamTimeJump) => void,
     maxInFlight = 64,
     private readonly registry?: RegistrySettings,
+    onRequestDone?: (seconds: number) => void,
   ) {
     this.base = baseTableForStore(spec.store.name);
     this.keySerdeName = keySerdeName(spec);
     this.keySerde = serdeByName(this.keySerdeName);
     this.valueSerde = serdeByName(spec.store.valueSerde);
     this.buckets = configuredBuckets(spec);
+    // Every row write of the pipeline goes through one batcher (linger 0: each row is sent on its own).
     const b = cfg.writeBatch;
-    if (b && b.linger > 0) {
-      const ks = validateKeyspaceName(cfg.keyspace);
-      const exec = new CqlExecutor(client, { writeConsistency: cfg.writeConsistency, retry }, { keyspace: ks, store: spec.store.name });
-      this.batcher = createWriteBatcher(exec, ks, {
-        maxBytes: b.maxBytes,
-        maxRows: b.maxRows,
-        lingerMs: b.linger,
-        maxConcurrent: maxInFlight,
-      });
-    }
+    const ks = validateKeyspaceName(cfg.keyspace);
+    const exec = new CqlExecutor(client, { writeConsistency: cfg.writeConsistency, retry }, { keyspace: ks, store: spec.store.name });
+    this.batcher = createWriteBatcher(exec, ks, {
+      maxBytes: b.maxBytes,
+      maxRows: b.maxRows,
+      lingerMs: b.linger,
+      maxConcurrent: maxInFlight,
+      onRequestDone,
+    });
   }
 
   /** Base table of the store's generation tables (`<base>_g<N>`). */
@@ -196,6 +197,8 @@ export class StoreWiring {
         const common = { ...this.common(generation), partition, writerId };
         const kSerde = this.keySerdeName;
         const vSerde = this.spec.store.valueSerde;
+        // The value converter's format is the store's value serde: the record's bytes are the serialised value.
+        const sameFormat = this.spec.valueConverter === vSerde && (vSerde === 'json' || vSerde === 'string');
         if (this.spec.store.kind === 'versioned') {
           const retention = this.spec.store.historyRetention;
           const store = await openCassandraVersionedStore<unknown, unknown>({
@@ -207,13 +210,14 @@ export class StoreWiring {
           });
           return {
             observedStreamTime: () => store.observedStreamTime(),
-            write: (key, value, ts): IssuedWrite => {
+            write: (key, value, ts, listener, valueBytes) => {
               const before = store.observedStreamTime();
-              const done = store.write(coerceKey(kSerde, key), coerceValue(vSerde, value), ts);
+              const bytes = sameFormat ? valueBytes : undefined;
+              const outcome = store.issue(coerceKey(kSerde, key), coerceValue(vSerde, value), ts, listener, bytes);
               const after = store.observedStreamTime();
               if (Number.isFinite(before) && after - before > retention)
                 this.onStreamTimeJump?.({ topic, partition, from: before, to: after, historyRetentionMs: retention });
-              return { observedStreamTime: after, done };
+              return outcome;
             },
             flush: (observedStreamTime) => store.flush(observedStreamTime),
             // No flush on close: it would persist the live stream time, ahead of the last committed offset.
@@ -223,10 +227,13 @@ export class StoreWiring {
         const store = await openCassandraKeyValueStore<unknown, unknown>({ ...common, buckets: this.buckets ?? undefined });
         return {
           observedStreamTime: () => Number.NEGATIVE_INFINITY,
-          write: (key, value): IssuedWrite => {
+          write: (key, value, _ts, listener) => {
             if (value === undefined) throw new InvalidArgumentError('value is undefined');
-            const done = store.put(coerceKey(kSerde, key), coerceValue(vSerde, value)).then(() => 'written' as const);
-            return { observedStreamTime: Number.NEGATIVE_INFINITY, done };
+            store.put(coerceKey(kSerde, key), coerceValue(vSerde, value)).then(
+              () => listener.rowWritten(),
+              (e: unknown) => listener.rowFailed(e),
+            );
+            return 'issued';
           },
           flush: async () => undefined,
           close: () => store.close(),

@@ -152,6 +152,7 @@ export class Worker {
     }
     // With write batching, maxInFlight bounds Cassandra requests (batches); the record budget lets them be full.
     const budget = new WriteBudget(recordsInFlight(cfg), cfg.worker.maxInFlightBytes);
+    this.metrics.reportWritesInFlight(budget);
     return {
       generations: new Generations(this.cassandra, cfg.cassandra.keyspace, cfg.worker.generationPoll),
       owners: new TableOwners(this.cassandra, cfg.cassandra.keyspace),
@@ -167,6 +168,7 @@ export class Worker {
       this.clock,
     );
     stall.onChange((stalled) => this.onStallChange(spec.name, stalled, stall.cause));
+    const writeLatency = this.metrics.writeLatency.labels(spec.name);
     const wiring = new StoreWiring(
       this.cassandra!,
       this.config.cassandra,
@@ -175,6 +177,7 @@ export class Worker {
       (j) => this.onStreamTimeJump(spec.name, j),
       this.config.worker.maxInFlight,
       this.config.registry,
+      (seconds) => writeLatency.observe(seconds),
     );
     // One owner per base table: claimed (LWT) before the catalog entry is written, so a colliding store never gets one.
     const owner = { store: spec.store.name, pipeline: spec.name, groupId: this.config.worker.groupId };

@@ -8,7 +8,8 @@ import { createLogger } from '../../src/observability/logger';
 import { AdjunctMetrics } from '../../src/observability/metrics';
 import { FailedRecord } from '../../src/sink/dlq-reporter';
 import { OffsetCommit } from '../../src/sink/offset-committer';
-import { IssuedWrite, PartitionWriter, WriteOutcome } from '../../src/sink/partition-writer';
+import { PartitionWriter, WriteOutcome } from '../../src/sink/partition-writer';
+import { RowListener } from '../../src/store/types';
 import { DeadLetterSink, PipelineParts, TaskTarget } from '../../src/sink/pipeline-parts';
 import { RecordProcessor } from '../../src/sink/record-processor';
 import { SinkTaskCore } from '../../src/sink/sink-task-core';
@@ -39,20 +40,28 @@ export class FakeWriter implements PartitionWriter {
     return this.stream;
   }
 
-  write(key: unknown, value: unknown, timestamp: number): IssuedWrite {
+  write(key: unknown, value: unknown, timestamp: number, listener: RowListener): 'issued' {
     this.stream = Math.max(this.stream, timestamp);
     const fail = this.failWith.get(String(key));
-    if (fail) return { observedStreamTime: this.stream, done: Promise.reject(fail()) };
+    if (fail) {
+      const e = fail();
+      void Promise.resolve().then(() => listener.rowFailed(e));
+      return 'issued';
+    }
     if (!this.hold) {
       this.written.push({ key, value, timestamp });
-      return { observedStreamTime: this.stream, done: Promise.resolve('written') };
+      void Promise.resolve().then(() => listener.rowWritten());
+      return 'issued';
     }
-    let resolve!: (o: WriteOutcome) => void;
-    let reject!: (e: unknown) => void;
-    const done = new Promise<WriteOutcome>((res, rej) => ((resolve = res), (reject = rej)));
-    const p: PendingWrite = { key, value, timestamp, resolve: (o) => (this.written.push({ key, value, timestamp }), resolve(o)), reject };
+    const p: PendingWrite = {
+      key,
+      value,
+      timestamp,
+      resolve: () => (this.written.push({ key, value, timestamp }), listener.rowWritten()),
+      reject: (e) => listener.rowFailed(e),
+    };
     this.pending.push(p);
-    return { observedStreamTime: this.stream, done };
+    return 'issued';
   }
 
   async flush(observedStreamTime: number): Promise<void> {

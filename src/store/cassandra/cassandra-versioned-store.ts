@@ -3,6 +3,7 @@ import {
   HistoryOptions,
   PUT_RETURN_CODE_NOT_PUT,
   PUT_RETURN_CODE_VALID_TO_UNDEFINED,
+  RowListener,
   Serde,
   VersionedKeyValueStore,
   VersionedRecord,
@@ -11,7 +12,7 @@ import { deserializeWith, encodeKeyWith, historyBounds, requireTimestamp, serial
 import { RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
 import { StreamTimeTable } from './stream-time-table';
 import { TypedColumns } from './typed-columns';
-import { versionRowId } from './write-batcher';
+import { CoalescedWrite, versionRowId } from './write-batcher';
 import { int32RoutingKey, partitionBucketRoutingKey } from './key-bucket';
 import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader } from './versioned-table-reader';
 
@@ -103,25 +104,43 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   }
 
   /**
-   * The sink's write path: KIP-889 put semantics (grace period, stream time, tombstones) without computing the
-   * returned validTo, so an in-order or out-of-order version costs exactly one write and no read.
+   * KIP-889 put semantics (grace period, stream time, tombstones) without computing the returned validTo, so an in-order
+   * or out-of-order version costs exactly one write and no read.
    */
-  async write(key: K, value: V | null, timestamp: number): Promise<'written' | 'expired'> {
-    const v = this.accept(key, value, timestamp);
+  write(key: K, value: V | null, timestamp: number): Promise<'written' | 'expired'> {
+    return new Promise((resolve, reject) => {
+      const issued = this.issue(key, value, timestamp, { rowWritten: () => resolve('written'), rowFailed: reject });
+      if (issued === 'expired') resolve('expired');
+    });
+  }
+
+  /**
+   * The sink's write path: `write` with a listener instead of a promise. The put decision happens now, in call order:
+   * 'expired' (nothing sent, the listener is not called) or 'issued' (the listener hears when the row is durable).
+   * `valueBytes`, when given, is `value` already serialised with the store's value serde (the sink's pass-through).
+   */
+  issue(key: K, value: V | null, timestamp: number, listener: RowListener, valueBytes?: Buffer): 'issued' | 'expired' {
+    const v = this.accept(key, value, timestamp, valueBytes);
     if (v === null) return 'expired';
-    await this.insert(v.key, timestamp, v.bytes, value, key);
+    // Counted at issue: a clean-up only removes versions older than the one valid at its horizon, never this row.
     this.cleaner.touched(v.key);
-    return 'written';
+    this.sendVersion(v.key, timestamp, v.bytes, value, key, listener);
+    return 'issued';
   }
 
   /**
    * The synchronous part of put/write, decided in call order before anything is sent: validates and encodes the
    * version, applies the grace period and advances stream time. Null when the version is older than the grace period.
    */
-  private accept(key: K, value: V | null, timestamp: number): { key: Buffer; bytes: Buffer | null; inOrder: boolean } | null {
+  private accept(
+    key: K,
+    value: V | null,
+    timestamp: number,
+    valueBytes?: Buffer,
+  ): { key: Buffer; bytes: Buffer | null; inOrder: boolean } | null {
     const k = encodeKeyWith(this.parts.keySerde, key);
     requireTimestamp(timestamp);
-    const bytes = value === null ? null : serializeWith(this.parts.valueSerde, value, 'value');
+    const bytes = value === null ? null : (valueBytes ?? serializeWith(this.parts.valueSerde, value, 'value'));
     this.ensureOpen();
     if (timestamp < this.horizon()) return null;
     const inOrder = timestamp >= this.streamTime;
@@ -205,29 +224,51 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     return { key, partition: this.partition };
   }
 
+  /** One write of a version; resolves when it is durable. */
+  private insert(key: Buffer, timestamp: number, value: Buffer | null, typedValue: V | null = null, typedKey?: K): Promise<void> {
+    return new Promise((resolve, reject) =>
+      this.sendVersion(key, timestamp, value, typedValue, typedKey, { rowWritten: resolve, rowFailed: reject }),
+    );
+  }
+
   /**
-   * One write of a version (coalesced into a batch when the executor has a batcher); the bind values are built
-   * directly (the partition was validated once). Its routing key is the Cassandra partition key (with the key's bucket
-   * in a bucketed table, so token-aware routing and the batcher's replica grouping see the row's real token). With typed columns the
+   * Sends one version (coalesced into a batch when the executor has a batcher); the bind values are built directly (the
+   * partition was validated once). Its routing key is the Cassandra partition key (with the key's bucket in a bucketed
+   * table, so token-aware routing and the batcher's replica groups see the row's real token). With typed columns the
    * same INSERT also sets them from the unserialised key and value (`typedKey`, `typedValue`; null for tombstones).
    */
-  private async insert(key: Buffer, timestamp: number, value: Buffer | null, typedValue: V | null = null, typedKey?: K): Promise<void> {
-    const ts = this.reader.exec.long(timestamp);
+  private sendVersion(
+    key: Buffer,
+    timestamp: number,
+    value: Buffer | null,
+    typedValue: V | null,
+    typedKey: K | undefined,
+    listener: RowListener,
+  ): void {
     const writer = this.parts.writerId;
     const bucket = this.reader.bucketFor(key);
     const params = this.reader.rowKey(key, this.partition, bucket);
-    params.push(ts, value, writer);
-    let bytes = key.length + (value === null ? 0 : value.length) + writer.length + ROW_OVERHEAD_BYTES;
-    let query = this.reader.cql.insert;
-    if (this.parts.typed !== undefined) {
-      const row = await this.parts.typed.row(typedKey, value === null ? null : typedValue);
-      query = row.cql;
-      params.push(...row.cells);
-      bytes += TYPED_CELL_BYTES * row.cells.length;
+    params.push(this.reader.exec.long(timestamp), value, writer);
+    const row: CoalescedWrite = {
+      query: this.reader.cql.insert,
+      params,
+      routingKey: this.routingKeyOf(key, bucket),
+      rowId: versionRowId(key, timestamp),
+      bytes: key.length + (value === null ? 0 : value.length) + writer.length + ROW_OVERHEAD_BYTES,
+    };
+    const typed = this.parts.typed;
+    if (typed === undefined) {
+      this.reader.exec.issueRow(row, 'write version', listener);
+      return;
     }
-    await this.reader.exec.writeRow(
-      { query, params, routingKey: this.routingKeyOf(key, bucket), rowId: versionRowId(key, timestamp), bytes },
-      'write version',
+    typed.row(typedKey, value === null ? null : typedValue).then(
+      (t) => {
+        row.query = t.cql;
+        row.params.push(...t.cells);
+        row.bytes += TYPED_CELL_BYTES * t.cells.length;
+        this.reader.exec.issueRow(row, 'write version', listener);
+      },
+      (e: unknown) => listener.rowFailed(e),
     );
   }
 

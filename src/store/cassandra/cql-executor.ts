@@ -1,7 +1,14 @@
 import { Client, QueryOptions, types } from 'cassandra-driver';
 import { InvalidArgumentError, isRetriableCassandraError, wrapCassandraError } from '../../errors';
 import { withRetry } from '../../errors/retry';
+import type { RowListener } from '../types';
 import type { CoalescedWrite, WriteBatcher } from './write-batcher';
+
+/** One statement of a request: CQL and its bind values (a batch carries several). */
+export interface Statement {
+  query: string;
+  params: unknown[];
+}
 
 /** Retry of retriable driver errors (timeouts, unavailable, overloaded, no host) with exponential backoff. */
 export interface StoreRetryPolicy {
@@ -96,13 +103,18 @@ export class CqlExecutor {
   }
 
   /** Executes a prepared read. */
-  async read(query: string, params: unknown[], what: string, extra: QueryOptions = {}): Promise<types.ResultSet> {
-    return this.run(query, params, what, { ...this.readOptions, ...extra }, false);
+  read(query: string, params: unknown[], what: string, extra: QueryOptions = {}): Promise<types.ResultSet> {
+    return this.send([{ query, params }], { ...this.readOptions, ...extra }, what);
   }
 
-  /** Executes a prepared write (idempotent unless told otherwise). */
-  async write(query: string, params: unknown[], what: string, extra: QueryOptions = {}): Promise<types.ResultSet> {
-    return this.run(query, params, what, { ...this.writeOptions, ...extra }, true);
+  /**
+   * Executes a prepared write (idempotent unless told otherwise). A write that may be retried gets its client timestamp
+   * now, so a retry can never overwrite a later write of the same row.
+   */
+  write(query: string, params: unknown[], what: string, extra: QueryOptions = {}): Promise<types.ResultSet> {
+    const opts: QueryOptions = { ...this.writeOptions, ...extra };
+    if (this.settings.retry && opts.isIdempotent !== false && opts.timestamp === undefined) opts.timestamp = nextWriteTimestamp();
+    return this.send([{ query, params }], opts, what);
   }
 
   /**
@@ -115,50 +127,29 @@ export class CqlExecutor {
     return this.write(row.query, row.params, what);
   }
 
-  /**
-   * Sends coalesced rows as one request with a fixed client timestamp: a single prepared statement for one row, else
-   * an UNLOGGED batch routed to the rows' replicas. Retried as a whole when a retry policy is set.
-   */
-  sendRows(rows: readonly CoalescedWrite[], timestampMicros: number): Promise<unknown> {
-    const timestamp = types.Long.fromNumber(timestampMicros);
-    const opts: QueryOptions = { ...this.writeOptions, timestamp, routingKey: rows[0].routingKey };
-    const once =
-      rows.length === 1
-        ? () => this.client.execute(rows[0].query, rows[0].params, opts)
-        : // The rows carry query and params already: the driver reads nothing else from a batch entry.
-          () => this.client.batch(rows as CoalescedWrite[], { ...opts, logged: false });
-    const attempt = async () => {
-      try {
-        return await once();
-      } catch (e) {
-        throw wrapCassandraError(e, rows.length === 1 ? 'write row' : `write batch of ${rows.length} rows`, 'store', this.context);
-      }
-    };
-    const retry = this.settings.retry;
-    if (!retry) return attempt();
-    return withRetry(attempt, {
-      timeoutMs: retry.timeoutMs,
-      maxDelayMs: retry.maxDelayMs,
-      initialDelayMs: 100,
-      isRetriable: retry.isRetriable ?? isRetriableCassandraError,
-      onRetry: retry.onRetry,
-      shouldStop: retry.shouldStop,
-    });
+  /** writeRow for the sink: the listener hears when the row is durable (no promise per row with a batcher). */
+  issueRow(row: CoalescedWrite, what: string, listener: RowListener): void {
+    const b = this.settings.batcher;
+    if (b) b.add(row, listener);
+    else
+      this.write(row.query, row.params, what).then(
+        () => listener.rowWritten(),
+        (e: unknown) => listener.rowFailed(e),
+      );
   }
 
-  /** Executes an unlogged batch of prepared writes (one request). */
-  async batch(queries: { query: string; params: unknown[] }[], what: string): Promise<void> {
-    try {
-      await this.client.batch(queries, {
-        prepare: true,
-        logged: false,
-        consistency: this.writeCl,
-        isIdempotent: true,
-        executionProfile: this.settings.executionProfile,
-      });
-    } catch (e) {
-      throw wrapCassandraError(e, what, 'store', this.context);
-    }
+  /**
+   * Sends coalesced rows as one request with a fixed client timestamp: a single prepared statement for one row, else
+   * an UNLOGGED batch routed to the first row's replicas.
+   */
+  sendRows(rows: readonly CoalescedWrite[], timestampMicros: number): Promise<unknown> {
+    const opts: QueryOptions = { ...this.writeOptions, timestamp: types.Long.fromNumber(timestampMicros), routingKey: rows[0].routingKey };
+    return this.send(rows, opts, rows.length === 1 ? 'write row' : `write batch of ${rows.length} rows`);
+  }
+
+  /** Executes an unlogged batch of prepared writes (one request, one client timestamp). */
+  async batch(statements: readonly Statement[], what: string): Promise<void> {
+    await this.send(statements, { ...this.writeOptions, timestamp: nextWriteTimestamp() }, what);
   }
 
   /** Executes a DDL statement (not prepared) with the DDL profile. */
@@ -170,21 +161,25 @@ export class CqlExecutor {
     }
   }
 
-  /** Executes with opts (a fresh object per call); only writes get a fixed client timestamp, and only when retrying. */
-  private async run(query: string, params: unknown[], what: string, opts: QueryOptions, isWrite: boolean): Promise<types.ResultSet> {
+  /**
+   * The one send path: a single statement, or an UNLOGGED batch of several, with opts (a fresh object per call). Driver
+   * failures become classified StoreErrors; with a retry policy, idempotent requests are retried as a whole (with the
+   * client timestamp already in opts, so a retry cannot reorder rows). A lightweight transaction (IF NOT EXISTS) is never
+   * retried: it may have applied before the failure, and Cassandra refuses a client timestamp on it anyway.
+   */
+  private send(statements: readonly Statement[], opts: QueryOptions, what: string): Promise<types.ResultSet> {
     const once = async () => {
       try {
-        return await this.client.execute(query, params, opts);
+        return await (statements.length === 1
+          ? this.client.execute(statements[0].query, statements[0].params, opts)
+          : // The statements carry query and params: the driver reads nothing else from a batch entry.
+            this.client.batch(statements as Statement[], { ...opts, logged: false }));
       } catch (e) {
         throw wrapCassandraError(e, what, 'store', this.context);
       }
     };
     const retry = this.settings.retry;
-    // Only idempotent statements are retried: a lightweight transaction (IF NOT EXISTS) may have applied before the
-    // failure, and Cassandra refuses a client timestamp on it anyway.
     if (!retry || opts.isIdempotent === false) return once();
-    // A retried write keeps its first client timestamp, so it can never overwrite a later write of the same row.
-    if (isWrite && opts.timestamp === undefined) opts.timestamp = nextWriteTimestamp();
     return withRetry(once, {
       timeoutMs: retry.timeoutMs,
       maxDelayMs: retry.maxDelayMs,

@@ -1,4 +1,5 @@
 import { AdjunctError } from '../../errors';
+import type { RowListener } from '../types';
 
 /** One row write handed to the batcher: a prepared statement, its bind values and where the row lives. */
 export interface CoalescedWrite {
@@ -35,12 +36,13 @@ export interface WriteBatcherOptions {
   lingerMs: number;
   /** Most batches in flight at once (the rest wait in order). */
   maxConcurrent: number;
+  /** Told the duration of every request (a batch or a single row, retries and splits included), in seconds. */
+  onRequestDone?: (seconds: number) => void;
 }
 
 interface Pending {
   write: CoalescedWrite;
-  resolve: () => void;
-  reject: (e: unknown) => void;
+  listener: RowListener;
 }
 
 interface OpenBatch {
@@ -77,28 +79,34 @@ export class WriteBatcher {
 
   /** Adds a row write; resolves when the request carrying it is acknowledged. */
   write(w: CoalescedWrite): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const p: Pending = { write: w, resolve, reject };
-      if (this.options.lingerMs <= 0 || w.bytes >= this.options.maxBytes) {
-        this.enqueue([p]);
-        return;
-      }
-      const group = this.sender.groupOf(w.routingKey);
-      let b = this.open.get(group);
-      if (b && (b.bytes + w.bytes > this.options.maxBytes || b.rowIds.has(w.rowId))) {
-        this.seal(b);
-        b = undefined;
-      }
-      if (!b) {
-        b = { group, rows: [], bytes: 0, rowIds: new Set() };
-        b.timer = setTimeout(() => this.seal(b!), this.options.lingerMs);
-        this.open.set(group, b);
-      }
-      b.rows.push(p);
-      b.bytes += w.bytes;
-      b.rowIds.add(w.rowId);
-      if (b.rows.length >= this.options.maxRows) this.seal(b);
-    });
+    return new Promise<void>((resolve, reject) => this.add(w, { rowWritten: resolve, rowFailed: reject }));
+  }
+
+  /** Adds a row write; the listener hears when the request carrying it is acknowledged (the sink's path: no promise). */
+  add(w: CoalescedWrite, listener: RowListener): void {
+    const p: Pending = { write: w, listener };
+    if (this.options.lingerMs <= 0 || w.bytes >= this.options.maxBytes) {
+      this.enqueue([p]);
+      return;
+    }
+    const group = this.sender.groupOf(w.routingKey);
+    let b = this.open.get(group);
+    if (b && (b.bytes + w.bytes > this.options.maxBytes || b.rowIds.has(w.rowId))) {
+      this.seal(b);
+      b = undefined;
+    }
+    if (!b) b = this.openBatch(group);
+    b.rows.push(p);
+    b.bytes += w.bytes;
+    b.rowIds.add(w.rowId);
+    if (b.rows.length >= this.options.maxRows) this.seal(b);
+  }
+
+  private openBatch(group: string): OpenBatch {
+    const b: OpenBatch = { group, rows: [], bytes: 0, rowIds: new Set() };
+    b.timer = setTimeout(() => this.seal(b), this.options.lingerMs);
+    this.open.set(group, b);
+    return b;
   }
 
   /** Sends every open batch now (shutdown, tests). */
@@ -131,8 +139,10 @@ export class WriteBatcher {
     while (this.inFlight < this.options.maxConcurrent && this.ready.length > 0) {
       const b = this.ready.shift()!;
       this.inFlight++;
+      const started = performance.now();
       void this.deliver(b.rows, b.timestamp).finally(() => {
         this.inFlight--;
+        this.options.onRequestDone?.((performance.now() - started) / 1000);
         this.pump();
       });
     }
@@ -150,10 +160,10 @@ export class WriteBatcher {
         await Promise.all([this.deliver(rows.slice(0, half), timestamp), this.deliver(rows.slice(half), timestamp)]);
         return;
       }
-      for (const r of rows) r.reject(e);
+      for (const r of rows) r.listener.rowFailed(e);
       return;
     }
-    for (const r of rows) r.resolve();
+    for (const r of rows) r.listener.rowWritten();
   }
 }
 
