@@ -1,7 +1,7 @@
 import { Client } from 'cassandra-driver';
 import type { AdjunctConfig, PipelineSpec } from '../config/schema';
 import { requireSchemaAgreement } from '../catalog';
-import { generationTable, StoreEntry } from '../generations';
+import { GenerationFields, generationTable, StoreEntry } from '../generations';
 import { InvalidArgumentError, wrapCassandraError } from '../errors';
 import { coerceKey, coerceValue, serdeByName } from '../store/serde';
 import { Serde } from '../store/types';
@@ -122,7 +122,7 @@ export class StoreWiring {
   }
 
   /** The catalog entry describing this store. */
-  catalogEntry(): Omit<StoreEntry, 'currentGeneration' | 'previousGeneration' | 'previousDropAfter' | 'buildingGeneration' | 'updatedAt'> {
+  catalogEntry(): Omit<StoreEntry, GenerationFields> {
     return {
       store: this.spec.store.name,
       kind: this.spec.store.kind,

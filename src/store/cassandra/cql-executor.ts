@@ -1,5 +1,5 @@
 import { Client, QueryOptions, types } from 'cassandra-driver';
-import { InvalidArgumentError, isRetriableCassandraError, wrapCassandraError } from '../../errors';
+import { InvalidArgumentError, isMissingTable, isRetriableCassandraError, wrapCassandraError } from '../../errors';
 import { withRetry } from '../../errors/retry';
 import type { RowListener } from '../types';
 import type { CoalescedWrite, WriteBatcher } from './write-batcher';
@@ -180,11 +180,13 @@ export class CqlExecutor {
     };
     const retry = this.settings.retry;
     if (!retry || opts.isIdempotent === false) return once();
+    const retriable = retry.isRetriable ?? isRetriableCassandraError;
     return withRetry(once, {
       timeoutMs: retry.timeoutMs,
       maxDelayMs: retry.maxDelayMs,
       initialDelayMs: 100,
-      isRetriable: retry.isRetriable ?? isRetriableCassandraError,
+      // A batch whose table is gone is not retried whole: the batcher splits it, so rows of live tables go through.
+      isRetriable: statements.length > 1 ? (e) => !isMissingTable(e) && retriable(e) : retriable,
       onRetry: retry.onRetry,
       shouldStop: retry.shouldStop,
     });

@@ -63,7 +63,8 @@ interface SealedBatch {
  * its coordinator; on one node everything shares a group), bounded by bytes and rows, with a short linger.
  * Each write's promise settles only when its batch is acknowledged. A batch's client timestamp is fixed when it is
  * sealed (in issue order within a group), so retries and splits cannot reorder rows. A batch that fails with a
- * non-retriable error is split in halves until the failing row stands alone: one poison row never fails its neighbours.
+ * non-retriable error (or a dropped table) is split in halves until the failing row stands alone: one poison row never
+ * fails its neighbours.
  */
 export class WriteBatcher {
   private readonly open = new Map<string, OpenBatch>();
@@ -179,6 +180,7 @@ export function versionRowId(key: Buffer, timestamp: number): number {
  * Outages (retriable errors, exhausted retries) fail every row of the batch alike.
  */
 function isRowSpecific(e: unknown): boolean {
-  if (e instanceof AdjunctError) return !e.retriable && e.code !== 'RETRIES_EXHAUSTED';
+  // A dropped table fails every row of a batch that mixes it with live tables: split, so only its own rows wait.
+  if (e instanceof AdjunctError) return (!e.retriable && e.code !== 'RETRIES_EXHAUSTED') || e.code === 'TABLE_MISSING';
   return true;
 }
