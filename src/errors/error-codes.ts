@@ -60,6 +60,7 @@ export const ERROR_CODES = {
   KEYSPACE_NOT_FOUND: code(500, 1, false, 'the keyspace does not exist and autoCreate is off'),
   TABLE_NOT_FOUND: code(500, 1, false, 'the table does not exist and autoCreate is off'),
   SCHEMA_OUTDATED: code(500, 1, false, 'a table lacks a column this version needs and table creation is off'),
+  BUCKETS_UNKNOWN: code(500, 1, false, 'a bucketed table is read or written without the number of buckets it was written with'),
   CASSANDRA_ERROR: code(500, 1, false, 'Cassandra refused the request'),
   STORE_ERROR: code(500, 1, false, 'a store-level failure'),
   STORE_CLOSED: code(500, 1, false, 'the store was closed'),

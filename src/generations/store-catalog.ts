@@ -72,6 +72,18 @@ export class StoreCatalog {
         });
       }
     }
+    if (got.buckets === null && e.buckets !== null) {
+      // An entry from before partitioned buckets: its existing tables keep their layout (read from their schema);
+      // tables created from now on use these buckets. The LWT makes concurrent workers agree on one number.
+      await this.exec(`UPDATE $T SET buckets=? WHERE store=? IF buckets=null`, [e.buckets, e.store], 'recording buckets');
+      got.buckets = (await this.get(e.store))?.buckets ?? null;
+    }
+    if (got.buckets !== e.buckets) {
+      throw new AdjunctError(
+        `store ${e.store} was created with buckets=${got.buckets} but the config says ${e.buckets}; buckets are fixed per store: use a new store name`,
+        { code: 'STORE_SHAPE_MISMATCH', stage: 'config', context: { store: e.store, field: 'buckets' } },
+      );
+    }
     if (got.historyRetentionMs !== e.historyRetentionMs) {
       await this.exec(
         `UPDATE $T SET history_retention_ms=? WHERE store=?`,

@@ -186,6 +186,7 @@ export class Worker {
     if (existing) wiring.adoptBaseTable(existing.baseTable);
     await shared.owners.claim(wiring.baseTable, owner, this.workerId);
     const entry = await catalog.register(wiring.catalogEntry());
+    wiring.adoptBuckets(entry.buckets);
     await wiring.ensureTable(entry.currentGeneration);
     const processor = new RecordProcessor(
       createConverter(spec.keyConverter, 'key-convert', this.registry),
