@@ -134,7 +134,10 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     // Rollback: readers back on generation 1; generation 2 is kept, then dropped after keepPreviousGeneration.
     const r = await stack.worker.runner('p').rollback(1);
     expect(r).toEqual({ current: 1, previous: 2, changed: true });
-    expect(await stack.worker.runner('p').rollback(1)).toEqual({ current: 1, previous: 2, changed: false }); // idempotent, not a toggle
+    // Idempotent, not a toggle. The kept generation may already be expiring (short keep time): previous 2 or none.
+    const again = await stack.worker.runner('p').rollback(1);
+    expect(again).toMatchObject({ current: 1, changed: false });
+    expect([2, null]).toContain(again.previous);
     expect((await catalog.get('s'))?.currentGeneration).toBe(1);
     await eventually(async () => !(await tableExists(stack.client, n.keyspace, 's_g2')), 30_000, 'generation 2 dropped');
     expect((await catalog.get('s'))?.previousGeneration).toBeNull();
@@ -162,12 +165,16 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     // The worker is down; records 10..29 arrive and 10..19 are deleted before it comes back.
     await producer.send({ topic: n.topic, messages: recs(10, 30) });
     await stack.admin.deleteTopicRecords({ topic: n.topic, partitions: [{ partition: 0, offset: '20' }] });
-    await expect(startWorker(doc('fail'))).rejects.toThrow(/fell off the log.*onOffsetOutOfRange=fail/);
-    // latest: skips to the end, loudly; records 20..29 (still in the log) are not applied.
+    await expect(startWorker(doc('fail'))).rejects.toThrow(
+      /offsets 10\.\.19 \(10 records\) were deleted by retention.*onOffsetOutOfRange=fail/,
+    );
+    // latest: goes on from the log start, loudly; the deleted 10..19 are lost, 20..29 (still in the log) are applied.
     stack.worker = await startWorker(doc('latest'));
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p'), n.topic);
     expect((await committedOffsets(stack.admin, pipelineGroup(n.group, 'p'), n.topic)).get(0)).toBe(30n);
-    expect((await keys(stack.client, n.keyspace, 's_g1')).has('k25')).toBe(false);
+    const afterLatest = await keys(stack.client, n.keyspace, 's_g1');
+    expect(afterLatest.has('k25')).toBe(true);
+    expect(afterLatest.has('k15')).toBe(false);
     await stack.worker.stop();
     // reload: provoke again, and the store is rebuilt from what the log still has.
     await producer.send({ topic: n.topic, messages: recs(30, 40) });
