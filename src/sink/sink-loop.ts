@@ -37,7 +37,10 @@ interface BatchControl {
   handedOver(offset: string): void;
   /** Resolves the consumer position up to the last record handed over (kafkajs `resolveOffset`), once. */
   resolve(): void;
+  /** Whether to go on: the task accepts records and the consumer neither stopped nor seeked this partition. */
   keepGoing(): boolean;
+  /** Notes an await point: other code ran, so the consumer may have stopped or seeked since the last check. */
+  yielded(): void;
 }
 
 /** Collaborators of the loop, built once by the task. */
@@ -110,16 +113,25 @@ export class SinkLoop {
         consumed++;
         // Synchronous converters and a free write budget take no promise per record.
         let converted = this.convert(st, record, offset, control);
-        if (converted instanceof Promise) converted = await converted;
+        if (converted instanceof Promise) {
+          converted = await converted;
+          control.yielded();
+        }
         if (converted === STOP) break;
         if (converted !== SETTLED) {
           let delivered = this.deliver(st, record, offset, converted, control);
-          if (delivered instanceof Promise) delivered = await delivered;
+          if (delivered instanceof Promise) {
+            delivered = await delivered;
+            control.yielded();
+          }
           if (!delivered) break;
         }
         control.handedOver(message.offset);
         st.expectedNext = offset + 1n;
-        if (control.heartbeatDue()) await control.heartbeat();
+        if (control.heartbeatDue()) {
+          await control.heartbeat();
+          control.yielded();
+        }
       }
     } finally {
       control.resolve();
@@ -146,6 +158,9 @@ export class SinkLoop {
       last = clock.now();
       await b.heartbeat();
     };
+    // kafkajs's isRunning()/isStale() (a JSON key per call) change only when other code runs (consumer.stop, seek), i.e.
+    // while this loop awaits: they are checked at the start and after each await point, not per record.
+    let consumerChecked = false;
     const resolve = () => {
       if (handed === null) return;
       b.resolveOffset(handed);
@@ -159,7 +174,16 @@ export class SinkLoop {
         handed = offset;
       },
       resolve,
-      keepGoing: () => b.isRunning() && !b.isStale() && this.p.lifecycle.accepting,
+      keepGoing: () => {
+        if (!this.p.lifecycle.accepting) return false;
+        if (consumerChecked) return true;
+        if (!b.isRunning() || b.isStale()) return false;
+        consumerChecked = true;
+        return true;
+      },
+      yielded: () => {
+        consumerChecked = false;
+      },
     };
   }
 
@@ -228,7 +252,14 @@ export class SinkLoop {
     c.resolve();
     while (!(await this.p.budget.acquire(size, this.o.budgetWaitMs))) {
       await c.beat();
+      c.yielded();
       if (!c.keepGoing()) return false;
+    }
+    // The wait let other code run: a stop or seek meanwhile leaves this record (and the rest of the batch) unissued.
+    c.yielded();
+    if (!c.keepGoing()) {
+      this.p.budget.release(size);
+      return false;
     }
     this.issueUnderBudget(st, record, offset, x, c, size);
     return true;
