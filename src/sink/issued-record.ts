@@ -14,16 +14,19 @@ export interface WriteSettlement {
 
 /**
  * One record whose write is in flight: its partition, its place in the offset order and its share of the write budget.
- * It is the store's row listener, so a write costs this one object, not a promise and closures per record.
+ * It is the store's row listener and its own offset-tracker entry, so a write costs this one object, not a promise,
+ * closures and a tracker entry per record.
  */
-export class IssuedRecord implements RowListener {
-  /** Registered with the partition's tracker right after the put decision. */
-  tracked!: TrackedRecord;
+export class IssuedRecord implements RowListener, TrackedRecord {
+  /** The writer's observed stream time right after the put decision (set when tracked). */
+  observedStreamTime = 0;
+  done = false;
 
   constructor(
     private readonly settlement: WriteSettlement,
     readonly st: PartitionState,
     readonly record: SinkRecord,
+    readonly offset: number,
     /** Budget bytes held (key + value). */
     readonly size: number,
     /** The batch's heartbeat, for a dead letter's retries. */

@@ -75,7 +75,7 @@ export class SinkLoop {
   private readonly settlement: WriteSettlement = {
     durable: (r) => this.durable(r),
     failed: (r, e) => {
-      void this.settleFailure(r.st, r.record, r.tracked, asBadRecord(e, 'write'), r.heartbeat).finally(() => this.p.budget.release(r.size));
+      void this.settleFailure(r.st, r.record, r, asBadRecord(e, 'write'), r.heartbeat).finally(() => this.p.budget.release(r.size));
     },
   };
 
@@ -105,11 +105,12 @@ export class SinkLoop {
     if (!first || !(await this.p.guard.admit(st, BigInt(first.offset)))) return;
     const control = this.controlOf(b);
     let consumed = 0;
+    let last = -1;
     try {
       for (const message of b.batch.messages) {
         if (!control.keepGoing()) break;
         const record = sinkRecordOf(b.batch.topic, b.batch.partition, message);
-        const offset = BigInt(message.offset);
+        const offset = Number(message.offset);
         consumed++;
         // Synchronous converters and a free write budget take no promise per record.
         let converted = this.convert(st, record, offset, control);
@@ -127,7 +128,7 @@ export class SinkLoop {
           if (!delivered) break;
         }
         control.handedOver(message.offset);
-        st.expectedNext = offset + 1n;
+        last = offset;
         if (control.heartbeatDue()) {
           await control.heartbeat();
           control.yielded();
@@ -135,6 +136,7 @@ export class SinkLoop {
       }
     } finally {
       control.resolve();
+      if (last >= 0) st.expectedNext = BigInt(last) + 1n;
       if (consumed > 0) {
         this.p.counts.consumed += consumed;
         this.m.consumed.inc(consumed);
@@ -191,7 +193,7 @@ export class SinkLoop {
    * Decodes and extracts: synchronously when the converters and extractor allow, else retrying an unavailable registry.
    * A skip is settled at once, a failure goes to tolerance.
    */
-  private convert(st: PartitionState, record: SinkRecord, offset: bigint, c: BatchControl): Converted | Promise<Converted> {
+  private convert(st: PartitionState, record: SinkRecord, offset: number, c: BatchControl): Converted | Promise<Converted> {
     let out: Processed | Promise<Processed>;
     try {
       out = this.p.processor.process(record, st.writer.observedStreamTime());
@@ -205,7 +207,7 @@ export class SinkLoop {
   private async convertRetrying(
     st: PartitionState,
     record: SinkRecord,
-    offset: bigint,
+    offset: number,
     c: BatchControl,
     first: Promise<Processed>,
   ): Promise<Converted> {
@@ -224,7 +226,7 @@ export class SinkLoop {
   }
 
   /** A skip is settled (and counted) at once; anything else goes on to be written. */
-  private converted(st: PartitionState, record: SinkRecord, offset: bigint, out: Processed): Converted {
+  private converted(st: PartitionState, record: SinkRecord, offset: number, out: Processed): Converted {
     if (!isSkip(out)) return out;
     this.p.counts.skipped++;
     this.m.skipped.inc();
@@ -234,7 +236,7 @@ export class SinkLoop {
   }
 
   /** Issues the write under the write budget (waiting heartbeats when it is full); false when the task stops while waiting. */
-  private deliver(st: PartitionState, record: SinkRecord, offset: bigint, x: Extracted, c: BatchControl): boolean | Promise<boolean> {
+  private deliver(st: PartitionState, record: SinkRecord, offset: number, x: Extracted, c: BatchControl): boolean | Promise<boolean> {
     const size = recordSize(record);
     if (!this.p.budget.tryAcquire(size)) return this.deliverAfterWait(st, record, offset, x, c, size);
     this.issueUnderBudget(st, record, offset, x, c, size);
@@ -244,7 +246,7 @@ export class SinkLoop {
   private async deliverAfterWait(
     st: PartitionState,
     record: SinkRecord,
-    offset: bigint,
+    offset: number,
     x: Extracted,
     c: BatchControl,
     size: number,
@@ -266,15 +268,16 @@ export class SinkLoop {
   }
 
   /** Puts the record to its partition's writer (the put decision happens now) and tracks it until durable. */
-  private issueUnderBudget(st: PartitionState, record: SinkRecord, offset: bigint, x: Extracted, c: BatchControl, size: number): void {
-    const r = new IssuedRecord(this.settlement, st, record, size, c.heartbeat);
+  private issueUnderBudget(st: PartitionState, record: SinkRecord, offset: number, x: Extracted, c: BatchControl, size: number): void {
+    const r = new IssuedRecord(this.settlement, st, record, offset, size, c.heartbeat);
     let outcome: 'issued' | 'expired' | { error: unknown };
     try {
       outcome = st.writer.write(x.key, x.value, x.timestamp, r, x.valueBytes);
     } catch (e) {
       outcome = { error: e };
     }
-    r.tracked = st.tracker.begin(offset, st.writer.observedStreamTime());
+    r.observedStreamTime = st.writer.observedStreamTime();
+    st.tracker.add(r);
     if (outcome === 'expired') {
       this.p.stall.recovered();
       this.p.counts.expired++;
@@ -295,7 +298,7 @@ export class SinkLoop {
 
   /** Completes the record's offset and returns its budget. */
   private settled(r: IssuedRecord): void {
-    r.st.tracker.complete(r.tracked);
+    r.st.tracker.complete(r);
     this.p.budget.release(r.size);
   }
 
