@@ -27,6 +27,15 @@ function int32Bytes(n: number): Buffer {
   return b;
 }
 
+/** The big-endian int64 serialisation of a safe integer (a bigint cell, encoded without a Long or BigInt per row). */
+function int64Bytes(n: number): Buffer {
+  const b = Buffer.allocUnsafe(8);
+  const high = Math.floor(n / 0x100000000);
+  b.writeInt32BE(high, 0);
+  b.writeUInt32BE(n - high * 0x100000000, 4);
+  return b;
+}
+
 /** Everything a CassandraVersionedStore needs once its schema exists (built by openCassandraVersionedStore). */
 export interface CassandraVersionedStoreParts<K, V> {
   reader: VersionedTableReader;
@@ -61,11 +70,14 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   private closed = false;
   /** Routing key of every row of a partitioned table (its int partition key); undefined for global tables (the key). */
   private readonly routingKey: Buffer | undefined;
+  /** The writer cell of every row, encoded once (the driver sends Buffer bind values as they are). */
+  private readonly writerCell: Buffer;
 
   constructor(private readonly parts: CassandraVersionedStoreParts<K, V>) {
     this.reader = parts.reader;
     this.partition = parts.reader.partitionFor(parts.partition);
     this.routingKey = this.partition === undefined ? undefined : int32Bytes(this.partition);
+    this.writerCell = Buffer.from(parts.writerId, 'utf8');
     this.retention = parts.historyRetentionMs;
     this.streamTime = parts.initialStreamTime;
     this.persistedStreamTime = parts.initialStreamTime;
@@ -242,9 +254,9 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     typedKey: K | undefined,
     listener: RowListener,
   ): void {
-    const writer = this.parts.writerId;
+    const writer = this.writerCell;
     const p = this.partition;
-    const ts = this.reader.exec.long(timestamp);
+    const ts = int64Bytes(timestamp);
     const row: CoalescedWrite = {
       query: this.reader.cql.insert,
       params: p === undefined ? [key, ts, value, writer] : [p, key, ts, value, writer],
