@@ -1,9 +1,9 @@
 /**
- * One issued record of a partition; `begin`/`add` hand it in and `complete` takes it back. Offsets are numbers here
- * (Kafka offsets stay far below 2^53): no BigInt per record on the hot path; the watermark is a bigint.
+ * One issued record of a partition; `begin`/`add` hand it in and `complete` takes it back. The offset is Kafka's
+ * decimal string as fetched: nothing is parsed per record; the watermark (once per commit) is a bigint.
  */
 export interface TrackedRecord {
-  offset: number;
+  offset: string;
   observedStreamTime: number;
   done: boolean;
 }
@@ -21,7 +21,7 @@ export class OffsetTracker {
   private notDone = 0;
 
   /** Registers a record (in offset order) with the writer's observed stream time after its put decision. */
-  begin(offset: number, observedStreamTime: number): TrackedRecord {
+  begin(offset: string, observedStreamTime: number): TrackedRecord {
     return this.add({ offset, observedStreamTime, done: false });
   }
 

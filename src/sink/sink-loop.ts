@@ -7,16 +7,14 @@ import { AdjunctMetrics } from '../observability/metrics';
 import { ErrorHandler, Heartbeat } from './error-handler';
 import { OffsetLossGuard } from './offset-loss-guard';
 import { PartitionRegistry } from './partition-registry';
-import { PartitionState } from './partition-state';
 import { IssuedRecord, WriteSettlement } from './issued-record';
 import { Processed, RecordProcessor } from './record-processor';
-import { SinkRecord, recordSize, sinkRecordOf } from './sink-record';
+import { recordSize } from './sink-record';
 import { StallMonitor } from './stall-monitor';
 import { TaskLifecycle } from './task-lifecycle';
 import { CompiledSinkTaskOptions } from './task-options';
 import { TaskCounts } from './task-status';
 import { WriteBudget } from './write-budget';
-import { TrackedRecord } from './offset-tracker';
 
 /** One fetched batch as the loop sees it (kafkajs's EachBatchPayload fits). */
 export interface FetchedBatch {
@@ -75,7 +73,7 @@ export class SinkLoop {
   private readonly settlement: WriteSettlement = {
     durable: (r) => this.durable(r),
     failed: (r, e) => {
-      void this.settleFailure(r.st, r.record, r, asBadRecord(e, 'write'), r.heartbeat).finally(() => this.p.budget.release(r.size));
+      void this.settleFailure(r, asBadRecord(e, 'write')).finally(() => this.p.budget.release(r.size));
     },
   };
 
@@ -105,22 +103,21 @@ export class SinkLoop {
     if (!first || !(await this.p.guard.admit(st, BigInt(first.offset)))) return;
     const control = this.controlOf(b);
     let consumed = 0;
-    let last = -1;
+    let last: KafkaMessage | null = null;
     try {
       for (const message of b.batch.messages) {
         if (!control.keepGoing()) break;
-        const record = sinkRecordOf(b.batch.topic, b.batch.partition, message);
-        const offset = Number(message.offset);
+        const record = new IssuedRecord(this.settlement, st, message, control.heartbeat);
         consumed++;
         // Synchronous converters and a free write budget take no promise per record.
-        let converted = this.convert(st, record, offset, control);
+        let converted = this.convert(record, control);
         if (converted instanceof Promise) {
           converted = await converted;
           control.yielded();
         }
         if (converted === STOP) break;
         if (converted !== SETTLED) {
-          let delivered = this.deliver(st, record, offset, converted, control);
+          let delivered = this.deliver(record, converted, control);
           if (delivered instanceof Promise) {
             delivered = await delivered;
             control.yielded();
@@ -128,7 +125,7 @@ export class SinkLoop {
           if (!delivered) break;
         }
         control.handedOver(message.offset);
-        last = offset;
+        last = message;
         if (control.heartbeatDue()) {
           await control.heartbeat();
           control.yielded();
@@ -136,7 +133,7 @@ export class SinkLoop {
       }
     } finally {
       control.resolve();
-      if (last >= 0) st.expectedNext = BigInt(last) + 1n;
+      if (last !== null) st.expectedNext = BigInt(last.offset) + 1n;
       if (consumed > 0) {
         this.p.counts.consumed += consumed;
         this.m.consumed.inc(consumed);
@@ -193,24 +190,19 @@ export class SinkLoop {
    * Decodes and extracts: synchronously when the converters and extractor allow, else retrying an unavailable registry.
    * A skip is settled at once, a failure goes to tolerance.
    */
-  private convert(st: PartitionState, record: SinkRecord, offset: number, c: BatchControl): Converted | Promise<Converted> {
+  private convert(record: IssuedRecord, c: BatchControl): Converted | Promise<Converted> {
     let out: Processed | Promise<Processed>;
     try {
-      out = this.p.processor.process(record, st.writer.observedStreamTime());
+      out = this.p.processor.process(record, record.st.writer.observedStreamTime());
     } catch (e) {
       // The retry loop tells record failures (settled at once) from retriable ones.
       out = Promise.reject(e);
     }
-    return out instanceof Promise ? this.convertRetrying(st, record, offset, c, out) : this.converted(st, record, offset, out);
+    return out instanceof Promise ? this.convertRetrying(record, c, out) : this.converted(record, out);
   }
 
-  private async convertRetrying(
-    st: PartitionState,
-    record: SinkRecord,
-    offset: number,
-    c: BatchControl,
-    first: Promise<Processed>,
-  ): Promise<Converted> {
+  private async convertRetrying(record: IssuedRecord, c: BatchControl, first: Promise<Processed>): Promise<Converted> {
+    const st = record.st;
     try {
       const out = await this.p.errors.retry(
         first,
@@ -218,39 +210,33 @@ export class SinkLoop {
         'value-convert',
         c.heartbeat,
       );
-      return this.converted(st, record, offset, out);
+      return this.converted(record, out);
     } catch (e) {
-      const tracked = st.tracker.begin(offset, st.writer.observedStreamTime());
-      return (await this.settleFailure(st, record, tracked, asBadRecord(e, 'extract'), c.heartbeat)) ? SETTLED : STOP;
+      this.track(record);
+      return (await this.settleFailure(record, asBadRecord(e, 'extract'))) ? SETTLED : STOP;
     }
   }
 
   /** A skip is settled (and counted) at once; anything else goes on to be written. */
-  private converted(st: PartitionState, record: SinkRecord, offset: number, out: Processed): Converted {
+  private converted(record: IssuedRecord, out: Processed): Converted {
     if (!isSkip(out)) return out;
     this.p.counts.skipped++;
     this.m.skipped.inc();
     this.p.log.debug({ topic: record.topic, partition: record.partition, offset: record.offset, reason: out.reason }, 'record skipped');
-    st.tracker.complete(st.tracker.begin(offset, st.writer.observedStreamTime()));
+    record.st.tracker.complete(this.track(record));
     return SETTLED;
   }
 
   /** Issues the write under the write budget (waiting heartbeats when it is full); false when the task stops while waiting. */
-  private deliver(st: PartitionState, record: SinkRecord, offset: number, x: Extracted, c: BatchControl): boolean | Promise<boolean> {
+  private deliver(record: IssuedRecord, x: Extracted, c: BatchControl): boolean | Promise<boolean> {
     const size = recordSize(record);
-    if (!this.p.budget.tryAcquire(size)) return this.deliverAfterWait(st, record, offset, x, c, size);
-    this.issueUnderBudget(st, record, offset, x, c, size);
+    if (!this.p.budget.tryAcquire(size)) return this.deliverAfterWait(record, x, c, size);
+    record.size = size;
+    this.issueUnderBudget(record, x);
     return true;
   }
 
-  private async deliverAfterWait(
-    st: PartitionState,
-    record: SinkRecord,
-    offset: number,
-    x: Extracted,
-    c: BatchControl,
-    size: number,
-  ): Promise<boolean> {
+  private async deliverAfterWait(record: IssuedRecord, x: Extracted, c: BatchControl, size: number): Promise<boolean> {
     c.resolve();
     while (!(await this.p.budget.acquire(size, this.o.budgetWaitMs))) {
       await c.beat();
@@ -263,21 +249,21 @@ export class SinkLoop {
       this.p.budget.release(size);
       return false;
     }
-    this.issueUnderBudget(st, record, offset, x, c, size);
+    record.size = size;
+    this.issueUnderBudget(record, x);
     return true;
   }
 
   /** Puts the record to its partition's writer (the put decision happens now) and tracks it until durable. */
-  private issueUnderBudget(st: PartitionState, record: SinkRecord, offset: number, x: Extracted, c: BatchControl, size: number): void {
-    const r = new IssuedRecord(this.settlement, st, record, offset, size, c.heartbeat);
+  private issueUnderBudget(r: IssuedRecord, x: Extracted): void {
+    const st = r.st;
     let outcome: 'issued' | 'expired' | { error: unknown };
     try {
       outcome = st.writer.write(x.key, x.value, x.timestamp, r, x.valueBytes);
     } catch (e) {
       outcome = { error: e };
     }
-    r.observedStreamTime = st.writer.observedStreamTime();
-    st.tracker.add(r);
+    this.track(r);
     if (outcome === 'expired') {
       this.p.stall.recovered();
       this.p.counts.expired++;
@@ -286,6 +272,12 @@ export class SinkLoop {
     } else if (outcome !== 'issued') {
       this.settlement.failed(r, outcome.error);
     }
+  }
+
+  /** Registers the record with its partition's tracker, with the writer's observed stream time after its put decision. */
+  private track(r: IssuedRecord): IssuedRecord {
+    r.observedStreamTime = r.st.writer.observedStreamTime();
+    return r.st.tracker.add(r);
   }
 
   /** Counts a durable write and completes its offset. */
@@ -303,20 +295,14 @@ export class SinkLoop {
   }
 
   /** Tolerance for one failed record: true when it is settled (dead-lettered), false when it stays pending. */
-  private async settleFailure(
-    st: PartitionState,
-    record: SinkRecord,
-    tracked: TrackedRecord,
-    err: AdjunctError,
-    heartbeat: Heartbeat,
-  ): Promise<boolean> {
-    const disposition = await this.p.errors.handle(record, err, heartbeat);
+  private async settleFailure(record: IssuedRecord, err: AdjunctError): Promise<boolean> {
+    const disposition = await this.p.errors.handle(record, err, record.heartbeat);
     if (disposition === 'left-pending') {
-      st.stuck++;
+      record.st.stuck++;
       return false;
     }
     this.p.counts.deadLettered++;
-    st.tracker.complete(tracked);
+    record.st.tracker.complete(record);
     return true;
   }
 }
