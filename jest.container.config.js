@@ -9,6 +9,7 @@ module.exports = {
       displayName: 'container',
       testEnvironment: 'node',
       transform: { '^.+\\.(t|j)sx?$': ['@swc/jest'] },
+      globalTeardown: '<rootDir>/test/exit-check.ts',
       testMatch: ['<rootDir>/test/container/**/*.test.ts'],
     },
   ],

@@ -10,6 +10,7 @@ module.exports = {
       displayName: 'faults',
       testEnvironment: 'node',
       transform: { '^.+\\.(t|j)sx?$': ['@swc/jest'] },
+      globalTeardown: '<rootDir>/test/exit-check.ts',
       // cookie 2.x (a fastify dependency) is ESM-only: let swc turn it into CommonJS for jest.
       transformIgnorePatterns: ['/node_modules/(?!cookie/)'],
       testMatch: ['<rootDir>/test/faults/**/*.test.ts'],

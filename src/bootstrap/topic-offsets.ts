@@ -1,5 +1,6 @@
 import { Admin } from 'kafkajs';
 import { topicPartitionKey } from '../kafka/topic-partition';
+import { committedOffsetOf } from '../offsets/committed-offset';
 
 /** Low/high watermarks and the group's committed offset of one partition. */
 export interface PartitionOffsets {
@@ -7,7 +8,7 @@ export interface PartitionOffsets {
   partition: number;
   low: bigint;
   high: bigint;
-  /** Committed offset of the group (next record to read), or null when the group has none. */
+  /** Committed offset of the group (next record to read), or null when the group has none (kafkajs's negative sentinels included). */
   committed: bigint | null;
 }
 
@@ -17,8 +18,7 @@ export async function fetchPartitionOffsets(admin: Admin, groupId: string, topic
   const committed = await admin.fetchOffsets({ groupId, topics });
   const committedMap = new Map<string, bigint | null>();
   for (const t of committed)
-    for (const p of t.partitions)
-      committedMap.set(topicPartitionKey(t.topic, p.partition), p.offset === '-1' || p.offset === '' ? null : BigInt(p.offset));
+    for (const p of t.partitions) committedMap.set(topicPartitionKey(t.topic, p.partition), committedOffsetOf(p.offset));
   for (const topic of topics) {
     const offs = await admin.fetchTopicOffsets(topic);
     for (const p of offs) {
@@ -32,9 +32,4 @@ export async function fetchPartitionOffsets(admin: Admin, groupId: string, topic
     }
   }
   return out;
-}
-
-/** Partitions whose committed position is older than the log start: records were deleted before the store saw them. */
-export function outOfRange(parts: PartitionOffsets[]): PartitionOffsets[] {
-  return parts.filter((p) => p.committed !== null && p.committed < p.low);
 }

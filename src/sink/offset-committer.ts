@@ -7,7 +7,8 @@ export type OffsetCommit = { topic: string; partition: number; offset: string }[
 
 /**
  * Commits, per owned partition, the offset after the last durable record, persisting the writer's observed stream
- * time as of that offset first. Commits are chained; a failed one does not poison the next.
+ * time as of that offset first; a partition whose position kafkajs reset gets its position before the gap back.
+ * Commits are chained; a failed one does not poison the next.
  */
 export class OffsetCommitter {
   private chain: Promise<void> = Promise.resolve();
@@ -30,16 +31,17 @@ export class OffsetCommitter {
     const offsets: OffsetCommit = [];
     const done: [PartitionState, bigint][] = [];
     for (const st of this.partitions.all()) {
-      const wm = st.tracker.watermark();
-      if (!wm || (st.committed !== null && wm.offset <= st.committed)) continue;
-      await st.writer.flush(wm.observedStreamTime);
-      offsets.push({ topic: st.topic, partition: st.partition, offset: wm.offset.toString() });
-      done.push([st, wm.offset]);
+      const at = st.commitPosition();
+      if (!at) continue;
+      if (at.observedStreamTime !== undefined) await st.writer.flush(at.observedStreamTime);
+      offsets.push({ topic: st.topic, partition: st.partition, offset: at.offset.toString() });
+      done.push([st, at.offset]);
     }
     if (!offsets.length) return;
     await this.commitOffsets(offsets);
     for (const [st, offset] of done) {
       st.committed = offset;
+      st.restorePosition = false;
       const labels = { pipeline: this.pipeline, topic: st.topic, partition: String(st.partition) };
       this.metrics.committed.set(labels, Number(offset));
       const lag = st.lag();

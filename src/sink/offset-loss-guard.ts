@@ -1,24 +1,17 @@
-import { AdjunctError } from '../errors';
+import { describeError } from '../errors';
+import { OffsetLossPolicy } from '../offsets';
 import { Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
 import { PartitionState } from './partition-state';
 import { TaskLifecycle } from './task-lifecycle';
 import { CompiledSinkTaskOptions } from './task-options';
 
-/** Offsets deleted by retention before the task read them: [from, to] of one partition. */
-export interface OffsetLoss {
-  topic: string;
-  partition: number;
-  from: bigint;
-  to: bigint;
-}
-
-/** The log start offset of a partition (admin `fetchTopicOffsets` low). */
-export type LogStartLookup = (topic: string, partition: number) => Promise<bigint>;
+/** The log start and end offsets of a partition (admin `fetchTopicOffsets` low and high), null when not listed. */
+export type PartitionLogLookup = (topic: string, partition: number) => Promise<{ logStart: bigint; highWatermark: bigint } | null>;
 
 /** Collaborators of the guard. */
 export interface OffsetLossGuardParts {
-  logStart: LogStartLookup;
+  partitionLog: PartitionLogLookup;
   lifecycle: TaskLifecycle;
   metrics: AdjunctMetrics;
   log: Logger;
@@ -26,57 +19,44 @@ export interface OffsetLossGuardParts {
   reload: () => void;
   /** Counts lost offsets in the task's status. */
   countLost: (n: number) => void;
+  /** Commits the partitions whose group position must be put back (policy fail), before the task fails. */
+  restorePositions: () => Promise<void>;
 }
 
 /**
- * Run-time offset-out-of-range detection. A fetched batch that starts past the partition's expected next offset is
- * a loss only when the expected offset is below the log start (retention deleted it); a jump to an offset still in
- * the log is compaction or a transaction marker. Policy: fail stops the pipeline, reload starts a new generation,
- * latest logs and counts the gap. Never a silent skip.
+ * Run-time offset-out-of-range detection. A fetched batch that does not start at the partition's expected next offset
+ * is checked against the log: a jump to an offset still in the log is compaction (or a replay after a rebalance),
+ * an expected offset below the log start was deleted by retention, one past the log end no longer exists. The one
+ * policy (`OffsetLossPolicy`) decides; never a silent skip.
  */
 export class OffsetLossGuard {
+  private readonly policy: OffsetLossPolicy;
+
   constructor(
-    private readonly o: CompiledSinkTaskOptions,
+    o: CompiledSinkTaskOptions,
     private readonly p: OffsetLossGuardParts,
-  ) {}
+  ) {
+    this.policy = new OffsetLossPolicy({ pipeline: o.pipeline, policy: o.onOffsetOutOfRange, metrics: p.metrics, log: p.log });
+  }
 
   /** Checks where a batch starts; returns false when the task must not process it (policy fail). */
   async admit(st: PartitionState, firstOffset: bigint): Promise<boolean> {
     const expected = st.expectedNext;
-    if (expected === null || firstOffset <= expected) return true;
-    const low = await this.p.logStart(st.topic, st.partition);
-    if (expected >= low) return true;
-    return this.apply(st, { topic: st.topic, partition: st.partition, from: expected, to: low - 1n });
-  }
-
-  private apply(st: PartitionState, loss: OffsetLoss): boolean {
-    const lost = loss.to - loss.from + 1n;
-    const what = `${loss.topic}/${loss.partition} offsets ${loss.from}..${loss.to} (${lost} records) were deleted by retention before pipeline ${this.o.pipeline} read them`;
-    this.p.metrics.lostOffsets.inc({ pipeline: this.o.pipeline, topic: loss.topic, partition: String(loss.partition) }, Number(lost));
-    this.p.countLost(Number(lost));
-    this.p.log.error(
-      {
-        topic: loss.topic,
-        partition: loss.partition,
-        from: loss.from.toString(),
-        to: loss.to.toString(),
-        policy: this.o.onOffsetOutOfRange,
-      },
-      `OFFSET OUT OF RANGE: ${what}`,
-    );
-    if (this.o.onOffsetOutOfRange === 'fail') {
-      // kafkajs already committed its reset to the earliest offset: the final commit puts the group back where it was.
-      st.committed = null;
-      this.p.lifecycle.fail(
-        new AdjunctError(`${what}; onOffsetOutOfRange=fail`, {
-          code: 'OFFSET_OUT_OF_RANGE',
-          stage: 'consume',
-          context: { topic: loss.topic, partition: loss.partition, from: loss.from.toString(), to: loss.to.toString() },
-        }),
-      );
-      return false;
-    }
-    if (this.o.onOffsetOutOfRange === 'reload') this.p.reload();
-    return true;
+    if (expected === null || firstOffset === expected) return true;
+    const log = await this.p.partitionLog(st.topic, st.partition);
+    if (!log) return true; // a partition the broker does not list has no log to compare with
+    const decision = this.policy.decide({ topic: st.topic, partition: st.partition, expected, ...log });
+    if (decision.kind === 'continue') return true;
+    this.p.countLost(Number(decision.loss.lost));
+    if (decision.kind === 'reload') this.p.reload();
+    if (decision.kind !== 'fail') return true;
+    // kafkajs committed its reset (earliest) over the group's position: put the position before the gap back first,
+    // so a restart fails again instead of starting past the gap.
+    st.restorePosition = true;
+    await this.p
+      .restorePositions()
+      .catch((e) => this.p.log.warn({ err: describeError(e) }, 'restoring the group position failed; retried at stop'));
+    this.p.lifecycle.fail(decision.error);
+    return false;
   }
 }

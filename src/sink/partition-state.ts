@@ -18,6 +18,11 @@ export class PartitionState {
    * A batch starting past it, where it is below the log start, means records fell off the log.
    */
   expectedNext: bigint | null;
+  /**
+   * Set when kafkajs committed its out-of-range reset over the group's position and the task fails (policy fail):
+   * the next commit puts the position before the gap back (last durable, else last committed, else as assigned).
+   */
+  restorePosition = false;
   /** Records left pending on purpose (tolerance none, shutdown, failure): the commit never passes them. */
   stuck = 0;
 
@@ -25,9 +30,18 @@ export class PartitionState {
     readonly topic: string,
     readonly partition: number,
     readonly writer: PartitionWriter,
-    committedAtAssignment: bigint | null,
+    /** The group's committed offset when the partition was assigned (next record to read), null when it had none. */
+    readonly assigned: bigint | null,
   ) {
-    this.expectedNext = committedAtAssignment;
+    this.expectedNext = assigned;
+  }
+
+  /** The offset to commit: after the last durable record; when restoring, the position before the gap at least. */
+  commitPosition(): { offset: bigint; observedStreamTime?: number } | null {
+    const wm = this.tracker.watermark();
+    if (wm) return wm.offset > (this.committed ?? -1n) || this.restorePosition ? wm : null;
+    const before = this.committed ?? this.assigned;
+    return this.restorePosition && before !== null ? { offset: before } : null;
   }
 
   /** True while some issued record is neither durable nor deliberately left pending. */

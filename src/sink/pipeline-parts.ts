@@ -46,4 +46,6 @@ export interface TaskTarget {
   onFatal: (e: import('../errors').AdjunctError) => void;
   /** Offsets fell off the log with policy reload: start a new generation. */
   reload: () => void;
+  /** Positions decided before the task starts (policy latest at start: the log start), by topic-partition key. */
+  startAt?: ReadonlyMap<string, bigint>;
 }

@@ -46,6 +46,7 @@ export class PipelineTask {
   /** Joins the group and starts consuming. */
   async start(): Promise<void> {
     const o = this.core.parts.options;
+    await this.core.positions.snapshot(this.core.target.topics);
     const consumer = this.createConsumer();
     await consumer.connect();
     // A group without committed offsets starts at the earliest one: a changelog is complete only from its beginning.

@@ -1,7 +1,8 @@
 import { publicErrorText } from '../errors';
 import { ErrorHandler } from './error-handler';
 import { OffsetCommit, OffsetCommitter } from './offset-committer';
-import { OffsetLossGuard } from './offset-loss-guard';
+import { GroupPositions } from '../offsets';
+import { OffsetLossGuard, PartitionLogLookup } from './offset-loss-guard';
 import { PartitionRegistry } from './partition-registry';
 import { PipelineParts, TaskAdmin, TaskTarget } from './pipeline-parts';
 import { SinkLoop } from './sink-loop';
@@ -18,6 +19,8 @@ export class SinkTaskCore {
   readonly partitions: PartitionRegistry;
   readonly loop: SinkLoop;
   readonly committer: OffsetCommitter;
+  /** The group's committed positions (taken at start, before kafkajs can reset them). */
+  readonly positions: GroupPositions;
 
   constructor(
     readonly parts: PipelineParts,
@@ -27,13 +30,14 @@ export class SinkTaskCore {
     const { options: o, stall, clock, metrics } = parts;
     const log = parts.logger.child({ pipeline: o.pipeline, generation: target.generation });
     this.lifecycle = new TaskLifecycle(stall, log, target.onFatal);
-    this.partitions = new PartitionRegistry(target.writers, committedOffsetLookup(parts.admin, target.groupId), log);
+    this.positions = new GroupPositions(parts.admin, target.groupId, target.startAt);
+    this.partitions = new PartitionRegistry(target.writers, (topic, partition) => this.positions.committed(topic, partition), log);
     const shared = { lifecycle: this.lifecycle, stall, clock, metrics, log };
     const errors = new ErrorHandler(o, { ...shared, dlq: parts.dlq });
-    const logStart = async (topic: string, partition: number) =>
-      BigInt((await parts.admin.fetchTopicOffsets(topic)).find((p) => p.partition === partition)?.low ?? '0');
     const countLost = (n: number) => (this.counts.lostOffsets += n);
-    const guard = new OffsetLossGuard(o, { ...shared, logStart, reload: target.reload, countLost });
+    const restorePositions = () => this.committer.commit();
+    const partitionLog = partitionLogLookup(parts.admin);
+    const guard = new OffsetLossGuard(o, { ...shared, partitionLog, reload: target.reload, countLost, restorePositions });
     const { processor, budget } = parts;
     this.loop = new SinkLoop(o, { ...shared, partitions: this.partitions, processor, errors, guard, budget, counts: this.counts });
     this.committer = new OffsetCommitter(o.pipeline, this.partitions, commitOffsets, metrics);
@@ -52,12 +56,10 @@ export class SinkTaskCore {
   }
 }
 
-/** The group's committed offset of a partition (next record to read), null when it has none. */
-function committedOffsetLookup(admin: TaskAdmin, groupId: string) {
-  return async (topic: string, partition: number): Promise<bigint | null> => {
-    const [t] = await admin.fetchOffsets({ groupId, topics: [topic] });
-    const o = t?.partitions.find((p) => p.partition === partition)?.offset;
-    // kafkajs commits -2 (earliest) itself when it resets an out-of-range position: that is no position of ours.
-    return o === undefined || o === '' || BigInt(o) < 0n ? null : BigInt(o);
+/** A partition's log start and end offsets. */
+function partitionLogLookup(admin: TaskAdmin): PartitionLogLookup {
+  return async (topic, partition) => {
+    const p = (await admin.fetchTopicOffsets(topic)).find((x) => x.partition === partition);
+    return p ? { logStart: BigInt(p.low), highWatermark: BigInt(p.high) } : null;
   };
 }

@@ -1,49 +1,17 @@
-import { Admin } from 'kafkajs';
-import type { PipelineSpec } from '../config/schema';
-import { PipelineStatusTable } from '../catalog';
-import { FollowStep, generationGroup, Generations, LiveWriter, planFollow, StoreEntry, WriterHeartbeat, WriterRole } from '../generations';
+import { FollowStep, generationGroup, LiveWriter, planFollow, WriterHeartbeat, WriterRole } from '../generations';
 import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
-import { PartitionWriterFactory } from '../sink/partition-writer';
 import { PipelineParts } from '../sink/pipeline-parts';
-import { PartitionStatus, PipelineState, PipelineStatus, PipelineTask } from '../sink/pipeline-task';
-import { BootstrapProgress, BootstrapTracker, fetchPartitionOffsets, outOfRange } from '../bootstrap';
+import { PipelineState, PipelineTask } from '../sink/pipeline-task';
+import { BootstrapTracker } from '../bootstrap';
+import { checkStartPositions, OffsetLossPolicy } from '../offsets';
+import { GenerationTasks } from './generation-tasks';
+import { PipelineRunnerDeps } from './runner-deps';
+import { RunnerStatus, runnerStatus } from './runner-status';
 import { TopicChange, TopicSubscription } from './topic-subscription';
 
-/** What a runner needs besides the parts its tasks share: the catalog side of generations and bootstrap. */
-export interface PipelineRunnerDeps {
-  spec: PipelineSpec;
-  admin: Admin;
-  baseGroupId: string;
-  generations: Generations;
-  /** How often the runner re-reads the catalog to follow reloads, switches, rollbacks and pauses started anywhere. */
-  generationPollMs: number;
-  status: PipelineStatusTable;
-  entry: StoreEntry;
-  /** Writers into a given table generation. */
-  writersFor: (generation: number) => PartitionWriterFactory;
-  /** Drops the table of a generation. */
-  dropGeneration: (generation: number) => Promise<void>;
-  workerId: string;
-  progressBar: boolean;
-  onFatal: (e: AdjunctError) => void;
-}
-
-/** A partition's status plus its retention horizon (streamTime − historyRetention; null without stream time or for kv stores). */
-export type RunnerPartitionStatus = PartitionStatus & { horizon: number | null };
-
-/** Status of a pipeline including its generations, bootstrap and each partition's retention horizon. */
-export interface RunnerStatus extends Omit<PipelineStatus, 'partitions'> {
-  partitions: RunnerPartitionStatus[];
-  store: string;
-  generation: number;
-  building?: { generation: number; progress: BootstrapProgress | null; task: PipelineStatus };
-  bootstrap?: BootstrapProgress;
-  /** Persisted pause flag as this worker last applied it. */
-  paused: boolean;
-  /** Every live worker of this pipeline and the generation it writes (as of this worker's last catalog poll). */
-  writers: LiveWriter[];
-}
+export type { RunnerPartitionStatus, RunnerStatus } from './runner-status';
+export type { PipelineRunnerDeps } from './runner-deps';
 
 /**
  * Runs one pipeline: the task writing the current generation, and — during a reload — a second task building
@@ -63,6 +31,7 @@ export class PipelineRunner {
   private readonly heartbeat: WriterHeartbeat;
   private readonly log: Logger;
   private readonly subscription: TopicSubscription;
+  private readonly tasks: GenerationTasks;
   /** Task swaps (reload switch, rollback, re-subscription, stop) run one at a time. */
   private swaps: Promise<unknown> = Promise.resolve();
 
@@ -74,6 +43,14 @@ export class PipelineRunner {
     this.log = parts.logger.child({ pipeline: d.spec.name });
     this.subscription = new TopicSubscription(d.spec, d.admin, this.log);
     this.heartbeat = new WriterHeartbeat(d.generations, d.spec.name, d.workerId, this.log);
+    this.tasks = new GenerationTasks(
+      parts,
+      d,
+      this.subscription,
+      this.log,
+      (g) => this.groupFor(g),
+      () => this.reload(),
+    );
   }
 
   /** Pipeline name. */
@@ -95,43 +72,18 @@ export class PipelineRunner {
     const view = await this.d.generations.view(this.name, this.store);
     this.generation = view.current;
     this.parts.metrics.generation.set({ pipeline: this.name, store: this.store }, this.generation);
-    let reload = view.building !== null || this.d.spec.resetOffset;
     const topics = await this.subscription.resolve();
-    const oor = outOfRange(await fetchPartitionOffsets(this.d.admin, this.groupFor(this.generation), topics));
-    if (oor.length) {
-      const where = oor.map((p) => `${p.topic}/${p.partition} committed ${p.committed} < log start ${p.low}`).join(', ');
-      const policy = this.d.spec.onOffsetOutOfRange;
-      this.log.error(
-        { policy, partitions: where },
-        `OFFSET OUT OF RANGE: records were deleted by retention before the store saw them (${where}); policy=${policy}`,
-      );
-      if (policy === 'fail')
-        throw new AdjunctError(`pipeline ${this.name}: committed offsets fell off the log (${where}); onOffsetOutOfRange=fail`, {
-          code: 'OFFSET_OUT_OF_RANGE',
-          stage: 'consume',
-        });
-      if (policy === 'latest') {
-        for (const p of oor) {
-          const hi = (await this.d.admin.fetchTopicOffsets(p.topic)).find((x) => x.partition === p.partition)!.high;
-          await this.d.admin.setOffsets({
-            groupId: this.groupFor(this.generation),
-            topic: p.topic,
-            partitions: [{ partition: p.partition, offset: hi }],
-          });
-        }
-        this.log.warn('offsets moved to the latest offset; the records in between are NOT in the store');
-      }
-      if (policy === 'reload') reload = true;
-    }
+    const positions = await checkStartPositions(this.d.admin, this.groupFor(this.generation), topics, this.offsetLossPolicy());
     await this.beat(this.generation, 'current');
-    this.main = this.newTask(this.generation);
+    this.main = this.tasks.task(this.generation, positions.startAt);
+    this.main.counts.lostOffsets += positions.lostOffsets;
     if (this.d.spec.bootstrap) {
-      this.mainTracker = this.newTracker(this.generation);
+      this.mainTracker = this.tasks.tracker(this.generation);
     }
     await this.main.start();
     if (view.paused) this.pauseTasks();
     if (this.mainTracker) await this.mainTracker.begin();
-    if (reload) await this.reload();
+    if (view.building !== null || this.d.spec.resetOffset || positions.reload) await this.reload();
     this.subscription.watch((change) => this.resubscribe(change));
     this.heartbeat.start(this.d.generationPollMs);
     this.follower = setInterval(
@@ -145,6 +97,11 @@ export class PipelineRunner {
       () => void this.dropExpiredGeneration().catch((e) => this.log.warn({ err: describeError(e) }, 'generation clean-up failed')),
       Math.max(this.d.generationPollMs, 1000),
     );
+  }
+
+  private offsetLossPolicy(): OffsetLossPolicy {
+    const { metrics } = this.parts;
+    return new OffsetLossPolicy({ pipeline: this.name, policy: this.d.spec.onOffsetOutOfRange, metrics, log: this.log });
   }
 
   /** Registers (or refreshes) this worker as a writer of a generation; done before any write into it. */
@@ -164,11 +121,16 @@ export class PipelineRunner {
   follow(): Promise<void> {
     return this.exclusive(async () => {
       if (this.stopped) return;
-      const view = await this.d.generations.view(this.name, this.store);
-      const steps = planFollow(view, { main: this.main ? this.generation : undefined, build: this.build?.generation, paused: this.paused });
-      for (const step of steps) await this.apply(step);
+      await this.converge();
       this.writers = await this.d.generations.writers(this.name);
     });
+  }
+
+  /** Re-reads the catalog row and pause flag and applies the steps that bring this worker's tasks in line with it. */
+  private async converge(): Promise<void> {
+    const view = await this.d.generations.view(this.name, this.store);
+    const steps = planFollow(view, { main: this.main ? this.generation : undefined, build: this.build?.generation, paused: this.paused });
+    for (const step of steps) await this.apply(step);
   }
 
   private async apply(step: FollowStep): Promise<void> {
@@ -201,43 +163,6 @@ export class PipelineRunner {
     return !this.mainTracker || this.mainTracker.snapshot().state === 'READY';
   }
 
-  private newTask(generation: number): PipelineTask {
-    return new PipelineTask(this.parts, {
-      generation,
-      topics: this.subscription.topics,
-      groupId: this.groupFor(generation),
-      writers: this.d.writersFor(generation),
-      onFatal: this.d.onFatal,
-      reload: () =>
-        void this.reload().catch((e) =>
-          this.d.onFatal(
-            new AdjunctError(`reload of ${this.name} after lost offsets failed: ${describeError(e)}`, {
-              code: 'RELOAD_FAILED',
-              stage: 'bootstrap',
-              cause: e,
-            }),
-          ),
-        ),
-    });
-  }
-
-  private newTracker(generation: number): BootstrapTracker {
-    return new BootstrapTracker({
-      admin: this.d.admin,
-      groupId: this.groupFor(generation),
-      topics: this.subscription.topics, // READY is measured on the topics known when the bootstrap (re)starts
-      pipeline: this.name,
-      store: this.d.entry.store,
-      generation,
-      status: this.d.status,
-      logger: this.log,
-      metrics: this.parts.metrics,
-      workerId: this.d.workerId,
-      progressBar: this.d.progressBar,
-      clock: this.parts.clock,
-    });
-  }
-
   /** Starts (or resumes) building a new generation from the earliest offset; switches when it is READY. */
   reload(): Promise<number> {
     return this.exclusive(() => this.beginReload());
@@ -257,8 +182,8 @@ export class PipelineRunner {
   private async joinBuild(generation: number): Promise<number> {
     if (this.build) return this.build.generation;
     await this.beat(generation, 'building');
-    const task = this.newTask(generation);
-    const tracker = this.newTracker(generation);
+    const task = this.tasks.task(generation);
+    const tracker = this.tasks.tracker(generation);
     this.build = { generation, task, tracker };
     await task.start();
     if (this.paused) task.pause();
@@ -298,8 +223,8 @@ export class PipelineRunner {
     return this.exclusive(async () => {
       if (this.stopped) return;
       try {
-        this.main = await this.restartTask(this.main, this.generation);
-        if (this.build) this.build.task = (await this.restartTask(this.build.task, this.build.generation))!;
+        this.main = await this.tasks.restart(this.main, this.generation);
+        if (this.build) this.build.task = (await this.tasks.restart(this.build.task, this.build.generation))!;
       } catch (e) {
         this.d.onFatal(
           new AdjunctError(`pipeline ${this.name}: re-subscribing to ${change.topics.join(', ')} failed: ${describeError(e)}`, {
@@ -310,17 +235,6 @@ export class PipelineRunner {
         );
       }
     });
-  }
-
-  private async restartTask(old: PipelineTask | undefined, generation: number): Promise<PipelineTask | undefined> {
-    if (!old || old.state === 'FAILED' || old.state === 'STOPPED') return old;
-    const paused = old.state === 'PAUSED';
-    await old.stop(this.parts.options.shutdownTimeoutMs);
-    const next = this.newTask(generation);
-    Object.assign(next.counts, old.counts);
-    await next.start();
-    if (paused) next.pause();
-    return next;
   }
 
   private finishReload(generation: number): Promise<void> {
@@ -359,8 +273,8 @@ export class PipelineRunner {
     await this.main?.stop(this.parts.options.shutdownTimeoutMs);
     await this.beat(generation, 'current');
     this.generation = generation;
-    this.main = this.newTask(generation);
-    this.mainTracker = this.d.spec.bootstrap ? this.newTracker(generation) : undefined;
+    this.main = this.tasks.task(generation);
+    this.mainTracker = this.d.spec.bootstrap ? this.tasks.tracker(generation) : undefined;
     await this.main.start();
     if (this.paused) this.main.pause();
     await this.mainTracker?.begin();
@@ -376,13 +290,7 @@ export class PipelineRunner {
     return this.exclusive(async () => {
       const r = await this.d.generations.rollbackTo(this.store, to, this.d.spec.keepPreviousGeneration);
       if (r.changed) this.log.warn(r, 'rollback: store switched back to the previous generation');
-      const view = await this.d.generations.view(this.name, this.store);
-      for (const step of planFollow(view, {
-        main: this.main ? this.generation : undefined,
-        build: this.build?.generation,
-        paused: this.paused,
-      }))
-        await this.apply(step);
+      await this.converge();
       return r;
     });
   }
@@ -409,7 +317,7 @@ export class PipelineRunner {
       }
       await old.stop(this.parts.options.shutdownTimeoutMs);
       this.parts.stall.reset();
-      const next = this.newTask(this.generation);
+      const next = this.tasks.task(this.generation);
       Object.assign(next.counts, old.counts);
       this.main = next;
       await next.start();
@@ -467,27 +375,16 @@ export class PipelineRunner {
 
   /** Status snapshot. */
   status(): RunnerStatus {
-    const main = this.main?.status() ?? {
-      name: this.name,
-      state: 'CREATED' as PipelineState,
-      partitions: [],
-      counts: { consumed: 0, written: 0, skipped: 0, deadLettered: 0, expired: 0, lostOffsets: 0 },
-    };
-    const retention = this.d.spec.store.kind === 'versioned' ? this.d.spec.store.historyRetention : null;
-    return {
-      ...main,
-      partitions: main.partitions.map((p) => ({
-        ...p,
-        horizon: p.observedStreamTime === null || retention === null ? null : p.observedStreamTime - retention,
-      })),
+    const { spec } = this.d;
+    return runnerStatus({
+      spec,
       store: this.store,
       generation: this.generation,
+      main: this.main,
+      mainTracker: this.mainTracker,
+      build: this.build,
       paused: this.paused,
       writers: this.writers,
-      bootstrap: this.mainTracker?.snapshot(),
-      building: this.build
-        ? { generation: this.build.generation, progress: this.build.tracker.snapshot(), task: this.build.task.status() }
-        : undefined,
-    };
+    });
   }
 }

@@ -119,3 +119,19 @@ export async function readTopic(kafka: Kafka, admin: Admin, topic: string, timeo
   if (got < total) throw new Error(`read ${got} of ${total} records of ${topic} within ${timeoutMs} ms`);
   return [...uniq.values()].sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0));
 }
+
+/**
+ * Runs every clean-up step in order even when an earlier one fails (a DROP KEYSPACE timing out on a loaded node must
+ * not leave the client, and its sockets and timers, open: jest would never exit), then rethrows the first failure.
+ */
+export async function cleanUp(...steps: (() => unknown)[]): Promise<void> {
+  let first: unknown;
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (e) {
+      first ??= e;
+    }
+  }
+  if (first !== undefined) throw first;
+}

@@ -4,7 +4,7 @@
 import type { Client } from 'cassandra-driver';
 import type { Consumer, Kafka, Producer } from 'kafkajs';
 import { SchemaType } from '@kafkajs/confluent-schema-registry';
-import { createKeyspace, createTopic, newCassandraClient, newKafka, newRegistry, uniqueName } from './helpers';
+import { cleanUp, createKeyspace, createTopic, newCassandraClient, newKafka, newRegistry, uniqueName } from './helpers';
 
 /** Consumes `count` messages from the start of a topic with a fresh group. */
 async function consumeN(kafka: Kafka, topic: string, count: number): Promise<{ key: string | null; value: Buffer | null }[]> {
@@ -44,10 +44,12 @@ describe('local stack', () => {
     cassandra = await newCassandraClient();
   });
 
-  afterAll(async () => {
-    await producer?.disconnect();
-    await cassandra?.shutdown();
-  });
+  afterAll(() =>
+    cleanUp(
+      () => producer?.disconnect(),
+      () => cassandra?.shutdown(),
+    ),
+  );
 
   test('kafka: produce and consume round trip', async () => {
     const topic = uniqueName('smoke_topic');

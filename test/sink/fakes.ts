@@ -150,7 +150,7 @@ export function batchOf(
 /** A sink task core wired to fakes; everything observable. */
 export function fakeTask(
   options: Partial<SinkTaskOptions> = {},
-  admin: { committed?: bigint | null; logStart?: bigint } = {},
+  admin: { committed?: bigint | null; logStart?: bigint; high?: bigint } = {},
   budget = { count: 64, bytes: 16 << 20 },
 ) {
   const clock = new ManualClock();
@@ -182,7 +182,9 @@ export function fakeTask(
         ],
       },
     ],
-    fetchTopicOffsets: async () => [{ partition: 0, offset: '0', low: String(admin.logStart ?? 0n), high: '1000000' }],
+    fetchTopicOffsets: async () => [
+      { partition: 0, offset: '0', low: String(admin.logStart ?? 0n), high: String(admin.high ?? 1_000_000n) },
+    ],
   } as unknown as PipelineParts['admin'];
   const parts: PipelineParts = {
     options: o,

@@ -214,6 +214,47 @@ describe('offsets that fell off the log at run time', () => {
     expect(t.writer.written).toHaveLength(2);
   });
 
+  it("policy fail: the group's position before the gap is committed back over kafkajs's reset before the task fails", async () => {
+    const admin = { committed: 10n as bigint | null, logStart: 50n };
+    const t = fakeTask({ onOffsetOutOfRange: 'fail' }, admin);
+    await t.core.positions.snapshot(['t']);
+    admin.committed = -2n; // kafkajs committed its reset to the earliest offset
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'], 50)).b);
+    expect(t.fatal.map((e) => e.code)).toEqual(['OFFSET_OUT_OF_RANGE']);
+    expect(t.fatal[0].message).toContain('t/0 offsets 10..49 (40 records)');
+    expect(t.commits).toEqual([[{ topic: 't', partition: 0, offset: '10' }]]);
+    await t.core.committer.commit();
+    expect(t.commits).toHaveLength(1);
+  });
+
+  it('policy fail after durable records: the position after the last durable one is committed back', async () => {
+    const t = fakeTask({ onOffsetOutOfRange: 'fail' }, { committed: 10n, logStart: 0n });
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'], 10)).b);
+    await settle();
+    await t.core.committer.commit();
+    expect(t.committedOffset()).toBe('12');
+    t.parts.admin.fetchTopicOffsets = async () => [{ partition: 0, offset: '0', low: '30', high: '100' }];
+    await t.core.loop.eachBatch(batchOf(messages(['3'], 30)).b);
+    expect(t.fatal[0].message).toContain('t/0 offsets 12..29 (18 records)');
+    expect(t.commits.map((c) => c[0].offset)).toEqual(['12', '12']);
+  });
+
+  it('an expected offset past the log end (topic recreated) is out of range: policy fail stops, nothing counted lost', async () => {
+    const t = fakeTask({ onOffsetOutOfRange: 'fail' }, { committed: 500n, logStart: 0n, high: 100n });
+    await t.core.loop.eachBatch(batchOf(messages(['1'], 0)).b);
+    expect(t.fatal[0].message).toContain('t/0 expected offset 500 is past the log end 100');
+    expect(t.core.counts.lostOffsets).toBe(0);
+    expect(t.writer.written).toHaveLength(0);
+  });
+
+  it('a batch before the expected offset inside the log (a replay after a rebalance) is not a loss', async () => {
+    const t = fakeTask({ onOffsetOutOfRange: 'fail' }, { committed: 10n, logStart: 0n });
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'], 10)).b);
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'], 10)).b);
+    expect(t.fatal).toHaveLength(0);
+    expect(t.writer.written).toHaveLength(4);
+  });
+
   it('a jump inside the log (compaction) is not a loss', async () => {
     const t = fakeTask({ onOffsetOutOfRange: 'fail' }, { committed: 10n, logStart: 0n });
     await t.core.loop.eachBatch(batchOf(messages(['1', '2'], 50)).b);

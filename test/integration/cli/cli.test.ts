@@ -10,7 +10,7 @@ import { Lookup, openLookup } from '../../../src/lookup';
 import { silentLogger } from '../../../src/observability/logger';
 import { AdjunctMetrics } from '../../../src/observability/metrics';
 import { stackEndpoints } from '../../../tools/devstack/endpoints';
-import { newCassandraClient, uniqueName } from '../helpers';
+import { cleanUp, newCassandraClient, uniqueName } from '../helpers';
 import { prepareKeyspace, seed } from '../lookup/fixtures';
 
 jest.setTimeout(180_000);
@@ -84,11 +84,13 @@ beforeAll(async () => {
   fs.writeFileSync(configFile, configText(keyspace, `${ep.cassandraContactPoints[0]}:${ep.cassandraPort}`));
 });
 
-afterAll(async () => {
-  await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
-  await client.shutdown();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() =>
+  cleanUp(
+    () => client?.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`),
+    () => client?.shutdown(),
+    () => fs.rmSync(dir, { recursive: true, force: true }),
+  ),
+);
 
 describe('validate', () => {
   it('accepts config/minimal.yaml (exit 0)', async () => {
@@ -243,10 +245,12 @@ describe('against a running HTTP API', () => {
     app = await buildHttpServer({ worker, lookup, config: { host: '127.0.0.1', port: 0, adminToken: TOKEN }, logger: silentLogger });
     url = await app.listen({ host: '127.0.0.1', port: 0 });
   });
-  afterAll(async () => {
-    await app.close();
-    await lookup.close();
-  });
+  afterAll(() =>
+    cleanUp(
+      () => app?.close(),
+      () => lookup?.close(),
+    ),
+  );
 
   it('status --url prints the worker status', async () => {
     const r = await cli(['status', '--url', url]);

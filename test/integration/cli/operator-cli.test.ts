@@ -10,7 +10,7 @@ import { Lookup, openLookup } from '../../../src/lookup';
 import { silentLogger } from '../../../src/observability/logger';
 import { AdjunctMetrics } from '../../../src/observability/metrics';
 import { stackEndpoints } from '../../../tools/devstack/endpoints';
-import { newCassandraClient, uniqueName } from '../helpers';
+import { cleanUp, newCassandraClient, uniqueName } from '../helpers';
 import { prepareKeyspace, seed } from '../lookup/fixtures';
 
 jest.setTimeout(180_000);
@@ -90,13 +90,15 @@ beforeAll(async () => {
   );
 });
 
-afterAll(async () => {
-  await app?.close();
-  await lookup?.close();
-  await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
-  await client.shutdown();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() =>
+  cleanUp(
+    () => app?.close(),
+    () => lookup?.close(),
+    () => client?.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`),
+    () => client?.shutdown(),
+    () => fs.rmSync(dir, { recursive: true, force: true }),
+  ),
+);
 
 it('lookup and status -c accept a config holding only cassandra; times are ISO, validTo included', async () => {
   const asOf = await cli(['lookup', 'rates', 'eur', '-c', cassandraOnly, '--as-of', '1970-01-01T00:00:01.500Z']);

@@ -11,7 +11,7 @@ import * as path from 'path';
 import { Lookup, openLookup } from '../../../src/lookup';
 import { Worker } from '../../../src/worker/worker';
 import { stackEndpoints } from '../../../tools/devstack/endpoints';
-import { uniqueName } from '../helpers';
+import { cleanUp, uniqueName } from '../helpers';
 import { configDoc, names, pipelineGroup, startWorker, useStack, waitCaughtUp } from '../worker/harness';
 import { askAdjunct, compare, describeDisagreements } from './compare';
 import { buildReference, KStreamsReference, Probe, ProbeAnswer, Version } from './kstreams-reference';
@@ -82,11 +82,15 @@ describe('conformance: adjunct versioned stores answer like Kafka Streams (KIP-8
     lookup = await openLookup({ client: stack.client, keyspace: n.keyspace });
   }, 600_000);
 
-  afterAll(async () => {
-    await worker?.stop();
-    await reference?.close();
-    await lookup?.close();
-  }, 60_000);
+  afterAll(
+    () =>
+      cleanUp(
+        () => worker?.stop(),
+        () => reference?.close(),
+        () => lookup?.close(),
+      ),
+    60_000,
+  );
 
   /** The reference's answers per phase (the same for both scopes), with how long they took. */
   const referenceAnswers = new Map<string, Promise<[ProbeAnswer[], number]>>();

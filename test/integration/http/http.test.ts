@@ -7,7 +7,7 @@ import { buildHttpServer, httpStarter, HttpWorker } from '../../../src/http/serv
 import { Lookup, openLookup } from '../../../src/lookup';
 import { createLogger, silentLogger } from '../../../src/observability/logger';
 import { AdjunctMetrics } from '../../../src/observability/metrics';
-import { newCassandraClient, uniqueName } from '../helpers';
+import { cleanUp, newCassandraClient, uniqueName } from '../helpers';
 import { prepareKeyspace, seed } from '../lookup/fixtures';
 
 jest.setTimeout(120_000);
@@ -95,13 +95,15 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await app?.close();
-  await serveApp?.close();
-  await lookup?.close();
-  await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
-  await client.shutdown();
-});
+afterAll(() =>
+  cleanUp(
+    () => app?.close(),
+    () => serveApp?.close(),
+    () => lookup?.close(),
+    () => client?.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`),
+    () => client?.shutdown(),
+  ),
+);
 
 const get = (url: string, a = app) => a.inject({ method: 'GET', url });
 

@@ -12,7 +12,7 @@ import { MAX_PARAM_LENGTH } from '../../../src/http/build-server';
 import { Lookup, openLookup } from '../../../src/lookup';
 import { silentLogger } from '../../../src/observability/logger';
 import { AdjunctMetrics } from '../../../src/observability/metrics';
-import { newCassandraClient, uniqueName } from '../helpers';
+import { cleanUp, newCassandraClient, uniqueName } from '../helpers';
 import { prepareKeyspace, seed } from '../lookup/fixtures';
 
 jest.setTimeout(120_000);
@@ -72,12 +72,14 @@ beforeAll(async () => {
   base = await start({}, worker);
 });
 
-afterAll(async () => {
-  for (const s of servers) await s.close();
-  await lookup?.close();
-  await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
-  await client.shutdown();
-});
+afterAll(() =>
+  cleanUp(
+    ...servers.map((s) => () => s.close()),
+    () => lookup?.close(),
+    () => client?.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`),
+    () => client?.shutdown(),
+  ),
+);
 
 const json = async (r: Response | Promise<Response>): Promise<any> => (await r).json();
 

@@ -6,7 +6,7 @@ import { buildHttpServer, listen } from '../../../src/http/server';
 import { Lookup, openLookup } from '../../../src/lookup';
 import { silentLogger } from '../../../src/observability/logger';
 import { Worker } from '../../../src/worker/worker';
-import { createTopic } from '../helpers';
+import { cleanUp, createTopic } from '../helpers';
 import { configDoc, eventually, names, pipelineGroup, startWorker, useStack, waitCaughtUp } from '../worker/harness';
 
 jest.setTimeout(180_000);
@@ -75,12 +75,14 @@ exports.extract = (r) => {
     await eventually(async () => worker.runner('rates').status().state === 'FAILED', 60_000, 'rates FAILED');
   });
 
-  afterAll(async () => {
-    await app?.close();
-    await lookup?.close();
-    await worker?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() =>
+    cleanUp(
+      () => app?.close(),
+      () => lookup?.close(),
+      () => worker?.stop(),
+      () => fs.rmSync(dir, { recursive: true, force: true }),
+    ),
+  );
 
   it('GET /pipelines lists name, state and generation', async () => {
     const res = await fetch(`${base}/pipelines`);

@@ -2,7 +2,7 @@ import { Client } from 'cassandra-driver';
 import { PipelineStatusTable } from '../../../src/catalog';
 import { AdjunctError } from '../../../src/errors';
 import { Lookup, openLookup, ReadyTimeoutError } from '../../../src/lookup';
-import { newCassandraClient, uniqueName } from '../helpers';
+import { cleanUp, newCassandraClient, uniqueName } from '../helpers';
 import { collect, countExecutes, prepareKeyspace, seed, StoreShape, switchGeneration, Write } from './fixtures';
 
 jest.setTimeout(180_000);
@@ -82,12 +82,14 @@ beforeAll(async () => {
   lookup = await openLookup({ client, keyspace, generationCacheMs: 300 });
 });
 
-afterAll(async () => {
-  await lookup?.close();
-  await Promise.all(extraClients.map((c) => c.shutdown().catch(() => undefined)));
-  await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
-  await client.shutdown();
-});
+afterAll(() =>
+  cleanUp(
+    () => lookup?.close(),
+    () => Promise.all(extraClients.map((c) => c.shutdown().catch(() => undefined))),
+    () => client?.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`),
+    () => client?.shutdown(),
+  ),
+);
 
 describe.each([
   ['global', vGlobal],

@@ -1,7 +1,7 @@
 import { Client, tracker } from 'cassandra-driver';
 import { stackEndpoints } from '../../../tools/devstack/endpoints';
 import { Serde, StoreScope } from '../../../src/store/types';
-import { newCassandraClient, uniqueName } from '../helpers';
+import { cleanUp, newCassandraClient, uniqueName } from '../helpers';
 
 // The driver checks `instanceof RequestTracker` at runtime, but its typings declare an interface.
 const TrackerBase = (tracker as unknown as { RequestTracker: new () => object }).RequestTracker;
@@ -74,10 +74,12 @@ export function useStoreKeyspace(prefix: string, opts: { counting?: boolean } = 
     if (opts.counting) Object.assign(ks, await countingClient());
     else ks.client = await newCassandraClient();
   });
-  afterAll(async () => {
-    await ks.client.execute(`DROP KEYSPACE IF EXISTS ${ks.keyspace}`);
-    await ks.client.shutdown();
-  });
+  afterAll(() =>
+    cleanUp(
+      () => ks.client?.execute(`DROP KEYSPACE IF EXISTS ${ks.keyspace}`),
+      () => ks.client?.shutdown(),
+    ),
+  );
   return ks;
 }
 

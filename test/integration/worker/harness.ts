@@ -8,7 +8,7 @@ import { stackEndpoints } from '../../../tools/devstack/endpoints';
 import { silentLogger, createLogger } from '../../../src/observability/logger';
 import { AdjunctMetrics } from '../../../src/observability/metrics';
 import { Worker } from '../../../src/worker/worker';
-import { uniqueName } from '../helpers';
+import { cleanUp, uniqueName } from '../helpers';
 import { killWorker, spawnWorker, WorkerProcess } from './processes';
 
 /** Builds a config document pointing at the stack, with one pipeline by default. */
@@ -56,7 +56,12 @@ export async function startWorker(
     { config, baseDir: process.cwd() },
     { logger: opts.verbose ? createLogger('info') : silentLogger, metrics: opts.metrics ?? new AdjunctMetrics({ defaultMetrics: false }) },
   );
-  await w.start();
+  try {
+    await w.start();
+  } catch (e) {
+    await w.stop(); // a worker that failed to start still holds its clients
+    throw e;
+  }
   return w;
 }
 
@@ -151,15 +156,22 @@ export interface StackFixture {
 /** Opens a Kafka admin and a Cassandra client for the describe block; stops the test's worker and producers after each test. */
 export function useStack(): StackFixture {
   const producers: Producer[] = [];
+  let closed = false;
+  /** A test body still running after jest's timeout must not open what the clean-up has already closed. */
+  const open = () => {
+    if (closed) throw new Error('the stack fixture is closed: this test ran past its timeout');
+  };
   const s = {
     procs: [] as WorkerProcess[],
     async producer() {
+      open();
       const p = s.kafka.producer();
       await p.connect();
       producers.push(p);
       return p;
     },
     spawn(configFile: string, env?: NodeJS.ProcessEnv, http?: boolean) {
+      open();
       const w = spawnWorker(configFile, env, http);
       s.procs.push(w);
       return w;
@@ -172,16 +184,21 @@ export function useStack(): StackFixture {
     s.admin = await connectAdmin(s.kafka);
     s.client = await newCassandraClient();
   });
-  afterEach(async () => {
-    await s.worker?.stop();
-    s.worker = undefined;
-    await Promise.all(producers.splice(0).map((p) => p.disconnect().catch(() => undefined)));
-  });
-  afterAll(async () => {
-    await Promise.all(s.procs.map((p) => killWorker(p)));
-    await s.admin?.disconnect();
-    await s.client?.shutdown();
-  });
+  afterEach(() =>
+    cleanUp(
+      () => s.worker?.stop(),
+      () => (s.worker = undefined),
+      () => Promise.all(producers.splice(0).map((p) => p.disconnect().catch(() => undefined))),
+    ),
+  );
+  afterAll(() =>
+    cleanUp(
+      () => (closed = true),
+      () => Promise.all(s.procs.map((p) => killWorker(p))),
+      () => s.admin?.disconnect(),
+      () => s.client?.shutdown(),
+    ),
+  );
   return s;
 }
 

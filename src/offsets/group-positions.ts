@@ -1,0 +1,44 @@
+import { Admin } from 'kafkajs';
+import { topicPartitionKey } from '../kafka/topic-partition';
+import { committedOffsetOf } from './committed-offset';
+
+/** The later of two positions (null: none). */
+const later = (a: bigint | null | undefined, b: bigint | null | undefined): bigint | null =>
+  a === null || a === undefined ? (b ?? null) : b === null || b === undefined || a >= b ? a : b;
+
+/**
+ * A consumer group's committed positions as the store knows them. A group's position only moves forward, except
+ * when kafkajs, on OFFSET_OUT_OF_RANGE, commits its reset (-2, earliest) over it before the task sees a batch: the
+ * position of a partition is therefore the later of its committed offset now and the one taken when the task
+ * started (before its consumer ran), or decided then (policy latest at start: the log start). So the lost range is
+ * still known after kafkajs's reset, and a gap decided at start is not counted twice.
+ */
+export class GroupPositions {
+  private readonly atStart = new Map<string, bigint>();
+
+  constructor(
+    private readonly admin: Pick<Admin, 'fetchOffsets'>,
+    private readonly groupId: string,
+    /** Positions decided before the task starts, by topic-partition key. */
+    private readonly decided: ReadonlyMap<string, bigint> = new Map(),
+  ) {}
+
+  /** Takes the group's committed positions of `topics` (before the task's consumer runs). */
+  async snapshot(topics: string[]): Promise<void> {
+    for (const [k, offset] of this.decided) this.atStart.set(k, offset);
+    if (!topics.length) return;
+    for (const t of await this.admin.fetchOffsets({ groupId: this.groupId, topics }))
+      for (const p of t.partitions) {
+        const k = topicPartitionKey(t.topic, p.partition);
+        const offset = later(committedOffsetOf(p.offset), this.atStart.get(k));
+        if (offset !== null) this.atStart.set(k, offset);
+      }
+  }
+
+  /** The position of a partition (next record to read): the later of the group's committed offset and the one at start. */
+  async committed(topic: string, partition: number): Promise<bigint | null> {
+    const [t] = await this.admin.fetchOffsets({ groupId: this.groupId, topics: [topic] });
+    const offset = committedOffsetOf(t?.partitions.find((p) => p.partition === partition)?.offset);
+    return later(offset, this.atStart.get(topicPartitionKey(topic, partition)));
+  }
+}

@@ -1,0 +1,79 @@
+import { AdjunctError, describeError } from '../errors';
+import { Logger } from '../observability/logger';
+import { PipelineParts } from '../sink/pipeline-parts';
+import { PipelineTask } from '../sink/pipeline-task';
+import { BootstrapTracker } from '../bootstrap';
+import { PipelineRunnerDeps } from './runner-deps';
+import { TopicSubscription } from './topic-subscription';
+
+/** Builds the sink task and the bootstrap tracker of a table generation, and restarts a task in place. */
+export class GenerationTasks {
+  constructor(
+    private readonly parts: PipelineParts,
+    private readonly d: PipelineRunnerDeps,
+    private readonly subscription: TopicSubscription,
+    private readonly log: Logger,
+    private readonly groupFor: (generation: number) => string,
+    /** Starts a new generation (policy reload after lost offsets). */
+    private readonly reload: () => Promise<number>,
+  ) {}
+
+  private get name(): string {
+    return this.d.spec.name;
+  }
+
+  /** A new (not started) task writing `generation` under its consumer group (from positions decided at start, if any). */
+  task(generation: number, startAt?: ReadonlyMap<string, bigint>): PipelineTask {
+    return new PipelineTask(this.parts, {
+      generation,
+      startAt,
+      topics: this.subscription.topics,
+      groupId: this.groupFor(generation),
+      writers: this.d.writersFor(generation),
+      onFatal: this.d.onFatal,
+      reload: () =>
+        void this.reload().catch((e) =>
+          this.d.onFatal(
+            new AdjunctError(`reload of ${this.name} after lost offsets failed: ${describeError(e)}`, {
+              code: 'RELOAD_FAILED',
+              stage: 'bootstrap',
+              cause: e,
+            }),
+          ),
+        ),
+    });
+  }
+
+  /** A new (not begun) tracker of `generation`'s bootstrap, on the topics known now. */
+  tracker(generation: number): BootstrapTracker {
+    return new BootstrapTracker({
+      admin: this.d.admin,
+      groupId: this.groupFor(generation),
+      topics: this.subscription.topics, // READY is measured on the topics known when the bootstrap (re)starts
+      pipeline: this.name,
+      store: this.d.entry.store,
+      generation,
+      status: this.d.status,
+      logger: this.log,
+      metrics: this.parts.metrics,
+      workerId: this.d.workerId,
+      progressBar: this.d.progressBar,
+      clock: this.parts.clock,
+    });
+  }
+
+  /**
+   * Stops a running task and starts a new one of the same generation on the current topics, keeping its counts and
+   * pause; a FAILED or STOPPED task (or none) is returned as is.
+   */
+  async restart(old: PipelineTask | undefined, generation: number): Promise<PipelineTask | undefined> {
+    if (!old || old.state === 'FAILED' || old.state === 'STOPPED') return old;
+    const paused = old.state === 'PAUSED';
+    await old.stop(this.parts.options.shutdownTimeoutMs);
+    const next = this.task(generation);
+    Object.assign(next.counts, old.counts);
+    await next.start();
+    if (paused) next.pause();
+    return next;
+  }
+}

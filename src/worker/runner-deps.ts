@@ -1,0 +1,25 @@
+import { Admin } from 'kafkajs';
+import type { PipelineSpec } from '../config/schema';
+import { PipelineStatusTable } from '../catalog';
+import { AdjunctError } from '../errors';
+import { Generations, StoreEntry } from '../generations';
+import { PartitionWriterFactory } from '../sink/partition-writer';
+
+/** What a runner needs besides the parts its tasks share: the catalog side of generations and bootstrap. */
+export interface PipelineRunnerDeps {
+  spec: PipelineSpec;
+  admin: Admin;
+  baseGroupId: string;
+  generations: Generations;
+  /** How often the runner re-reads the catalog to follow reloads, switches, rollbacks and pauses started anywhere. */
+  generationPollMs: number;
+  status: PipelineStatusTable;
+  entry: StoreEntry;
+  /** Writers into a given table generation. */
+  writersFor: (generation: number) => PartitionWriterFactory;
+  /** Drops the table of a generation. */
+  dropGeneration: (generation: number) => Promise<void>;
+  workerId: string;
+  progressBar: boolean;
+  onFatal: (e: AdjunctError) => void;
+}

@@ -1,0 +1,56 @@
+import type { PipelineSpec } from '../config/schema';
+import { LiveWriter } from '../generations';
+import { BootstrapProgress, BootstrapTracker } from '../bootstrap';
+import { PartitionStatus, PipelineState, PipelineStatus, PipelineTask } from '../sink/pipeline-task';
+
+/** A partition's status plus its retention horizon (streamTime − historyRetention; null without stream time or for kv stores). */
+export type RunnerPartitionStatus = PartitionStatus & { horizon: number | null };
+
+/** Status of a pipeline including its generations, bootstrap and each partition's retention horizon. */
+export interface RunnerStatus extends Omit<PipelineStatus, 'partitions'> {
+  partitions: RunnerPartitionStatus[];
+  store: string;
+  generation: number;
+  building?: { generation: number; progress: BootstrapProgress | null; task: PipelineStatus };
+  bootstrap?: BootstrapProgress;
+  /** Persisted pause flag as this worker last applied it. */
+  paused: boolean;
+  /** Every live worker of this pipeline and the generation it writes (as of this worker's last catalog poll). */
+  writers: LiveWriter[];
+}
+
+/** What a runner holds when its status is taken. */
+export interface RunnerSnapshot {
+  spec: PipelineSpec;
+  store: string;
+  generation: number;
+  main?: PipelineTask;
+  mainTracker?: BootstrapTracker;
+  build?: { generation: number; task: PipelineTask; tracker: BootstrapTracker };
+  paused: boolean;
+  writers: LiveWriter[];
+}
+
+/** The status of a runner: its main task's, with each partition's horizon, plus generations, bootstrap and the build. */
+export function runnerStatus(s: RunnerSnapshot): RunnerStatus {
+  const main = s.main?.status() ?? {
+    name: s.spec.name,
+    state: 'CREATED' as PipelineState,
+    partitions: [],
+    counts: { consumed: 0, written: 0, skipped: 0, deadLettered: 0, expired: 0, lostOffsets: 0 },
+  };
+  const retention = s.spec.store.kind === 'versioned' ? s.spec.store.historyRetention : null;
+  return {
+    ...main,
+    partitions: main.partitions.map((p) => ({
+      ...p,
+      horizon: p.observedStreamTime === null || retention === null ? null : p.observedStreamTime - retention,
+    })),
+    store: s.store,
+    generation: s.generation,
+    paused: s.paused,
+    writers: s.writers,
+    bootstrap: s.mainTracker?.snapshot(),
+    building: s.build ? { generation: s.build.generation, progress: s.build.tracker.snapshot(), task: s.build.task.status() } : undefined,
+  };
+}
