@@ -1,3 +1,4 @@
-/** Kafka-side helpers: partition offsets, out-of-range detection, bootstrap tracking. */
+/** Kafka-side bootstrap: partition offsets, out-of-range detection, the captured end offsets and progress toward them. */
 export * from './topic-offsets';
-export * from './bootstrap-tracker';
+export * from './bootstrap-progress';
+export * from './progress-reporter';

@@ -12,7 +12,7 @@ export function catalogDdl(keyspace: string): string[] {
       kind text, scope text, key_serde text, value_serde text, base_table text,
       history_retention_ms bigint, buckets int,
       current_generation int, previous_generation int, previous_drop_after timestamp,
-      building_generation int, updated_at timestamp)`,
+      building_generation int, dropping_generation int, last_generation int, updated_at timestamp)`,
     `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_pipeline_status (
       pipeline text, generation int,
       store text, state text, records_done bigint, records_total bigint,
@@ -29,9 +29,26 @@ export function catalogDdl(keyspace: string): string[] {
   ];
 }
 
-/** Creates the catalog tables if missing and waits for schema agreement. */
+/** Columns added to `adjunct_stores` after its first release: a catalog created earlier gets them by ALTER TABLE. */
+const ADDED_STORE_COLUMNS = ['dropping_generation', 'last_generation'] as const;
+
+/** Creates the catalog tables if missing, adds columns newer releases need, and waits for schema agreement. */
 export async function ensureCatalog(client: Client, keyspace: string): Promise<void> {
   const exec = new CqlExecutor(client, {}, { keyspace });
   for (const ddl of catalogDdl(keyspace)) await exec.ddl(ddl, 'creating the adjunct catalog tables');
   await requireSchemaAgreement(client, 'creating the adjunct catalog tables');
+  const rs = await client.execute(
+    'SELECT column_name FROM system_schema.columns WHERE keyspace_name=? AND table_name=?',
+    [keyspace, 'adjunct_stores'],
+    { prepare: true },
+  );
+  const have = new Set(rs.rows.map((r) => r.get('column_name') as string));
+  const missing = ADDED_STORE_COLUMNS.filter((c) => !have.has(c));
+  if (!missing.length) return;
+  // Concurrent workers may race to add a column: "already exists" means another one did.
+  for (const c of missing)
+    await exec.ddl(`ALTER TABLE ${keyspace}.adjunct_stores ADD ${c} int`, 'adding catalog columns').catch((e: unknown) => {
+      if (!/already exist|conflicts with an existing column/i.test(String((e as Error)?.message))) throw e;
+    });
+  await requireSchemaAgreement(client, 'adding catalog columns');
 }

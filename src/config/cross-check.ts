@@ -129,6 +129,11 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
         problems.push({ path: ['pipelines', i, side], message: `${p[side]} converter needs a top-level "registry" section` });
     }
     problems.push(...checkTopics(p, i));
+    if (p.store.buckets !== undefined && p.store.kind === 'versioned' && p.store.scope === 'global')
+      problems.push({
+        path: ['pipelines', i, 'store', 'buckets'],
+        message: 'buckets applies to partitioned scope and kv stores; a versioned global store has one Cassandra partition per key',
+      });
     if (p.errors.tolerance === 'all' && !p.errors.deadLetterQueue) {
       problems.push({
         path: ['pipelines', i, 'errors', 'tolerance'],

@@ -255,6 +255,15 @@ export const StoreConfig = z.strictObject({
   tableOptions: TableOptions.optional(),
   ttlSeconds: z.number().int().min(0).max(630_720_000).optional(),
   cleanupEvery: z.number().int().min(1).max(1_000_000).default(64),
+  buckets: z
+    .number()
+    .int()
+    .min(1)
+    .max(4096)
+    .optional()
+    .describe(
+      'partitioned scope: key-hash buckets per source partition, so a Cassandra partition holds 1/buckets of a Kafka partition (default 64); kv global scope: buckets of the table (default 16). Fixed per store once recorded in the catalog',
+    ),
   typed: z
     .boolean()
     .default(false)

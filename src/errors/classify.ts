@@ -42,6 +42,15 @@ export function isRecordRejectedByCassandra(e: unknown): boolean {
   return e.name === 'TypeError' || e.constructor?.name === 'TypeError';
 }
 
+/** The server's answer to a statement on a table that does not exist (dropped under the writer): Cassandra 3 and 4+/5 wording. */
+const MISSING_TABLE = /unconfigured table|table \S+ does not exist/i;
+
+/** True when Cassandra answered that the statement's table does not exist (an infrastructure state, never the record's fault). */
+export function isMissingTable(e: unknown): boolean {
+  if (e instanceof AdjunctError) return e.code === 'TABLE_MISSING';
+  return e instanceof Error && (e as { code?: unknown }).code === 0x2200 && MISSING_TABLE.test(e.message);
+}
+
 /** Codes of failures that belong to one record: error tolerance (DLQ or stop) applies to these and only these. */
 const RECORD_FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'BAD_RECORD',
@@ -78,9 +87,16 @@ export function wrapCassandraError(
 ): AdjunctError {
   if (e instanceof AdjunctError) return e;
   const msg = e instanceof Error ? e.message : String(e);
-  const retriable = isRetriableCassandraError(e);
+  const missingTable = isMissingTable(e);
+  const retriable = missingTable || isRetriableCassandraError(e);
   return new StoreError(`${what}: ${msg}`, {
-    code: retriable ? 'CASSANDRA_UNAVAILABLE' : isRecordRejectedByCassandra(e) ? 'RECORD_REJECTED' : 'CASSANDRA_ERROR',
+    code: missingTable
+      ? 'TABLE_MISSING'
+      : retriable
+        ? 'CASSANDRA_UNAVAILABLE'
+        : isRecordRejectedByCassandra(e)
+          ? 'RECORD_REJECTED'
+          : 'CASSANDRA_ERROR',
     retriable,
     stage,
     cause: e,

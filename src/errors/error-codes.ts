@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   STORE_SHAPE_MISMATCH: code(409, 2, false, 'the store exists with another kind, scope or serde'),
   TABLE_OWNED: code(409, 2, false, "the store's base table belongs to another store or deployment (adjunct_table_owners)"),
   DROP_REFUSED: code(409, 1, false, 'a table was not dropped: not owned, or its generation is current or being built'),
+  GENERATION_RETIRED: code(409, 1, true, 'the generation may no longer be written (being dropped, dropped or cancelled)'),
   // Bad records (tolerance applies)
   BAD_RECORD: code(500, 1, false, 'a record that cannot be processed'),
   DECODE_FAILED: code(500, 1, false, 'record bytes could not be decoded'),
@@ -54,10 +55,12 @@ export const ERROR_CODES = {
   REGISTRY_UNAVAILABLE: code(503, 4, true, 'the schema registry is unreachable'),
   SCHEMA_DISAGREEMENT: code(503, 4, true, 'Cassandra nodes do not agree on the schema yet'),
   READY_TIMEOUT: code(503, 4, true, 'the store did not become READY in time'),
+  TABLE_MISSING: code(503, 4, true, "a write found its generation's table gone: the worker re-follows the catalog"),
   // Infrastructure (not retriable by a plain retry, but an operator can fix it)
   KEYSPACE_NOT_FOUND: code(500, 1, false, 'the keyspace does not exist and autoCreate is off'),
   TABLE_NOT_FOUND: code(500, 1, false, 'the table does not exist and autoCreate is off'),
   SCHEMA_OUTDATED: code(500, 1, false, 'a table lacks a column this version needs and table creation is off'),
+  BUCKETS_UNKNOWN: code(500, 1, false, 'a bucketed table is read or written without the number of buckets it was written with'),
   CASSANDRA_ERROR: code(500, 1, false, 'Cassandra refused the request'),
   STORE_ERROR: code(500, 1, false, 'a store-level failure'),
   STORE_CLOSED: code(500, 1, false, 'the store was closed'),

@@ -1,28 +1,27 @@
 import { Client } from 'cassandra-driver';
 import { AdjunctError } from '../errors';
-import { CatalogView, heartbeatTtlSeconds, stillWritten } from './follow-plan';
+import { CatalogView, heartbeatTtlSeconds } from './follow-plan';
+import { GenerationDrop, WriterClaim } from './generation-drop';
 import { PipelineControl } from './pipeline-control';
 import { StoreCatalog, StoreEntry } from './store-catalog';
-import { LiveWriter, WorkerRegistry, WriterRole } from './worker-registry';
+import { LiveWriter, WorkerRegistry } from './worker-registry';
 
 /**
  * The generations of one pipeline's store, as every process sees them in the catalog: begin a build, switch to it,
- * roll back to a named generation, pause/resume, heartbeat what this worker writes, and expire/drop the previous
- * generation once its keep time passed and no live worker writes it.
+ * roll back to a named generation, pause/resume, register what this worker writes, and drop the previous generation
+ * once its keep time passed and no live worker writes it.
  */
 export class Generations {
   readonly catalog: StoreCatalog;
   readonly registry: WorkerRegistry;
   readonly control: PipelineControl;
+  private readonly drop: GenerationDrop;
 
-  constructor(
-    client: Client,
-    keyspace: string,
-    private readonly pollMs: number,
-  ) {
+  constructor(client: Client, keyspace: string, pollMs: number) {
     this.catalog = new StoreCatalog(client, keyspace);
     this.registry = new WorkerRegistry(client, keyspace);
     this.control = new PipelineControl(client, keyspace);
+    this.drop = new GenerationDrop(this.catalog, this.registry, heartbeatTtlSeconds(pollMs));
   }
 
   /** The catalog's view of a pipeline's generations (one read of the store row, one of the pause flag). */
@@ -52,9 +51,12 @@ export class Generations {
     return this.control.setPaused(pipeline, paused);
   }
 
-  /** Records that `worker` writes `generation`, valid for three polls. */
-  beat(pipeline: string, worker: string, generation: number, role: WriterRole): Promise<void> {
-    return this.registry.beat({ pipeline, worker, generation, role }, heartbeatTtlSeconds(this.pollMs));
+  /**
+   * Records that a worker writes a generation (valid for three polls), then re-reads the catalog row:
+   * throws GENERATION_RETIRED when the generation is being dropped or is no longer current, building or previous.
+   */
+  register(claim: WriterClaim): Promise<void> {
+    return this.drop.register(claim);
   }
 
   /** Forgets that `worker` writes `generation`. */
@@ -67,8 +69,11 @@ export class Generations {
     return this.registry.live(pipeline);
   }
 
-  /** Expires the previous generation when its keep time passed and no live worker writes it; returns it for dropping. */
-  expire(pipeline: string, store: string, now: Date): Promise<number | null> {
-    return this.catalog.expirePrevious(store, now, async (g) => stillWritten(g, await this.registry.live(pipeline)));
+  /**
+   * Drops the previous generation's table once its keep time passed and no live worker writes it (marked `dropping`
+   * first, so no worker starts writing it meanwhile); returns the dropped generation or null.
+   */
+  dropExpired(pipeline: string, store: string, now: Date, dropTable: (generation: number) => Promise<void>): Promise<number | null> {
+    return this.drop.pass(pipeline, store, now, dropTable);
   }
 }

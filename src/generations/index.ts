@@ -1,4 +1,4 @@
-/** Generations of a store: naming, the catalog row, begin/switch/rollback/expire, pause flags and worker heartbeats. */
+/** Generations of a store: naming, the catalog row, begin/switch/rollback/drop, READY, pause flags and worker heartbeats. */
 export * from './names';
 export * from './store-catalog';
 export * from './worker-registry';
@@ -7,3 +7,5 @@ export * from './follow-plan';
 export * from './generations';
 export * from './table-owners';
 export * from './writer-heartbeat';
+export * from './generation-drop';
+export * from './ready-tracker';

@@ -17,8 +17,22 @@ export interface StoreEntry {
   previousGeneration: number | null;
   previousDropAfter: Date | null;
   buildingGeneration: number | null;
+  /** A former previous generation whose table is being dropped: no worker may start writing it, it never comes back. */
+  droppingGeneration: number | null;
+  /** The highest generation ever begun (null in rows written before the column existed): numbers are never reused. */
+  lastGeneration: number | null;
   updatedAt: Date | null;
 }
+
+/** The catalog-managed fields of an entry (everything but the store's shape). */
+export type GenerationFields =
+  | 'currentGeneration'
+  | 'previousGeneration'
+  | 'previousDropAfter'
+  | 'buildingGeneration'
+  | 'droppingGeneration'
+  | 'lastGeneration'
+  | 'updatedAt';
 
 /**
  * The store catalog in Cassandra: one row per store with its current, previous and building generation.
@@ -41,9 +55,7 @@ export class StoreCatalog {
   }
 
   /** Registers a store (generation 1) unless it exists; returns the entry, failing if its shape changed. */
-  async register(
-    e: Omit<StoreEntry, 'currentGeneration' | 'previousGeneration' | 'previousDropAfter' | 'buildingGeneration' | 'updatedAt'>,
-  ): Promise<StoreEntry> {
+  async register(e: Omit<StoreEntry, GenerationFields>): Promise<StoreEntry> {
     await this.exec(
       `INSERT INTO $T (store, kind, scope, key_serde, value_serde, base_table, history_retention_ms, buckets, current_generation, updated_at) VALUES (?,?,?,?,?,?,?,?,1,toTimestamp(now())) IF NOT EXISTS`,
       [e.store, e.kind, e.scope, e.keySerde, e.valueSerde, e.baseTable, types.Long.fromNumber(e.historyRetentionMs), e.buckets],
@@ -60,6 +72,18 @@ export class StoreCatalog {
         });
       }
     }
+    if (got.buckets === null && e.buckets !== null) {
+      // An entry from before partitioned buckets: its existing tables keep their layout (read from their schema);
+      // tables created from now on use these buckets. The LWT makes concurrent workers agree on one number.
+      await this.exec(`UPDATE $T SET buckets=? WHERE store=? IF buckets=null`, [e.buckets, e.store], 'recording buckets');
+      got.buckets = (await this.get(e.store))?.buckets ?? null;
+    }
+    if (got.buckets !== e.buckets) {
+      throw new AdjunctError(
+        `store ${e.store} was created with buckets=${got.buckets} but the config says ${e.buckets}; buckets are fixed per store: use a new store name`,
+        { code: 'STORE_SHAPE_MISMATCH', stage: 'config', context: { store: e.store, field: 'buckets' } },
+      );
+    }
     if (got.historyRetentionMs !== e.historyRetentionMs) {
       await this.exec(
         `UPDATE $T SET history_retention_ms=? WHERE store=?`,
@@ -71,7 +95,7 @@ export class StoreCatalog {
     return got;
   }
 
-  /** Reads a store entry (one read), or null if unknown. */
+  /** Reads a store entry (one read at LOCAL_QUORUM: it sees every compare-and-set that has returned), or null if unknown. */
   async get(store: string): Promise<StoreEntry | null> {
     const rs = await this.exec(`SELECT * FROM $T WHERE store=?`, [store], `reading catalog entry ${store}`);
     const r = rs.first();
@@ -88,10 +112,11 @@ export class StoreCatalog {
   async beginBuild(store: string): Promise<number> {
     const e = await this.require(store);
     if (e.buildingGeneration !== null) return e.buildingGeneration;
-    const next = Math.max(e.currentGeneration, e.previousGeneration ?? 0) + 1;
+    // Never a number used before: a dropped generation's consumer group still holds its committed offsets.
+    const next = Math.max(e.currentGeneration, e.previousGeneration ?? 0, e.droppingGeneration ?? 0, e.lastGeneration ?? 0) + 1;
     const rs = await this.exec(
-      `UPDATE $T SET building_generation=?, updated_at=toTimestamp(now()) WHERE store=? IF building_generation=null`,
-      [next, store],
+      `UPDATE $T SET building_generation=?, last_generation=?, updated_at=toTimestamp(now()) WHERE store=? IF building_generation=null`,
+      [next, next, store],
       'starting a reload',
     );
     if (!rs.first().get('[applied]')) {
@@ -151,23 +176,26 @@ export class StoreCatalog {
   }
 
   /**
-   * Forgets the previous generation once its keep time passed and `stillWritten` says no live worker writes it;
-   * returns its number so the caller drops its table.
+   * First step of dropping the previous generation once its keep time passed: moves it to `dropping_generation` with a
+   * compare-and-set, so it can no longer be rolled back to, and no worker registers as its writer any more (each re-reads
+   * the entry after writing its heartbeat). Returns whether this call marked it.
    */
-  async expirePrevious(
-    store: string,
-    now = new Date(),
-    stillWritten: (generation: number) => Promise<boolean> = async () => false,
-  ): Promise<number | null> {
-    const e = await this.require(store);
-    if (e.previousGeneration === null || !e.previousDropAfter || e.previousDropAfter > now) return null;
-    if (await stillWritten(e.previousGeneration)) return null;
+  async markDropping(store: string, generation: number): Promise<boolean> {
     const rs = await this.exec(
-      `UPDATE $T SET previous_generation=null, previous_drop_after=null WHERE store=? IF previous_generation=?`,
-      [store, e.previousGeneration],
-      'expiring previous generation',
+      `UPDATE $T SET dropping_generation=?, previous_generation=null, previous_drop_after=null, updated_at=toTimestamp(now()) WHERE store=? IF previous_generation=? AND dropping_generation=null`,
+      [generation, store, generation],
+      'marking the previous generation for dropping',
     );
-    return rs.first().get('[applied]') ? e.previousGeneration : null;
+    return rs.first().get('[applied]') === true;
+  }
+
+  /** Last step of a drop: the table of `generation` is gone; clears the mark (compare-and-set, idempotent). */
+  async finishDrop(store: string, generation: number): Promise<void> {
+    await this.exec(
+      `UPDATE $T SET dropping_generation=null, updated_at=toTimestamp(now()) WHERE store=? IF dropping_generation=?`,
+      [store, generation],
+      'clearing the dropping mark',
+    );
   }
 
   /** Abandons a build (e.g. the operator cancels a reload). */
@@ -196,6 +224,8 @@ function rowToEntry(r: types.Row): StoreEntry {
     previousGeneration: numberOrNull(r.get('previous_generation')),
     previousDropAfter: r.get('previous_drop_after') ?? null,
     buildingGeneration: numberOrNull(r.get('building_generation')),
+    droppingGeneration: numberOrNull(r.get('dropping_generation')),
+    lastGeneration: numberOrNull(r.get('last_generation')),
     updatedAt: r.get('updated_at') ?? null,
   };
 }

@@ -1,12 +1,13 @@
-import { describeError } from '../errors';
+import { AdjunctError, describeError } from '../errors';
 import type { Logger } from '../observability/logger';
 import type { Generations } from './generations';
 import type { WriterRole } from './worker-registry';
 
 /**
  * The generations one worker's tasks of one pipeline may write right now (started, or still draining while they stop),
- * heartbeated into `adjunct_workers` before the first write and on a timer of its own, so a slow task swap never lets a
- * row expire while its task still writes.
+ * registered in `adjunct_workers` before the first write and on a timer of its own, so a slow task swap never lets a
+ * row expire while its task still writes. Each registration re-checks the catalog: a generation retired meanwhile
+ * (being dropped, dropped, cancelled) is reported through `onRetired`, and the worker re-follows the catalog.
  */
 export class WriterHeartbeat {
   private readonly writing = new Map<number, WriterRole>();
@@ -15,14 +16,25 @@ export class WriterHeartbeat {
   constructor(
     private readonly generations: Generations,
     private readonly pipeline: string,
+    private readonly store: string,
     private readonly workerId: string,
     private readonly log: Logger,
+    private readonly onRetired: (generation: number) => void = () => undefined,
   ) {}
 
-  /** Registers this worker as a writer of `generation` (awaited before any write into it). */
-  writes(generation: number, role: WriterRole): Promise<void> {
+  /**
+   * Registers this worker as a writer of `generation` (awaited before any write into it). Throws GENERATION_RETIRED
+   * when the catalog retired it; a generation this worker did not write yet is then forgotten at once.
+   */
+  async writes(generation: number, role: WriterRole): Promise<void> {
+    const already = this.writing.has(generation);
     this.writing.set(generation, role);
-    return this.generations.beat(this.pipeline, this.workerId, generation, role);
+    try {
+      await this.register(generation, role);
+    } catch (e) {
+      if (!already && retired(e)) await this.stopped(generation);
+      throw e;
+    }
   }
 
   /** This worker's tasks no longer write `generation`: its row is deleted (or expires by TTL if that fails). */
@@ -52,7 +64,24 @@ export class WriterHeartbeat {
     await Promise.all(gone.map((g) => this.generations.forget(this.pipeline, this.workerId, g).catch(() => undefined)));
   }
 
+  private register(generation: number, role: WriterRole): Promise<void> {
+    return this.generations.register({ pipeline: this.pipeline, store: this.store, worker: this.workerId, generation, role });
+  }
+
   private async beatAll(): Promise<void> {
-    await Promise.all([...this.writing].map(([g, role]) => this.generations.beat(this.pipeline, this.workerId, g, role)));
+    await Promise.all(
+      [...this.writing].map(async ([g, role]) => {
+        try {
+          await this.register(g, role);
+        } catch (e) {
+          if (!retired(e)) throw e;
+          // The row stays until the task stops writing (the runner's follow stops it and calls stopped()).
+          this.log.warn({ generation: g }, 'generation retired in the catalog while this worker writes it: following the catalog now');
+          this.onRetired(g);
+        }
+      }),
+    );
   }
 }
+
+const retired = (e: unknown) => e instanceof AdjunctError && e.code === 'GENERATION_RETIRED';

@@ -1,5 +1,5 @@
 import { ByteRange } from '../store/key-range';
-import { DEFAULT_KV_BUCKETS, KvTableReader } from '../store/cassandra';
+import { KvTableReader } from '../store/cassandra';
 import { deserializeWith } from '../store/validation';
 import { LookupContext, ResolvedStore } from './lookup-context';
 import { LookupRecord } from './types';
@@ -40,13 +40,13 @@ export class KvReads {
     if (!r) {
       r = new KvTableReader(
         this.ctx.exec,
-        { keyspace: this.ctx.keyspace, table: rs.table, scope: rs.entry.scope },
+        { keyspace: this.ctx.keyspace, table: rs.table, scope: rs.entry.scope, buckets: rs.buckets },
         {
           keySerde: rs.keySerde,
           valueSerde: rs.valueSerde,
           fetchSize: this.ctx.fetchSize,
-          buckets: rs.entry.buckets ?? DEFAULT_KV_BUCKETS,
-          partitionsProvider: (table) => this.ctx.partitions(table),
+          buckets: rs.buckets,
+          partitionsProvider: () => this.ctx.partitions(rs),
         },
       );
       if (this.readers.size > 256) this.readers.clear();

@@ -4,7 +4,7 @@ import { Clock, systemClock } from '../clock';
 import { generationTable, StoreCatalog, StoreEntry } from '../generations';
 import { AdjunctError } from '../errors';
 import { CqlExecutor } from '../store/cassandra';
-import { listPartitions } from '../store/cassandra';
+import { DEFAULT_KV_BUCKETS, listPartitions, tablePartitionKey } from '../store/cassandra';
 import { StreamTimeTable } from '../store/cassandra';
 import { serdeByName } from '../store/serde';
 import { Serde } from '../store/types';
@@ -20,6 +20,11 @@ export interface ResolvedStore {
   table: string;
   keySerde: Serde<unknown>;
   valueSerde: Serde<unknown>;
+  /**
+   * Key-hash buckets of the table, the writers' number from the catalog: a kv global table, or a partitioned table
+   * whose Cassandra partition is `(partition, bucket)`. Undefined for an unbucketed (older) partitioned table.
+   */
+  buckets?: number;
 }
 
 /** True for "table/keyspace does not exist" server errors (nothing written yet). */
@@ -59,6 +64,8 @@ export class LookupContext {
   private readonly resolved = new WeakMap<StoreEntry, ResolvedStore>();
   private readonly generations = new Map<string, number>();
   private readonly serdes = new Map<string, Serde<unknown>>();
+  /** Partition key columns of each table read (a table's layout never changes: read once per table). */
+  private readonly partitionKeys = new Map<string, Promise<string[]>>();
 
   constructor(
     readonly client: Client,
@@ -97,15 +104,51 @@ export class LookupContext {
     if (!entry) throw unknownStore(store);
     let rs = this.resolved.get(entry);
     if (rs === undefined) {
+      const table = generationTable(entry.baseTable, entry.currentGeneration);
       rs = {
         entry,
-        table: generationTable(entry.baseTable, entry.currentGeneration),
+        table,
         keySerde: this.serde(entry.keySerde),
         valueSerde: this.serde(entry.valueSerde),
+        buckets: await this.bucketsOf(entry, table),
       };
       this.resolved.set(entry, rs);
     }
     return rs;
+  }
+
+  /**
+   * The buckets a generation's table was written with: the catalog's (the writers' number, never this reader's config)
+   * when the table is bucketed; a partitioned table whose partition key lacks `bucket` predates buckets.
+   */
+  private async bucketsOf(entry: StoreEntry, table: string): Promise<number | undefined> {
+    if (entry.scope === 'global') return entry.kind === 'kv' ? (entry.buckets ?? DEFAULT_KV_BUCKETS) : undefined;
+    const key = await this.partitionKey(table);
+    if (!key.includes('bucket')) return undefined;
+    if (entry.buckets === null) {
+      throw new AdjunctError(`table ${table} of store ${entry.store} is bucketed, but the catalog records no buckets`, {
+        code: 'BUCKETS_UNKNOWN',
+        stage: 'lookup',
+        context: { store: entry.store, table },
+      });
+    }
+    return entry.buckets;
+  }
+
+  /** Partition key columns of a table: one read of system_schema per table (not kept while the table does not exist). */
+  private partitionKey(table: string): Promise<string[]> {
+    let key = this.partitionKeys.get(table);
+    if (key === undefined) {
+      if (this.partitionKeys.size > 1024) this.partitionKeys.clear();
+      const read = tablePartitionKey(this.exec, { keyspace: this.keyspace, table });
+      key = read;
+      this.partitionKeys.set(table, read);
+      const forget = () => {
+        if (this.partitionKeys.get(table) === read) this.partitionKeys.delete(table);
+      };
+      read.then((k) => k.length === 0 && forget(), forget);
+    }
+    return key;
   }
 
   /**
@@ -119,9 +162,10 @@ export class LookupContext {
     );
   }
 
-  /** Source partitions present in a partitioned table (SELECT DISTINCT), cached ≤ generationCacheMs. */
-  partitions(table: string): Promise<number[]> {
-    return this.partitionLists.get(table, () => listPartitions(this.exec, `${this.keyspace}.${table}`, 'list partitions'));
+  /** Source partitions present in a partitioned store's table (SELECT DISTINCT), cached ≤ generationCacheMs. */
+  partitions(rs: ResolvedStore): Promise<number[]> {
+    const bucketed = rs.buckets !== undefined;
+    return this.partitionLists.get(rs.table, () => listPartitions(this.exec, `${this.keyspace}.${rs.table}`, 'list partitions', bucketed));
   }
 
   /** Forgets cached metadata (catalog entries, stream times, partitions). */

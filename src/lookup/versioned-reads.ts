@@ -59,7 +59,7 @@ export class VersionedReads {
   /** Where a key's rows are: its partition when given (or global scope), else every partition of the table (null if none). */
   private async locator(rs: ResolvedStore, key: Buffer, partition: number | undefined): Promise<RowLocator | null> {
     if (rs.entry.scope === 'global' || partition !== undefined) return { key, partition };
-    const partitions = await this.ctx.partitions(rs.table);
+    const partitions = await this.ctx.partitions(rs);
     return partitions.length === 0 ? null : { key, partitions };
   }
 
@@ -73,7 +73,12 @@ export class VersionedReads {
   private reader(rs: ResolvedStore): VersionedTableReader {
     let r = this.readers.get(rs.table);
     if (!r) {
-      r = new VersionedTableReader(this.ctx.exec, { keyspace: this.ctx.keyspace, table: rs.table, scope: rs.entry.scope });
+      r = new VersionedTableReader(this.ctx.exec, {
+        keyspace: this.ctx.keyspace,
+        table: rs.table,
+        scope: rs.entry.scope,
+        buckets: rs.buckets,
+      });
       if (this.readers.size > 256) this.readers.clear();
       this.readers.set(rs.table, r);
     }

@@ -11,6 +11,8 @@ export interface WriteSettlement {
   durable(r: IssuedRecord): void;
   /** The record's write failed for good: tolerance decides. */
   failed(r: IssuedRecord, error: unknown): void;
+  /** True once the task that issued the record has stopped or failed: nothing will commit it. */
+  abandoned(r: IssuedRecord): boolean;
 }
 
 /**
@@ -55,5 +57,9 @@ export class IssuedRecord implements SinkRecord, RowListener, TrackedRecord {
 
   rowFailed(error: unknown): void {
     this.settlement.failed(this, error);
+  }
+
+  abandoned(): boolean {
+    return this.settlement.abandoned(this);
   }
 }

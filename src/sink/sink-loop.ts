@@ -75,6 +75,7 @@ export class SinkLoop {
     failed: (r, e) => {
       void this.settleFailure(r, asBadRecord(e, 'write')).finally(() => this.p.budget.release(r.size));
     },
+    abandoned: () => this.p.lifecycle.stopping || this.p.lifecycle.failed,
   };
 
   constructor(

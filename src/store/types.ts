@@ -93,4 +93,6 @@ export interface Serde<T> {
 export interface RowListener {
   rowWritten(): void;
   rowFailed(error: unknown): void;
+  /** True once nobody waits for the row any more (its task stopped): retries of a request whose rows are all abandoned give up. */
+  abandoned?(): boolean;
 }

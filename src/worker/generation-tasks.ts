@@ -2,7 +2,7 @@ import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
 import { PipelineParts } from '../sink/pipeline-parts';
 import { PipelineTask } from '../sink/pipeline-task';
-import { BootstrapTracker } from '../bootstrap';
+import { ReadyTracker } from '../generations';
 import { PipelineRunnerDeps } from './runner-deps';
 import { TopicSubscription } from './topic-subscription';
 
@@ -45,8 +45,8 @@ export class GenerationTasks {
   }
 
   /** A new (not begun) tracker of `generation`'s bootstrap, on the topics known now. */
-  tracker(generation: number): BootstrapTracker {
-    return new BootstrapTracker({
+  tracker(generation: number): ReadyTracker {
+    return new ReadyTracker({
       admin: this.d.admin,
       groupId: this.groupFor(generation),
       topics: this.subscription.topics, // READY is measured on the topics known when the bootstrap (re)starts

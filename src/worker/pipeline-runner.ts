@@ -1,9 +1,8 @@
-import { FollowStep, generationGroup, LiveWriter, planFollow, WriterHeartbeat, WriterRole } from '../generations';
+import { FollowStep, generationGroup, LiveWriter, planFollow, ReadyTracker, WriterHeartbeat, WriterRole } from '../generations';
 import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
 import { PipelineParts } from '../sink/pipeline-parts';
 import { PipelineState, PipelineTask } from '../sink/pipeline-task';
-import { BootstrapTracker } from '../bootstrap';
 import { checkStartPositions, OffsetLossPolicy } from '../offsets';
 import { GenerationTasks } from './generation-tasks';
 import { PipelineRunnerDeps } from './runner-deps';
@@ -20,8 +19,8 @@ export type { PipelineRunnerDeps } from './runner-deps';
  */
 export class PipelineRunner {
   private main?: PipelineTask;
-  private mainTracker?: BootstrapTracker;
-  private build?: { generation: number; task: PipelineTask; tracker: BootstrapTracker };
+  private mainTracker?: ReadyTracker;
+  private build?: { generation: number; task: PipelineTask; tracker: ReadyTracker };
   private generation: number;
   private stopped = false;
   private janitor?: NodeJS.Timeout;
@@ -42,7 +41,7 @@ export class PipelineRunner {
     this.generation = d.entry.currentGeneration;
     this.log = parts.logger.child({ pipeline: d.spec.name });
     this.subscription = new TopicSubscription(d.spec, d.admin, this.log);
-    this.heartbeat = new WriterHeartbeat(d.generations, d.spec.name, d.workerId, this.log);
+    this.heartbeat = new WriterHeartbeat(d.generations, d.spec.name, d.entry.store, d.workerId, this.log, () => this.followSoon());
     this.tasks = new GenerationTasks(
       parts,
       d,
@@ -297,12 +296,14 @@ export class PipelineRunner {
 
   /** Drops the previous generation's table once its keep time has passed and no live worker writes it. */
   async dropExpiredGeneration(now = new Date(this.parts.clock.now())): Promise<number | null> {
-    const g = await this.d.generations.expire(this.name, this.store, now);
-    if (g !== null) {
-      await this.d.dropGeneration(g);
-      this.log.info({ generation: g }, 'previous generation dropped after its keep time (no live worker writes it)');
-    }
+    const g = await this.d.generations.dropExpired(this.name, this.store, now, (x) => this.d.dropGeneration(x));
+    if (g !== null) this.log.info({ generation: g }, 'previous generation dropped after its keep time (no live worker writes it)');
     return g;
+  }
+
+  /** Follows the catalog now rather than at the next poll (a generation this worker writes was retired, or its table is gone). */
+  followSoon(): void {
+    void this.follow().catch((e) => this.log.warn({ err: describeError(e) }, 'following the catalog failed; retrying at the next poll'));
   }
 
   /** Restarts a FAILED main task in place from its committed offsets (Kafka Connect's task restart); resolves with the new state. */

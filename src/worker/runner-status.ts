@@ -1,6 +1,6 @@
 import type { PipelineSpec } from '../config/schema';
-import { LiveWriter } from '../generations';
-import { BootstrapProgress, BootstrapTracker } from '../bootstrap';
+import { LiveWriter, ReadyTracker } from '../generations';
+import { BootstrapProgress } from '../bootstrap';
 import { PartitionStatus, PipelineState, PipelineStatus, PipelineTask } from '../sink/pipeline-task';
 
 /** A partition's status plus its retention horizon (streamTime − historyRetention; null without stream time or for kv stores). */
@@ -25,8 +25,8 @@ export interface RunnerSnapshot {
   store: string;
   generation: number;
   main?: PipelineTask;
-  mainTracker?: BootstrapTracker;
-  build?: { generation: number; task: PipelineTask; tracker: BootstrapTracker };
+  mainTracker?: ReadyTracker;
+  build?: { generation: number; task: PipelineTask; tracker: ReadyTracker };
   paused: boolean;
   writers: LiveWriter[];
 }

@@ -1,7 +1,7 @@
 import { Client } from 'cassandra-driver';
 import type { AdjunctConfig, PipelineSpec } from '../config/schema';
 import { requireSchemaAgreement } from '../catalog';
-import { generationTable, StoreEntry } from '../generations';
+import { GenerationFields, generationTable, StoreEntry } from '../generations';
 import { InvalidArgumentError, wrapCassandraError } from '../errors';
 import { coerceKey, coerceValue, serdeByName } from '../store/serde';
 import { Serde } from '../store/types';
@@ -10,7 +10,7 @@ import { ensureKeyspace, renderReplication, ReplicationOptions } from '../store/
 import { CqlExecutor, StoreRetryPolicy } from '../store/cassandra';
 import { openCassandraVersionedStore } from '../store/cassandra';
 import { openCassandraKeyValueStore } from '../store/cassandra';
-import { DEFAULT_KV_BUCKETS } from '../store/cassandra';
+import { DEFAULT_KV_BUCKETS, DEFAULT_PARTITION_BUCKETS } from '../store/cassandra';
 import { PartitionWriterFactory } from '../sink/partition-writer';
 import { TableOptions } from '../store/cassandra';
 import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra';
@@ -45,6 +45,16 @@ export function keySerdeName(spec: PipelineSpec): string {
   return spec.store.keySerde ?? (spec.extract.key?.fields ? 'tuple' : 'string');
 }
 
+/**
+ * The buckets a store's config asks for: `store.buckets`, else 16 for kv global stores and 64 per source partition
+ * for partitioned stores; null for versioned global stores (one Cassandra partition per key).
+ */
+export function configuredBuckets(spec: PipelineSpec): number | null {
+  const s = spec.store;
+  if (s.kind === 'versioned' && s.scope === 'global') return null;
+  return s.buckets ?? (s.scope === 'global' ? DEFAULT_KV_BUCKETS : DEFAULT_PARTITION_BUCKETS);
+}
+
 /** A single record moved a writer's stream time forward by more than the history retention (every older version expires). */
 export interface StreamTimeJump {
   topic: string;
@@ -60,6 +70,8 @@ export class StoreWiring {
   private readonly keySerde: Serde<unknown>;
   private readonly valueSerde: Serde<unknown>;
   private readonly keySerdeName: string;
+  /** Key-hash buckets of the store's tables (the catalog's once registered); null for versioned global stores. */
+  private buckets: number | null;
   /** Coalesces the row writes of every partition and generation of this pipeline. */
   private readonly batcher: WriteBatcher;
 
@@ -77,6 +89,7 @@ export class StoreWiring {
     this.keySerdeName = keySerdeName(spec);
     this.keySerde = serdeByName(this.keySerdeName);
     this.valueSerde = serdeByName(spec.store.valueSerde);
+    this.buckets = configuredBuckets(spec);
     // Every row write of the pipeline goes through one batcher (linger 0: each row is sent on its own).
     const b = cfg.writeBatch;
     const ks = validateKeyspaceName(cfg.keyspace);
@@ -100,8 +113,16 @@ export class StoreWiring {
     this.base = validateTableName(baseTable);
   }
 
+  /**
+   * Uses the buckets the catalog records for this store, so every worker writes (and every reader reads) a table with
+   * the number it was created with, whatever each one's config says. Null (an entry from before buckets) keeps the config's.
+   */
+  adoptBuckets(buckets: number | null): void {
+    if (buckets !== null) this.buckets = buckets;
+  }
+
   /** The catalog entry describing this store. */
-  catalogEntry(): Omit<StoreEntry, 'currentGeneration' | 'previousGeneration' | 'previousDropAfter' | 'buildingGeneration' | 'updatedAt'> {
+  catalogEntry(): Omit<StoreEntry, GenerationFields> {
     return {
       store: this.spec.store.name,
       kind: this.spec.store.kind,
@@ -110,7 +131,7 @@ export class StoreWiring {
       valueSerde: this.spec.store.valueSerde,
       baseTable: this.baseTable,
       historyRetentionMs: this.spec.store.historyRetention,
-      buckets: this.spec.store.kind === 'kv' && this.spec.store.scope === 'global' ? DEFAULT_KV_BUCKETS : null,
+      buckets: this.buckets,
     };
   }
 
@@ -185,6 +206,7 @@ export class StoreWiring {
             historyRetentionMs: retention,
             cleanupEvery: this.spec.store.cleanupEvery,
             typed: withTyped ? this.typedColumns(topic) : undefined,
+            buckets: this.buckets ?? undefined,
           });
           return {
             observedStreamTime: () => store.observedStreamTime(),
@@ -202,7 +224,7 @@ export class StoreWiring {
             close: async () => undefined,
           };
         }
-        const store = await openCassandraKeyValueStore<unknown, unknown>({ ...common, buckets: DEFAULT_KV_BUCKETS });
+        const store = await openCassandraKeyValueStore<unknown, unknown>({ ...common, buckets: this.buckets ?? undefined });
         return {
           observedStreamTime: () => Number.NEGATIVE_INFINITY,
           write: (key, value, _ts, listener) => {

@@ -12,7 +12,7 @@ import { ensureCatalog, PipelineStatusTable } from '../catalog';
 import { Generations, TableOwners } from '../generations';
 import { createConverter, createRegistry } from '../converters';
 import { Clock, systemClock } from '../clock';
-import { AdjunctError, asAdjunctError, ConfigError, describeError, isRecordFailure, publicErrorText } from '../errors';
+import { AdjunctError, asAdjunctError, ConfigError, describeError, isMissingTable, isRecordFailure, publicErrorText } from '../errors';
 import { createExtractor } from '../extract';
 import { createLogger, Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
@@ -186,6 +186,7 @@ export class Worker {
     if (existing) wiring.adoptBaseTable(existing.baseTable);
     await shared.owners.claim(wiring.baseTable, owner, this.workerId);
     const entry = await catalog.register(wiring.catalogEntry());
+    wiring.adoptBuckets(entry.buckets);
     await wiring.ensureTable(entry.currentGeneration);
     const processor = new RecordProcessor(
       createConverter(spec.keyConverter, 'key-convert', this.registry),
@@ -233,6 +234,7 @@ export class Worker {
    * Store writes retry, under the pipeline's stall policy, every failure that is not the record's own (unavailable,
    * timeouts, dropped table, auth) for as long as it lasts: the pipeline stalls instead of skipping; shutdown or
    * errors.stallTimeout end it.
+   * A write whose table is gone (TABLE_MISSING: its generation was dropped) also makes the runner re-follow the catalog.
    */
   private storeRetry(options: CompiledSinkTaskOptions, stall: StallMonitor): StoreRetryPolicy {
     const policy = new StallPolicy({
@@ -244,12 +246,19 @@ export class Worker {
       initialDelayMs: options.retryInitialDelayMs,
       maxDelayMs: options.retryMaxDelayMs,
     });
-    return policy.retryPolicy({
+    const retry = policy.retryPolicy({
       stage: 'write',
       isRetriable: (e) => !isRecordFailure(e),
       stopping: () => this.state === 'STOPPING' || this.state === 'STOPPED',
       message: 'Cassandra failure: retrying with backoff; offsets are not committed past it (STALLED after errors.retryTimeout)',
     });
+    return {
+      ...retry,
+      onRetry: (e, attempt, delayMs) => {
+        retry.onRetry?.(e, attempt, delayMs);
+        if (isMissingTable(e) && attempt === 1) this.runners.get(options.pipeline)?.followSoon();
+      },
+    };
   }
 
   private onStreamTimeJump(pipeline: string, j: StreamTimeJump): void {

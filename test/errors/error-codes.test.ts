@@ -7,6 +7,7 @@ import {
   ERROR_CODES,
   ErrorCode,
   isPipelineStage,
+  isMissingTable,
   isRecordFailure,
   PIPELINE_STAGES,
   SUBSYSTEMS,
@@ -99,6 +100,11 @@ describe('record failures versus infrastructure failures', () => {
     expect(wrapCassandraError(tooLarge, 'writing').code).toBe('RECORD_REJECTED');
     expect(wrapCassandraError(keyTooLong, 'writing').code).toBe('RECORD_REJECTED');
     expect(isRecordFailure(wrapCassandraError(dropped, 'writing'))).toBe(false);
+    // A table dropped under a write: a retriable stall that makes the worker re-follow the catalog, never a dead letter.
+    expect(wrapCassandraError(dropped, 'writing')).toMatchObject({ code: 'TABLE_MISSING', retriable: true });
+    expect(isMissingTable(dropped)).toBe(true);
+    expect(isMissingTable(new errors.ResponseError(0x2200, 'table s_g2 does not exist'))).toBe(true); // Cassandra 4+ wording
+    expect(isMissingTable(tooLarge)).toBe(false);
     expect(isRecordFailure(wrapCassandraError(unauthorized, 'writing'))).toBe(false);
     expect(wrapCassandraError(new errors.NoHostAvailableError({}), 'writing').code).toBe('CASSANDRA_UNAVAILABLE');
   });

@@ -370,7 +370,8 @@ export async function waitOutput(w: WorkerProcess, re: RegExp, timeoutMs = 120_0
  * the versioned rules keep has its version (key, timestamp) in the table: a commit never passed an unwritten record.
  * Records the reference (fed the whole topic) rejects as older than the grace period are not expected; an expired
  * version may be absent only below a newer version of its key (the clean-up keeps the one valid at the horizon). Also checks each writer's persisted stream time: at least
- * the stream time of the records below its committed offset. Returns how many records were checked.
+ * the stream time of the records below its committed offset. Returns how many records were checked, and how many of
+ * the whole topic's records the rules keep (`kept`: equal to `checked` once everything is committed).
  */
 export async function checkBelowCommitted(
   kafka: Kafka,
@@ -381,10 +382,10 @@ export async function checkBelowCommitted(
   keyspace: string,
   table: string,
   extract: Parameters<typeof referenceVersions>[2] = defaultExtract,
-): Promise<{ checked: number; missing: string[]; streamTimeBehind: string[] }> {
+): Promise<{ checked: number; kept: number; missing: string[]; streamTimeBehind: string[] }> {
   const committed = await committedOffsets(admin, group, topic);
   // Nothing committed yet (killed during start-up): nothing to check, and the table may not exist yet.
-  if (![...committed.values()].some((o) => o > 0n)) return { checked: 0, missing: [], streamTimeBehind: [] };
+  if (![...committed.values()].some((o) => o > 0n)) return { checked: 0, kept: 0, missing: [], streamTimeBehind: [] };
   const all = await readTopic(kafka, admin, topic);
   const rows = await dumpTable(client, keyspace, table);
   const ref = await referenceVersions(all, FAULT_RETENTION_MS, extract);
@@ -392,6 +393,10 @@ export async function checkBelowCommitted(
   const prefix = await referenceVersions(below, FAULT_RETENTION_MS, extract);
   const missing: string[] = [];
   let checked = 0;
+  const kept = all.filter((r) => {
+    const x = extract(r);
+    return x !== null && ref.versions.get(x.key)?.has(x.timestamp);
+  }).length;
   for (const r of below) {
     const x = extract(r);
     if (x === null || !ref.versions.get(x.key)?.has(x.timestamp)) continue;
@@ -409,7 +414,7 @@ export async function checkBelowCommitted(
     if (got < s.observedStreamTime())
       streamTimeBehind.push(`partition ${p}: persisted ${got} < ${s.observedStreamTime()} as of offset ${committed.get(p)}`);
   }
-  return { checked, missing, streamTimeBehind };
+  return { checked, kept, missing, streamTimeBehind };
 }
 
 /** Each writer's persisted stream time (`adjunct_stream_time`, writer `<topic>:<partition>`) of a table, by partition. */

@@ -150,6 +150,8 @@ describe('LookupContext on an injected clock', () => {
     previousGeneration: null,
     previousDropAfter: null,
     buildingGeneration: null,
+    droppingGeneration: null,
+    lastGeneration: null,
     updatedAt: null,
   });
 

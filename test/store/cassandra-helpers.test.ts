@@ -1,6 +1,6 @@
 import { InvalidIdentifierError } from '../../src/errors';
 import { baseTableForStore, tableNameForStore, validateKeyspaceName } from '../../src/store/cassandra/identifiers';
-import { bucketOf } from '../../src/store/cassandra/kv-table-reader';
+import { bucketOf } from '../../src/store/cassandra/key-bucket';
 import { versionedStatements } from '../../src/store/cassandra/layout';
 import { mergeSorted } from '../../src/store/cassandra/paging';
 import { RetentionCleaner } from '../../src/store/cassandra/retention-cleaner';

@@ -19,8 +19,12 @@ class FakeSender implements BatchSender {
     return ++this.ts;
   }
 
-  send(writes: readonly CoalescedWrite[], timestamp: number): Promise<unknown> {
+  /** The abandonment check of each request, in send order. */
+  readonly abandonedChecks: (() => boolean)[] = [];
+
+  send(writes: readonly CoalescedWrite[], timestamp: number, abandoned?: () => boolean): Promise<unknown> {
     this.sent.push({ rows: writes.map((w) => w.params[0] as string), timestamp });
+    if (abandoned) this.abandonedChecks.push(abandoned);
     const injected = this.failNext.shift();
     if (injected) return Promise.reject(injected);
     if (writes.some((w) => this.poison.has(w.params[0]))) {
@@ -151,6 +155,27 @@ describe('WriteBatcher', () => {
     expect(s.sent.length).toBeLessThanOrEqual(1 + 2 * Math.ceil(Math.log2(ids.length)));
   });
 
+  it('splits a batch that fails because one of its tables was dropped: rows of live tables go through', async () => {
+    const s = new FakeSender();
+    const b = new WriteBatcher(s, defaults);
+    // Any request carrying a row of the dropped table s_g1 fails whole, as Cassandra answers a batch naming it.
+    const send = s.send.bind(s);
+    s.send = (writes, timestamp) =>
+      writes.some((w) => String(w.params[0]).startsWith('g1'))
+        ? (s.sent.push({ rows: writes.map((w) => w.params[0] as string), timestamp }),
+          Promise.reject(new StoreError('unconfigured table s_g1', { code: 'TABLE_MISSING', retriable: true })))
+        : send(writes, timestamp);
+    const results = ['g2-a', 'g2-b', 'g1-c', 'g2-d'].map((id) =>
+      b.write(row(id)).then(
+        () => 'ok',
+        (e: StoreError) => e.code,
+      ),
+    );
+    jest.advanceTimersByTime(5);
+    expect(await Promise.all(results)).toEqual(['ok', 'ok', 'TABLE_MISSING', 'ok']);
+    expect(s.sent.filter((x) => x.rows.length === 1).map((x) => x.rows[0])).toEqual(expect.arrayContaining(['g1-c', 'g2-d']));
+  });
+
   it('fails every row of a batch alike, without splitting, when retries of an outage are exhausted', async () => {
     const s = new FakeSender();
     s.failNext = [new StoreError('gave up after 9 attempts: unavailable', { code: 'RETRIES_EXHAUSTED', retriable: false })];
@@ -180,5 +205,26 @@ describe('WriteBatcher', () => {
     b.flush();
     await Promise.all(p);
     expect(s.sent.map((x) => x.rows)).toEqual([['a1'], ['b1']]);
+  });
+
+  it("tells the sender a request is abandoned only once every row's listener has given up (a stopped task's writes)", async () => {
+    const s = new FakeSender();
+    s.holdAcks = true;
+    const b = new WriteBatcher(s, { ...defaults, lingerMs: 0 });
+    const gaveUp = { x: false, y: false };
+    const listener = (id: 'x' | 'y') => ({ rowWritten: () => undefined, rowFailed: () => undefined, abandoned: () => gaveUp[id] });
+    b.add(row('x1', 'a', 100), listener('x'));
+    b.add(row('y1', 'a', 100), listener('y'));
+    b.add(row('z1', 'a', 100), { rowWritten: () => undefined, rowFailed: () => undefined });
+    await settle();
+    expect(s.abandonedChecks).toHaveLength(3);
+    const [x, y, z] = s.abandonedChecks;
+    expect([x(), y(), z()]).toEqual([false, false, false]);
+    gaveUp.x = true;
+    expect([x(), y(), z()]).toEqual([true, false, false]);
+    gaveUp.y = true;
+    // A listener without the hook (the kv path) never gives up: its request keeps its retries.
+    expect([x(), y(), z()]).toEqual([true, true, false]);
+    s.ackAll();
   });
 });

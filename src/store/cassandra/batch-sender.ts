@@ -31,7 +31,7 @@ function replicaGroupOf(exec: CqlExecutor, keyspace: string): (routingKey: Buffe
 /** A WriteBatcher that sends through exec (its consistency, retry policy and error classification) into keyspace. */
 export function createWriteBatcher(exec: CqlExecutor, keyspace: string, options: WriteBatcherOptions): WriteBatcher {
   const sender: BatchSender = {
-    send: (rows, timestamp) => exec.sendRows(rows, timestamp),
+    send: (rows, timestamp, abandoned) => exec.sendRows(rows, timestamp, abandoned),
     groupOf: replicaGroupOf(exec, keyspace),
     nextTimestamp: nextWriteMicros,
   };

@@ -2,7 +2,7 @@ import { InvalidArgumentError, StoreError } from '../../errors';
 import { KeyValue, KeyValueStore, Serde } from '../types';
 import { deserializeWith, serializeWith } from '../validation';
 import { KvTableReader } from './kv-table-reader';
-import { kvPartitionColumn, qualified } from './layout';
+import { kvPartitionColumns, qualified } from './layout';
 
 /** Everything a CassandraKeyValueStore needs once its table exists (built by openCassandraKeyValueStore). */
 export interface CassandraKvStoreParts<K, V> {
@@ -27,10 +27,10 @@ export class CassandraKeyValueStore<K, V> implements KeyValueStore<K, V> {
   constructor(private readonly parts: CassandraKvStoreParts<K, V>) {
     this.reader = parts.reader;
     const t = qualified(parts.reader.ref);
-    const pc = kvPartitionColumn(parts.reader.ref.scope);
-    this.insertCql = `INSERT INTO ${t} (${pc}, key, value) VALUES (?, ?, ?)`;
+    const pk = kvPartitionColumns(parts.reader.ref);
+    this.insertCql = `INSERT INTO ${t} (${pk.join(', ')}, key, value) VALUES (${pk.map(() => '?, ').join('')}?, ?)`;
     this.insertIfAbsentCql = `${this.insertCql} IF NOT EXISTS`;
-    this.deleteCql = `DELETE FROM ${t} WHERE ${pc} = ? AND key = ?`;
+    this.deleteCql = `DELETE FROM ${t} WHERE ${pk.map((c) => `${c} = ? AND `).join('')}key = ?`;
   }
 
   /** Value of key, or null: one read. */
@@ -54,7 +54,7 @@ export class CassandraKeyValueStore<K, V> implements KeyValueStore<K, V> {
     if (value === null || value === undefined) throw new InvalidArgumentError('putIfAbsent value must not be null');
     const v = serializeWith(this.parts.valueSerde, value, 'value');
     this.ensureOpen();
-    const rs = await this.reader.exec.write(this.insertIfAbsentCql, [this.pv(k), k, v], 'kv putIfAbsent', { isIdempotent: false });
+    const rs = await this.reader.exec.write(this.insertIfAbsentCql, [...this.pk(k), k, v], 'kv putIfAbsent', { isIdempotent: false });
     const row = rs.first();
     if (row === null || row['[applied]'] === true) return null;
     return deserializeWith(this.parts.valueSerde, row.value as Buffer, 'value');
@@ -67,11 +67,11 @@ export class CassandraKeyValueStore<K, V> implements KeyValueStore<K, V> {
       return this.statement(k, e.value === null ? null : serializeWith(this.parts.valueSerde, e.value, 'value'));
     });
     this.ensureOpen();
-    const groups = new Map<number, { query: string; params: unknown[] }[]>();
+    const groups = new Map<string, { query: string; params: unknown[] }[]>();
     for (const s of statements) {
-      const g = groups.get(s.pv) ?? [];
+      const g = groups.get(s.group) ?? [];
       g.push(s);
-      groups.set(s.pv, g);
+      groups.set(s.group, g);
     }
     const size = this.parts.batchSize ?? 100;
     const batches: { query: string; params: unknown[] }[][] = [];
@@ -85,7 +85,7 @@ export class CassandraKeyValueStore<K, V> implements KeyValueStore<K, V> {
     this.ensureOpen();
     const old = await this.reader.getBytes(k);
     if (old === null) return null;
-    await this.reader.exec.write(this.deleteCql, [this.pv(k), k], 'kv delete');
+    await this.reader.exec.write(this.deleteCql, [...this.pk(k), k], 'kv delete');
     return deserializeWith(this.parts.valueSerde, old, 'value');
   }
 
@@ -136,13 +136,16 @@ export class CassandraKeyValueStore<K, V> implements KeyValueStore<K, V> {
     this.closed = true;
   }
 
-  private pv(k: Buffer): number {
-    return this.reader.partitionValueFor(k, this.parts.partition);
+  /** Values of the partition key columns of a key's row. */
+  private pk(k: Buffer): number[] {
+    return this.reader.partitionKeyOf(k, this.parts.partition);
   }
 
-  private statement(k: Buffer, v: Buffer | null): { query: string; params: unknown[]; pv: number } {
-    const pv = this.pv(k);
-    return v === null ? { query: this.deleteCql, params: [pv, k], pv } : { query: this.insertCql, params: [pv, k, v], pv };
+  /** The write of one entry and its Cassandra partition (the putAll batch group). */
+  private statement(k: Buffer, v: Buffer | null): { query: string; params: unknown[]; group: string } {
+    const pk = this.pk(k);
+    const group = pk.join(':');
+    return v === null ? { query: this.deleteCql, params: [...pk, k], group } : { query: this.insertCql, params: [...pk, k, v], group };
   }
 
   private ensureOpen(): void {

@@ -13,19 +13,13 @@ import { RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
 import { StreamTimeTable } from './stream-time-table';
 import { TypedColumns } from './typed-columns';
 import { CoalescedWrite, versionRowId } from './write-batcher';
+import { int32RoutingKey, partitionBucketRoutingKey } from './key-bucket';
 import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader } from './versioned-table-reader';
 
 /** Bytes a version row adds to a batch beyond its key and value (valid_from, cell and row headers). */
 const ROW_OVERHEAD_BYTES = 24;
 /** Estimated bytes of one typed cell in a batch (the value blob already carries the field's data once). */
 const TYPED_CELL_BYTES = 16;
-
-/** The big-endian int32 serialisation of a partition number (a routing key). */
-function int32Bytes(n: number): Buffer {
-  const b = Buffer.allocUnsafe(4);
-  b.writeInt32BE(n, 0);
-  return b;
-}
 
 /** The big-endian int64 serialisation of a safe integer (a bigint cell, encoded without a Long or BigInt per row). */
 function int64Bytes(n: number): Buffer {
@@ -68,15 +62,23 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   private streamTime: number;
   private persistedStreamTime: number;
   private closed = false;
-  /** Routing key of every row of a partitioned table (its int partition key); undefined for global tables (the key). */
-  private readonly routingKey: Buffer | undefined;
+  /**
+   * Routing keys of the rows of a partitioned table, by bucket (one entry, bucket 0, when unbucketed): the serialised
+   * Cassandra partition key `(partition)` or `(partition, bucket)`, built once. Empty for global tables (the key routes).
+   */
+  private readonly routingKeys: Buffer[] = [];
   /** The writer cell of every row, encoded once (the driver sends Buffer bind values as they are). */
   private readonly writerCell: Buffer;
 
   constructor(private readonly parts: CassandraVersionedStoreParts<K, V>) {
     this.reader = parts.reader;
     this.partition = parts.reader.partitionFor(parts.partition);
-    this.routingKey = this.partition === undefined ? undefined : int32Bytes(this.partition);
+    const p = this.partition;
+    if (p !== undefined) {
+      const buckets = parts.reader.ref.buckets;
+      if (buckets === undefined) this.routingKeys.push(int32RoutingKey(p));
+      else for (let b = 0; b < buckets; b++) this.routingKeys.push(partitionBucketRoutingKey(p, b));
+    }
     this.writerCell = Buffer.from(parts.writerId, 'utf8');
     this.retention = parts.historyRetentionMs;
     this.streamTime = parts.initialStreamTime;
@@ -243,8 +245,9 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
 
   /**
    * Sends one version (coalesced into a batch when the executor has a batcher); the bind values are built directly (the
-   * partition was validated once). Its routing key is the Cassandra partition key. With typed columns the same INSERT
-   * also sets them from the unserialised key and value (`typedKey`, `typedValue`; null for tombstones).
+   * partition was validated once). Its routing key is the Cassandra partition key (with the key's bucket in a bucketed
+   * table, so token-aware routing and the batcher's replica groups see the row's real token). With typed columns the
+   * same INSERT also sets them from the unserialised key and value (`typedKey`, `typedValue`; null for tombstones).
    */
   private sendVersion(
     key: Buffer,
@@ -255,12 +258,13 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     listener: RowListener,
   ): void {
     const writer = this.writerCell;
-    const p = this.partition;
-    const ts = int64Bytes(timestamp);
+    const bucket = this.reader.bucketFor(key);
+    const params = this.reader.rowKey(key, this.partition, bucket);
+    params.push(int64Bytes(timestamp), value, writer);
     const row: CoalescedWrite = {
       query: this.reader.cql.insert,
-      params: p === undefined ? [key, ts, value, writer] : [p, key, ts, value, writer],
-      routingKey: this.routingKey ?? key,
+      params,
+      routingKey: this.routingKeyOf(key, bucket),
       rowId: versionRowId(key, timestamp),
       bytes: key.length + (value === null ? 0 : value.length) + writer.length + ROW_OVERHEAD_BYTES,
     };
@@ -280,9 +284,15 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     );
   }
 
+  /** The serialised Cassandra partition key of a key's rows. */
+  private routingKeyOf(key: Buffer, bucket: number | undefined): Buffer {
+    if (this.partition === undefined) return key;
+    return this.routingKeys[bucket ?? 0];
+  }
+
   /** Bind values of a key's rows plus one valid_from bound. */
   private boundParams(key: Buffer, bound: unknown): unknown[] {
-    return this.partition === undefined ? [key, bound] : [this.partition, key, bound];
+    return [...this.reader.rowKey(key, this.partition), bound];
   }
 
   private toRecord(v: RawVersion | null, validTo?: number): VersionedRecord<V> | null {

@@ -1,5 +1,5 @@
 import { Client, QueryOptions, types } from 'cassandra-driver';
-import { InvalidArgumentError, isRetriableCassandraError, wrapCassandraError } from '../../errors';
+import { InvalidArgumentError, isMissingTable, isRetriableCassandraError, wrapCassandraError } from '../../errors';
 import { withRetry } from '../../errors/retry';
 import type { RowListener } from '../types';
 import type { CoalescedWrite, WriteBatcher } from './write-batcher';
@@ -142,9 +142,9 @@ export class CqlExecutor {
    * Sends coalesced rows as one request with a fixed client timestamp: a single prepared statement for one row, else
    * an UNLOGGED batch routed to the first row's replicas.
    */
-  sendRows(rows: readonly CoalescedWrite[], timestampMicros: number): Promise<unknown> {
+  sendRows(rows: readonly CoalescedWrite[], timestampMicros: number, abandoned?: () => boolean): Promise<unknown> {
     const opts: QueryOptions = { ...this.writeOptions, timestamp: types.Long.fromNumber(timestampMicros), routingKey: rows[0].routingKey };
-    return this.send(rows, opts, rows.length === 1 ? 'write row' : `write batch of ${rows.length} rows`);
+    return this.send(rows, opts, rows.length === 1 ? 'write row' : `write batch of ${rows.length} rows`, abandoned);
   }
 
   /** Executes an unlogged batch of prepared writes (one request, one client timestamp). */
@@ -167,7 +167,7 @@ export class CqlExecutor {
    * client timestamp already in opts, so a retry cannot reorder rows). A lightweight transaction (IF NOT EXISTS) is never
    * retried: it may have applied before the failure, and Cassandra refuses a client timestamp on it anyway.
    */
-  private send(statements: readonly Statement[], opts: QueryOptions, what: string): Promise<types.ResultSet> {
+  private send(statements: readonly Statement[], opts: QueryOptions, what: string, abandoned?: () => boolean): Promise<types.ResultSet> {
     const once = async () => {
       try {
         return await (statements.length === 1
@@ -180,13 +180,15 @@ export class CqlExecutor {
     };
     const retry = this.settings.retry;
     if (!retry || opts.isIdempotent === false) return once();
+    const retriable = retry.isRetriable ?? isRetriableCassandraError;
     return withRetry(once, {
       timeoutMs: retry.timeoutMs,
       maxDelayMs: retry.maxDelayMs,
       initialDelayMs: 100,
-      isRetriable: retry.isRetriable ?? isRetriableCassandraError,
+      // A batch whose table is gone is not retried whole: the batcher splits it, so rows of live tables go through.
+      isRetriable: statements.length > 1 ? (e) => !isMissingTable(e) && retriable(e) : retriable,
       onRetry: retry.onRetry,
-      shouldStop: retry.shouldStop,
+      shouldStop: abandoned ? () => retry.shouldStop?.() === true || abandoned() : retry.shouldStop,
     });
   }
 }

@@ -11,6 +11,7 @@ export * from './retention-cleaner';
 export * from './cassandra-versioned-store';
 export * from './open-versioned-store';
 export { type TableReaderOptions, validatePartition } from './open-common';
+export * from './key-bucket';
 export * from './kv-table-reader';
 export * from './cassandra-kv-store';
 export * from './open-kv-store';

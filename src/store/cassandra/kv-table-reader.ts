@@ -2,22 +2,10 @@ import { ByteRange, isEmptyRange, keyBounds, prefixRange } from '../key-range';
 import { KeyValue, Serde } from '../types';
 import { deserializeWith, encodeKeyWith } from '../validation';
 import { CqlExecutor, toNumber } from './cql-executor';
-import { kvPartitionColumn, qualified, TableRef } from './layout';
+import { bucketOf, DEFAULT_KV_BUCKETS } from './key-bucket';
+import { kvPartitionColumns, qualified, TableRef } from './layout';
 import { readerTable, TableReaderOptions } from './open-common';
 import { listPartitions, mergeSorted, pagedRows } from './paging';
-
-/** Default number of buckets of a global key-value table. */
-export const DEFAULT_KV_BUCKETS = 16;
-
-/** Stable bucket of a key in a global key-value table: FNV-1a 32 of the key bytes modulo buckets. */
-export function bucketOf(key: Buffer, buckets: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    h ^= key[i];
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h % buckets;
-}
 
 /** Settings of a KvTableReader. */
 export interface KvReaderSettings<K, V> {
@@ -25,7 +13,7 @@ export interface KvReaderSettings<K, V> {
   valueSerde: Serde<V>;
   /** Rows per page of scans (default 500). */
   fetchSize?: number;
-  /** Global tables: number of buckets the table was written with (default 16; must never change). */
+  /** Global tables: number of buckets the table was written with (default 16; must never change). Partitioned tables take theirs from the TableRef. */
   buckets?: number;
   /** Partitioned tables: the partitions to read (default: discovered once with SELECT DISTINCT). */
   partitions?: number[];
@@ -47,8 +35,9 @@ const descending = (a: Row, b: Row) => Buffer.compare(b.key, a.key);
 /** Read side of a key-value table: point reads and ordered scans merged across partitions/buckets. */
 export class KvTableReader<K, V> {
   private readonly fetchSize: number;
-  private readonly buckets: number;
-  private readonly bucketList?: Promise<number[]>;
+  /** Key-hash buckets of the table (global tables, bucketed partitioned tables); undefined: none. */
+  private readonly buckets: number | undefined;
+  private readonly bucketList: number[];
   private partitions?: Promise<number[]>;
   private readonly getCql: string;
   private readonly getInCql: string;
@@ -61,14 +50,15 @@ export class KvTableReader<K, V> {
     private readonly settings: KvReaderSettings<K, V>,
   ) {
     this.fetchSize = settings.fetchSize ?? 500;
-    this.buckets = settings.buckets ?? DEFAULT_KV_BUCKETS;
-    if (ref.scope === 'global') this.bucketList = Promise.resolve(Array.from({ length: this.buckets }, (_, i) => i));
+    this.buckets = ref.scope === 'global' ? (settings.buckets ?? DEFAULT_KV_BUCKETS) : ref.buckets;
+    this.bucketList = Array.from({ length: this.buckets ?? 0 }, (_, i) => i);
     if (settings.partitions !== undefined) this.partitions = Promise.resolve([...settings.partitions]);
     const t = qualified(ref);
-    const pc = kvPartitionColumn(ref.scope);
-    this.getCql = `SELECT value FROM ${t} WHERE ${pc} = ? AND key = ?`;
-    this.getInCql = `SELECT value FROM ${t} WHERE partition IN ? AND key = ?`;
-    this.countCql = `SELECT COUNT(*) AS n FROM ${t} WHERE ${pc} = ?`;
+    const pk = kvPartitionColumns(ref);
+    const where = pk.map((c) => `${c} = ?`).join(' AND ');
+    this.getCql = `SELECT value FROM ${t} WHERE ${where} AND key = ?`;
+    this.getInCql = `SELECT value FROM ${t} WHERE partition IN ?${this.buckets === undefined ? '' : ' AND bucket = ?'} AND key = ?`;
+    this.countCql = `SELECT COUNT(*) AS n FROM ${t} WHERE ${where}`;
   }
 
   /** Serialises a key (typed errors for null or unserialisable keys). */
@@ -76,9 +66,10 @@ export class KvTableReader<K, V> {
     return encodeKeyWith(this.settings.keySerde, key);
   }
 
-  /** Value of the partition column for a key when writing to this table from a given source partition. */
-  partitionValueFor(key: Buffer, partition?: number): number {
-    return this.ref.scope === 'global' ? bucketOf(key, this.buckets) : (partition as number);
+  /** Values of the partition key columns of a key's row when written from a given source partition (see kvPartitionColumns). */
+  partitionKeyOf(key: Buffer, partition?: number): number[] {
+    if (this.ref.scope === 'global') return [bucketOf(key, this.buckets as number)];
+    return this.buckets === undefined ? [partition as number] : [partition as number, bucketOf(key, this.buckets)];
   }
 
   /** Value of key, or null: one read. */
@@ -91,14 +82,15 @@ export class KvTableReader<K, V> {
   async getBytes(key: Buffer, partition?: number): Promise<Buffer | null> {
     let rs;
     if (this.ref.scope === 'global') {
-      rs = await this.exec.read(this.getCql, [bucketOf(key, this.buckets), key], 'kv get');
+      rs = await this.exec.read(this.getCql, [...this.partitionKeyOf(key), key], 'kv get');
     } else {
       const parts = await this.partitionValues(partition);
       if (parts.length === 0) return null;
+      const bucket = this.buckets === undefined ? [] : [bucketOf(key, this.buckets)];
       rs =
         parts.length === 1
-          ? await this.exec.read(this.getCql, [parts[0], key], 'kv get')
-          : await this.exec.read(this.getInCql, [parts, key], 'kv get');
+          ? await this.exec.read(this.getCql, [parts[0], ...bucket, key], 'kv get')
+          : await this.exec.read(this.getInCql, [parts, ...bucket, key], 'kv get');
     }
     const row = rs.first();
     return row ? (row.value as Buffer) : null;
@@ -139,7 +131,10 @@ export class KvTableReader<K, V> {
     return this.decode(this.scanBytes(prefixRange(encodeKeyWith(prefixSerde, prefix)), false));
   }
 
-  /** Raw ordered scan over every partition/bucket read by this reader (lazy k-way merge of paged streams). */
+  /**
+   * Raw ordered scan over every Cassandra partition read by this reader (each bucket of a global table; each source
+   * partition, times each of its buckets when bucketed): a lazy k-way merge of their paged, key-ordered streams.
+   */
   async *scanBytes(range: ByteRange, reverse: boolean, scope: KvReadScope = {}): AsyncGenerator<Row> {
     if (isEmptyRange(range)) return;
     const extra: unknown[] = [];
@@ -147,17 +142,17 @@ export class KvTableReader<K, V> {
     if (range.to !== undefined) extra.push(range.to);
     const q = this.scanStatement(range, reverse);
     const fetchSize = scope.fetchSize ?? this.fetchSize;
-    const parts = await this.partitionValues(scope.partition);
-    const streams = parts.map((p) => this.rowsOf(q, [p, ...extra], fetchSize));
+    const units = await this.cassandraPartitions(scope.partition);
+    const streams = units.map((pk) => this.rowsOf(q, [...pk, ...extra], fetchSize));
     yield* streams.length === 1 ? streams[0] : mergeSorted(streams, reverse ? descending : ascending);
   }
 
-  /** Exact row count (a COUNT(*) per partition/bucket — expensive on large tables). */
+  /** Exact row count (a COUNT(*) per Cassandra partition — expensive on large tables). */
   async count(): Promise<number> {
-    const parts = await this.partitionValues();
+    const units = await this.cassandraPartitions();
     const counts = await Promise.all(
-      parts.map(async (p) => {
-        const rs = await this.exec.read(this.countCql, [p], 'kv count');
+      units.map(async (pk) => {
+        const rs = await this.exec.read(this.countCql, pk, 'kv count');
         return toNumber(rs.first()?.n ?? 0);
       }),
     );
@@ -170,7 +165,7 @@ export class KvTableReader<K, V> {
     const shape = `${range.from === undefined ? '' : '>='}|${to}|${reverse ? 'desc' : 'asc'}`;
     let q = this.scanCql.get(shape);
     if (q === undefined) {
-      const conds = [`${kvPartitionColumn(this.ref.scope)} = ?`];
+      const conds = kvPartitionColumns(this.ref).map((c) => `${c} = ?`);
       if (range.from !== undefined) conds.push('key >= ?');
       if (to !== '') conds.push(`key ${to} ?`);
       q = `SELECT key, value FROM ${qualified(this.ref)} WHERE ${conds.join(' AND ')}${reverse ? ' ORDER BY key DESC' : ''}`;
@@ -185,9 +180,16 @@ export class KvTableReader<K, V> {
     }
   }
 
-  /** Buckets of a global table; else the given partition, the configured ones, the provider's, or the discovered ones. */
+  /** Partition key values of every Cassandra partition to scan: `[bucket]`, `[partition]` or `[partition, bucket]`. */
+  private async cassandraPartitions(partition?: number): Promise<number[][]> {
+    if (this.ref.scope === 'global') return this.bucketList.map((b) => [b]);
+    const parts = await this.partitionValues(partition);
+    if (this.buckets === undefined) return parts.map((p) => [p]);
+    return parts.flatMap((p) => this.bucketList.map((b) => [p, b]));
+  }
+
+  /** Source partitions of a partitioned table: the given one, the configured ones, the provider's, or the discovered ones. */
   private partitionValues(partition?: number): Promise<number[]> {
-    if (this.bucketList !== undefined) return this.bucketList;
     if (partition !== undefined) return Promise.resolve([partition]);
     if (this.partitions !== undefined) return this.partitions;
     if (this.settings.partitionsProvider !== undefined) return this.settings.partitionsProvider(this.ref.table);

@@ -8,6 +8,21 @@ export interface TableRef {
   keyspace: string;
   table: string;
   scope: StoreScope;
+  /**
+   * Partitioned scope: the key-hash buckets per source partition, so the Cassandra partition is `(partition, bucket)`.
+   * Undefined: one Cassandra partition per source partition (the layout of tables created before buckets).
+   */
+  buckets?: number;
+}
+
+/** True when a partitioned table's Cassandra partition is `(partition, bucket)`. */
+export function isBucketed(ref: { scope: StoreScope; buckets?: number }): boolean {
+  return ref.scope === 'partitioned' && ref.buckets !== undefined;
+}
+
+/** The partition key columns of a partitioned table (`partition`, plus `bucket` when bucketed). */
+function partitionedKey(ref: { scope: StoreScope; buckets?: number }): string[] {
+  return isBucketed(ref) ? ['partition', 'bucket'] : ['partition'];
 }
 
 /** Fully qualified table name. */
@@ -21,8 +36,9 @@ export function qualified(ref: { keyspace: string; table: string }): string {
  */
 export function versionedTableDdl(ref: TableRef): { columns: string; clustering: string } {
   if (ref.scope === 'partitioned') {
+    const bucket = isBucketed(ref) ? 'bucket int, ' : '';
     return {
-      columns: 'partition int, key blob, valid_from bigint, value blob, writer text, PRIMARY KEY ((partition), key, valid_from)',
+      columns: `partition int, ${bucket}key blob, valid_from bigint, value blob, writer text, PRIMARY KEY ((${partitionedKey(ref).join(', ')}), key, valid_from)`,
       clustering: 'CLUSTERING ORDER BY (key ASC, valid_from DESC)',
     };
   }
@@ -35,15 +51,18 @@ export function versionedTableDdl(ref: TableRef): { columns: string; clustering:
 /** Columns a versioned table created before the `writer` column existed lacks (added by ALTER TABLE on open). */
 export const VERSIONED_ADDED_COLUMNS: { name: string; type: string }[] = [{ name: 'writer', type: 'text' }];
 
-/** Name of the int partition column of a KV table: `partition` (partitioned) or `bucket` (global). */
-export function kvPartitionColumn(scope: StoreScope): string {
-  return scope === 'partitioned' ? 'partition' : 'bucket';
+/** The int partition key columns of a KV table: `bucket` (global), `partition` or `partition, bucket` (partitioned). */
+export function kvPartitionColumns(ref: { scope: StoreScope; buckets?: number }): string[] {
+  return ref.scope === 'partitioned' ? partitionedKey(ref) : ['bucket'];
 }
 
 /** Column definitions + primary key + clustering order of a key-value table. */
 export function kvTableDdl(ref: TableRef): { columns: string; clustering: string } {
-  const pc = kvPartitionColumn(ref.scope);
-  return { columns: `${pc} int, key blob, value blob, PRIMARY KEY ((${pc}), key)`, clustering: 'CLUSTERING ORDER BY (key ASC)' };
+  const pk = kvPartitionColumns(ref);
+  return {
+    columns: `${pk.map((c) => `${c} int, `).join('')}key blob, value blob, PRIMARY KEY ((${pk.join(', ')}), key)`,
+    clustering: 'CLUSTERING ORDER BY (key ASC)',
+  };
 }
 
 /** Column definitions of the stream-time metadata table. */
@@ -71,7 +90,7 @@ export interface VersionedStatements extends VersionedReadStatements {
   insert: string;
   deleteBefore: string;
   deleteUpTo: string;
-  /** Partitioned tables: the same reads over `partition IN ? AND key = ?` (a key lives in one source partition). */
+  /** Partitioned tables: the same reads over `partition IN ?` (a key lives in one source partition; and one bucket). */
   in: VersionedReadStatements;
 }
 
@@ -85,14 +104,18 @@ function readStatements(t: string, sel: string, loc: string, asc: string): Versi
   };
 }
 
-/** Builds the versioned-table statements; the row locator is `partition = ? AND key = ?` or `key = ?`. */
+/**
+ * Builds the versioned-table statements; the row locator is `partition = ? AND bucket = ? AND key = ?` (bucketed),
+ * `partition = ? AND key = ?` (partitioned, unbucketed) or `key = ?` (global).
+ */
 export function versionedStatements(ref: TableRef): VersionedStatements {
   const t = qualified(ref);
   const partitioned = ref.scope === 'partitioned';
-  const loc = partitioned ? 'partition = ? AND key = ?' : 'key = ?';
+  const bucket = isBucketed(ref) ? 'bucket = ? AND ' : '';
+  const loc = partitioned ? `partition = ? AND ${bucket}key = ?` : 'key = ?';
   const asc = partitioned ? 'ORDER BY key DESC, valid_from ASC' : 'ORDER BY valid_from ASC';
   const sel = partitioned ? 'partition, writer, valid_from, value' : 'writer, valid_from, value';
-  const names = versionedInsertColumns(ref.scope);
+  const names = versionedInsertColumns(ref);
   const cols = `(${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
   const single = readStatements(t, sel, loc, asc);
   return {
@@ -100,11 +123,13 @@ export function versionedStatements(ref: TableRef): VersionedStatements {
     ...single,
     deleteBefore: `DELETE FROM ${t} WHERE ${loc} AND valid_from < ?`,
     deleteUpTo: `DELETE FROM ${t} WHERE ${loc} AND valid_from <= ?`,
-    in: partitioned ? readStatements(t, sel, 'partition IN ? AND key = ?', asc) : single,
+    in: partitioned ? readStatements(t, sel, `partition IN ? AND ${bucket}key = ?`, asc) : single,
   };
 }
 
 /** Columns of a versioned table's INSERT, in bind order (typed columns are appended after them). */
-export function versionedInsertColumns(scope: StoreScope): string[] {
-  return scope === 'partitioned' ? ['partition', 'key', 'valid_from', 'value', 'writer'] : ['key', 'valid_from', 'value', 'writer'];
+export function versionedInsertColumns(ref: { scope: StoreScope; buckets?: number }): string[] {
+  return ref.scope === 'partitioned'
+    ? [...partitionedKey(ref), 'key', 'valid_from', 'value', 'writer']
+    : ['key', 'valid_from', 'value', 'writer'];
 }

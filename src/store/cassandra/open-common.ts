@@ -6,6 +6,7 @@ import { tableNameForStore, validateKeyspaceName, validateTableName } from './id
 import { TableRef } from './layout';
 import { SchemaOptions } from './schema';
 import { TableOptions } from './table-options';
+import { MAX_BUCKETS } from './key-bucket';
 
 /** Validated keyspace and table of a store: the explicit tableName, else the normalised store name. */
 export function resolveStoreTable(options: { keyspace: string; storeName?: string; tableName?: string }): {
@@ -41,6 +42,14 @@ export function positiveInt(name: string, v: unknown, fallback: number): number 
   return v;
 }
 
+/** Validates a number of buckets (1..4096), or fallback when undefined. */
+export function validateBuckets(v: unknown, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > MAX_BUCKETS)
+    throw new InvalidArgumentError(`buckets must be an integer in 1..${MAX_BUCKETS}, got ${String(v)}`);
+  return v;
+}
+
 /** Options shared by the read-only table readers (openVersionedTableReader, openKvTableReader). */
 export interface TableReaderOptions extends ExecutionSettings {
   client: Client;
@@ -49,13 +58,20 @@ export interface TableReaderOptions extends ExecutionSettings {
   /** Store name (normalised to the table name) or an explicit table name. */
   storeName?: string;
   tableName?: string;
+  /**
+   * Partitioned tables with `(partition, bucket)` Cassandra partitions: the buckets they were written with (the
+   * catalog's `buckets`). Undefined: the table is read as one Cassandra partition per source partition.
+   */
+  buckets?: number;
 }
 
 /** Validates names and scope of a reader's table and builds its executor (no CQL sent). */
 export function readerTable(options: TableReaderOptions): { exec: CqlExecutor; ref: TableRef } {
   const { keyspace, table } = resolveStoreTable(options);
   const scope = requireScope(options.scope);
-  return { exec: new CqlExecutor(options.client, options, { keyspace, table }), ref: { keyspace, table, scope } };
+  const ref: TableRef = { keyspace, table, scope };
+  if (scope === 'partitioned' && options.buckets !== undefined) ref.buckets = validateBuckets(options.buckets, 0);
+  return { exec: new CqlExecutor(options.client, options, { keyspace, table }), ref };
 }
 
 /** Options every Cassandra store opener takes: where the table is, its scope, serdes and creation options. */

@@ -1,17 +1,20 @@
-import { InvalidArgumentError } from '../../errors';
 import { stringSerde } from '../serde/basic-serdes';
 import { Serde } from '../types';
 import { CassandraKeyValueStore } from './cassandra-kv-store';
 import { CqlExecutor } from './cql-executor';
-import { DEFAULT_KV_BUCKETS, KvTableReader } from './kv-table-reader';
-import { kvTableDdl } from './layout';
-import { positiveInt, resolveStoreTable, StoreOpenOptions, validatePartition } from './open-common';
-import { ensureKeyspace, ensureTable, renderReplication } from './schema';
+import { KvTableReader } from './kv-table-reader';
+import { DEFAULT_KV_BUCKETS, DEFAULT_PARTITION_BUCKETS } from './key-bucket';
+import { kvTableDdl, TableRef } from './layout';
+import { positiveInt, resolveStoreTable, StoreOpenOptions, validateBuckets, validatePartition } from './open-common';
+import { ensureKeyspace, ensureTable, partitionedTableBuckets, renderReplication } from './schema';
 import { renderTableOptions } from './table-options';
 
 /** Options of openCassandraKeyValueStore. */
 export interface CassandraKvStoreOptions<K, V> extends StoreOpenOptions<K, V> {
-  /** Global scope: buckets spreading keys over Cassandra partitions (default 16; fixed for the table's lifetime). */
+  /**
+   * Buckets spreading keys over Cassandra partitions, fixed for the table's lifetime: global scope (default 16), or
+   * per source partition in partitioned scope (default 64; an existing table keeps its layout, bucketed or not).
+   */
   buckets?: number;
   /** Allow approximateNumEntries (SELECT COUNT(*)); default false. */
   allowCount?: boolean;
@@ -27,15 +30,16 @@ export async function openCassandraKeyValueStore<K = string, V = string>(
   const withOptions = renderTableOptions(options.tableOptions, options.defaultTtlSeconds);
   const replication = renderReplication(options.replication);
   const partition = validatePartition(options.scope, options.partition);
-  const buckets = options.buckets ?? DEFAULT_KV_BUCKETS;
-  if (!Number.isSafeInteger(buckets) || buckets < 1 || buckets > 4096)
-    throw new InvalidArgumentError(`buckets must be in 1..4096, got ${String(buckets)}`);
+  const buckets = validateBuckets(options.buckets, options.scope === 'global' ? DEFAULT_KV_BUCKETS : DEFAULT_PARTITION_BUCKETS);
   const fetchSize = positiveInt('fetchSize', options.fetchSize, 500);
 
   const exec = new CqlExecutor(options.client, options, { keyspace, table, store: options.storeName });
-  const ref = { keyspace, table, scope: options.scope };
+  const partitioned = options.scope === 'partitioned';
+  const wanted: TableRef = { keyspace, table, scope: options.scope, buckets: partitioned ? buckets : undefined };
   await ensureKeyspace(exec, keyspace, replication, options);
-  await ensureTable(exec, ref, kvTableDdl(ref), withOptions, options);
+  await ensureTable(exec, wanted, kvTableDdl(wanted), withOptions, options);
+  // An existing partitioned table keeps the layout it was created with.
+  const ref = partitioned ? { ...wanted, buckets: await partitionedTableBuckets(exec, wanted, buckets) } : wanted;
   const valueSerde = options.valueSerde ?? (stringSerde as unknown as Serde<V>);
   const reader = new KvTableReader<K, V>(exec, ref, {
     keySerde: options.keySerde ?? (stringSerde as unknown as Serde<K>),

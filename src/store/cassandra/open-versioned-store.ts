@@ -4,8 +4,9 @@ import { Serde } from '../types';
 import { CassandraVersionedStore } from './cassandra-versioned-store';
 import { CqlExecutor } from './cql-executor';
 import { STREAM_TIME_DDL, STREAM_TIME_TABLE, VERSIONED_ADDED_COLUMNS, versionedTableDdl } from './layout';
-import { positiveInt, resolveStoreTable, StoreOpenOptions, validatePartition } from './open-common';
-import { ensureColumns, ensureKeyspace, ensureTable, renderReplication } from './schema';
+import { positiveInt, resolveStoreTable, StoreOpenOptions, validateBuckets, validatePartition } from './open-common';
+import { ensureColumns, ensureKeyspace, ensureTable, partitionedTableBuckets, renderReplication } from './schema';
+import { DEFAULT_PARTITION_BUCKETS } from './key-bucket';
 import { StreamTimeTable } from './stream-time-table';
 import { renderTableOptions } from './table-options';
 import { VersionedTableReader } from './versioned-table-reader';
@@ -26,6 +27,11 @@ export interface CassandraVersionedStoreOptions<K, V> extends StoreOpenOptions<K
   onCleanupError?: (error: unknown) => void;
   /** Typed columns for plain-CQL readers, written alongside the layout's columns (opt-in; validated before any CQL). */
   typed?: TypedColumnsOptions;
+  /**
+   * Partitioned scope: key-hash buckets per source partition of a table this call creates (default 64; every writer
+   * and reader of the table must use the same number). An existing table keeps its layout (bucketed or not).
+   */
+  buckets?: number;
 }
 
 /** Opens (creating keyspace/tables if allowed) a KIP-889 versioned store on Cassandra and loads its stream time. */
@@ -45,6 +51,7 @@ export async function openCassandraVersionedStore<K = string, V = string>(
   if (typeof writerId !== 'string' || writerId.length === 0 || writerId.length > 200) {
     throw new InvalidArgumentError(`writerId must be a non-empty string, got ${String(writerId)}`);
   }
+  const buckets = validateBuckets(options.buckets, DEFAULT_PARTITION_BUCKETS);
   const cleanupEvery = positiveInt('cleanupEvery', options.cleanupEvery, 64);
   const maxDirtyKeys = positiveInt('maxDirtyKeys', options.maxDirtyKeys, 10_000);
   if (options.typed !== undefined) {
@@ -53,10 +60,12 @@ export async function openCassandraVersionedStore<K = string, V = string>(
   }
 
   const exec = new CqlExecutor(options.client, options, { keyspace, table, store: options.storeName });
-  const ref = { keyspace, table, scope: options.scope };
+  const wanted = { keyspace, table, scope: options.scope, buckets: options.scope === 'partitioned' ? buckets : undefined };
   await ensureKeyspace(exec, keyspace, replication, options);
   await ensureTable(exec, { keyspace, table: STREAM_TIME_TABLE }, STREAM_TIME_DDL, [], options);
-  await ensureTable(exec, ref, versionedTableDdl(ref), withOptions, options);
+  await ensureTable(exec, wanted, versionedTableDdl(wanted), withOptions, options);
+  // An existing table keeps the layout it was created with.
+  const ref = options.scope === 'partitioned' ? { ...wanted, buckets: await partitionedTableBuckets(exec, wanted, buckets) } : wanted;
   await ensureColumns(exec, ref, VERSIONED_ADDED_COLUMNS, options);
   const typed = options.typed === undefined ? undefined : await TypedColumns.open(exec, ref, options.typed, options);
 

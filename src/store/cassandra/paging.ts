@@ -17,10 +17,14 @@ export async function* pagedRows(
   } while (pageState);
 }
 
-/** Source partitions present in a table with a `partition` partition key (one SELECT DISTINCT read), ascending. */
-export async function listPartitions(exec: CqlExecutor, qualifiedTable: string, what: string): Promise<number[]> {
-  const rs = await exec.read(`SELECT DISTINCT partition FROM ${qualifiedTable}`, [], what, { fetchSize: 10_000 });
-  return rs.rows.map((r) => Number(r.partition)).sort((a, b) => a - b);
+/**
+ * Source partitions present in a table with a `partition` (or, bucketed, `(partition, bucket)`) partition key, ascending:
+ * one SELECT DISTINCT read of the partition keys (a bucketed table lists every bucket of every partition).
+ */
+export async function listPartitions(exec: CqlExecutor, qualifiedTable: string, what: string, bucketed = false): Promise<number[]> {
+  const cql = `SELECT DISTINCT partition${bucketed ? ', bucket' : ''} FROM ${qualifiedTable}`;
+  const rs = await exec.read(cql, [], what, { fetchSize: 10_000 });
+  return [...new Set(rs.rows.map((r) => Number(r.partition)))].sort((a, b) => a - b);
 }
 
 /** Merges async iterables that are each sorted by compare into one sorted stream (k-way merge, lazy). */

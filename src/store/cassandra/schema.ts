@@ -180,3 +180,45 @@ export async function ensureColumns(
     });
   }
 }
+
+/** The partition key columns of a table, in key order (empty when the table does not exist): one read. */
+export async function tablePartitionKey(exec: CqlExecutor, ref: { keyspace: string; table: string }): Promise<string[]> {
+  const rs = await exec.read(
+    'SELECT column_name, kind, position FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?',
+    [ref.keyspace, ref.table],
+    'read partition key',
+  );
+  return rs.rows
+    .filter((r) => r.kind === 'partition_key')
+    .sort((a, b) => Number(a.position) - Number(b.position))
+    .map((r) => String(r.column_name));
+}
+
+/**
+ * The layout of an existing partitioned table: `buckets` when its Cassandra partition is `(partition, bucket)`,
+ * undefined when it is the source partition alone (a table created before buckets keeps that layout).
+ */
+export async function partitionedTableBuckets(
+  exec: CqlExecutor,
+  ref: { keyspace: string; table: string },
+  buckets: number | undefined,
+): Promise<number | undefined> {
+  const key = await tablePartitionKey(exec, ref);
+  if (key.length === 0)
+    throw new StoreError(`table ${qualified(ref)} does not exist`, {
+      code: 'TABLE_NOT_FOUND',
+      retriable: false,
+      stage: 'schema',
+      context: { ...ref },
+    });
+  if (!key.includes('bucket')) return undefined;
+  if (buckets === undefined) {
+    throw new StoreError(`table ${qualified(ref)} is bucketed, but the number of buckets it was written with is not known`, {
+      code: 'BUCKETS_UNKNOWN',
+      retriable: false,
+      stage: 'schema',
+      context: { ...ref },
+    });
+  }
+  return buckets;
+}

@@ -169,11 +169,7 @@ export class TypedColumns {
     this.columns = [...this.columns.map((c) => ({ ...c, scale: scales.get(c.column) ?? c.scale })), ...added];
     for (const c of schema.columns) this.known.add(c.field);
     for (const f of schema.unmapped) this.known.add(f);
-    const names = [
-      ...versionedInsertColumns(this.ref.scope),
-      ...this.keyColumns.map((c) => c.column),
-      ...this.columns.map((c) => c.column),
-    ];
+    const names = [...versionedInsertColumns(this.ref), ...this.keyColumns.map((c) => c.column), ...this.columns.map((c) => c.column)];
     this.insertCql = `INSERT INTO ${qualified(this.ref)} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
   }
 

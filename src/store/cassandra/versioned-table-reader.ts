@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '../../errors';
 import { Serde, VersionedRecord } from '../types';
 import { deserializeWith } from '../validation';
 import { CqlExecutor, toNumber } from './cql-executor';
+import { bucketOf } from './key-bucket';
 import { TableRef, VersionedReadStatements, VersionedStatements, versionedStatements } from './layout';
 import { readerTable, TableReaderOptions } from './open-common';
 import { pagedRows } from './paging';
@@ -123,13 +124,24 @@ export class VersionedTableReader {
     return partition;
   }
 
-  /** The read statements and bind values locating a key's rows. */
+  /** The key-hash bucket of an encoded key in a bucketed table, else undefined. */
+  bucketFor(key: Buffer): number | undefined {
+    return this.ref.scope === 'partitioned' && this.ref.buckets !== undefined ? bucketOf(key, this.ref.buckets) : undefined;
+  }
+
+  /** Bind values locating a key's rows in one Cassandra partition: `[key]`, `[partition, key]` or `[partition, bucket, key]`. */
+  rowKey(key: Buffer, partition: number | undefined, bucket = this.bucketFor(key)): unknown[] {
+    if (partition === undefined) return [key];
+    return bucket === undefined ? [partition, key] : [partition, bucket, key];
+  }
+
+  /** The read statements and bind values locating a key's rows (a bucketed key is in one bucket of any partition). */
   private locate(loc: RowLocator): { q: VersionedReadStatements; params: unknown[] } {
     if (this.ref.scope === 'partitioned' && loc.partition === undefined && loc.partitions !== undefined) {
-      return { q: this.cql.in, params: [loc.partitions, loc.key] };
+      const bucket = this.bucketFor(loc.key);
+      return { q: this.cql.in, params: bucket === undefined ? [loc.partitions, loc.key] : [loc.partitions, bucket, loc.key] };
     }
-    const partition = this.partitionFor(loc.partition);
-    return { q: this.cql, params: partition === undefined ? [loc.key] : [partition, loc.key] };
+    return { q: this.cql, params: this.rowKey(loc.key, this.partitionFor(loc.partition)) };
   }
 
   /** The newest stored version (possibly a tombstone): one read. */

@@ -19,7 +19,7 @@ export interface CoalescedWrite {
 /** Sends what the batcher built: one statement, or an UNLOGGED batch, with a fixed client timestamp; retries inside. */
 export interface BatchSender {
   /** Sends one request (a single statement when writes has one entry); resolves when Cassandra acknowledged it. */
-  send(writes: readonly CoalescedWrite[], timestamp: number): Promise<unknown>;
+  send(writes: readonly CoalescedWrite[], timestamp: number, abandoned?: () => boolean): Promise<unknown>;
   /** The batch's group: the replica set of a routing key (token-aware), or the partition key when no token map is known. */
   groupOf(routingKey: Buffer): string;
   /** A strictly increasing client write timestamp (µs), fixed per batch so whole-batch retries cannot reorder rows. */
@@ -63,7 +63,8 @@ interface SealedBatch {
  * its coordinator; on one node everything shares a group), bounded by bytes and rows, with a short linger.
  * Each write's promise settles only when its batch is acknowledged. A batch's client timestamp is fixed when it is
  * sealed (in issue order within a group), so retries and splits cannot reorder rows. A batch that fails with a
- * non-retriable error is split in halves until the failing row stands alone: one poison row never fails its neighbours.
+ * non-retriable error (or a dropped table) is split in halves until the failing row stands alone: one poison row never
+ * fails its neighbours.
  */
 export class WriteBatcher {
   private readonly open = new Map<string, OpenBatch>();
@@ -153,7 +154,7 @@ export class WriteBatcher {
     const writes = rows.map((r) => r.write);
     try {
       this.requests++;
-      await this.sender.send(writes, timestamp);
+      await this.sender.send(writes, timestamp, () => allAbandoned(rows));
     } catch (e) {
       if (rows.length > 1 && isRowSpecific(e)) {
         const half = rows.length >> 1;
@@ -179,6 +180,13 @@ export function versionRowId(key: Buffer, timestamp: number): number {
  * Outages (retriable errors, exhausted retries) fail every row of the batch alike.
  */
 function isRowSpecific(e: unknown): boolean {
-  if (e instanceof AdjunctError) return !e.retriable && e.code !== 'RETRIES_EXHAUSTED';
+  // A dropped table fails every row of a batch that mixes it with live tables: split, so only its own rows wait.
+  if (e instanceof AdjunctError) return (!e.retriable && e.code !== 'RETRIES_EXHAUSTED') || e.code === 'TABLE_MISSING';
+  return true;
+}
+
+/** True when every row's listener has given up waiting (a stopped task's writes): their retries may end. */
+function allAbandoned(rows: readonly Pending[]): boolean {
+  for (const r of rows) if (r.listener.abandoned?.() !== true) return false;
   return true;
 }

@@ -38,7 +38,19 @@ export async function killNodeUnderLoad(
   await killNode(victim);
   note(`killed ${victim}${why ? ` (${why})` : ''} with ${atKill} committed, ${sent()}/${records.length} produced`);
 
-  await eventually(async () => totalOf(await committedOffsets(admin, group, n.topic)) > atKill, 180_000, 'commits after the kill');
+  await eventually(async () => totalOf(await committedOffsets(admin, group, n.topic)) > atKill, 180_000, 'commits after the kill').catch(
+    (e: unknown) => {
+      // For the report: what the worker did after the kill (kafkajs restarting its consumer repeats one line many times).
+      const lines = w.output().split('\n');
+      note(
+        `worker output (last 60 of ${lines.length} lines, commit failures left out):\n${lines
+          .filter((l) => !/commit failed/.test(l))
+          .slice(-60)
+          .join('\n')}`,
+      );
+      throw e;
+    },
+  );
   await load;
   await waitCaughtUp(admin, group, n.topic, 300_000);
   const caughtUpAt = Date.now();

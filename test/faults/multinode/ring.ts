@@ -9,7 +9,7 @@ import { isAlive, ourPid } from '../../../tools/devstack/process';
 import { ensureStack } from '../../../tools/devstack/stack';
 import { committedOffsets, eventually, names, pipelineGroup, StackFixture, writeConfigFile } from '../../integration/worker/harness';
 import { WorkerProcess } from '../../integration/worker/processes';
-import { genRecords, GenRecord, note, produceAll, totalOf, waitOutput, workerDoc } from '../lib';
+import { FAULT_RETENTION, genRecords, GenRecord, note, produceAll, totalOf, waitOutput, workerDoc } from '../lib';
 
 /** Replication of the multi-node tests: every Kafka partition and Cassandra row on 3 nodes, writes need 2. */
 export const RING = { replicas: 3, minInSync: 2 } as const;
@@ -152,7 +152,12 @@ export async function startRingWorkerUnderLoad(
   const t0 = Date.now();
   const file = writeConfigFile(
     ringWorkerDoc(n, [
-      { name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, errors: { retryTimeout: '5m', retryMaxDelay: '2s' } },
+      {
+        name: 'p',
+        topics: [n.topic],
+        store: { name: 's', historyRetention: FAULT_RETENTION },
+        errors: { retryTimeout: '5m', retryMaxDelay: '2s' },
+      },
     ]),
   );
   const group = pipelineGroup(n.group, 'p');

@@ -6,7 +6,9 @@ import { generationTable, StoreCatalog } from '../../../src/generations';
 import { openCassandraKeyValueStore } from '../../../src/store/cassandra/open-kv-store';
 import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
 import { serdeByName } from '../../../src/store/serde';
+import { DEFAULT_KV_BUCKETS, DEFAULT_PARTITION_BUCKETS } from '../../../src/store/cassandra/key-bucket';
 import { createKeyspace } from '../helpers';
+import { createUnbucketedTable } from '../store/support';
 
 /** Shape of a test store. */
 export interface StoreShape {
@@ -16,6 +18,14 @@ export interface StoreShape {
   keySerde?: string;
   valueSerde?: string;
   historyRetentionMs?: number;
+  /** Partitioned scope: tables in the layout from before key-hash buckets (catalog entry without buckets). */
+  unbucketed?: boolean;
+}
+
+/** The buckets the worker records for a store of this shape (null: none, or a store from before buckets). */
+function bucketsOf(s: StoreShape): number | null {
+  if (s.scope === 'global') return s.kind === 'kv' ? DEFAULT_KV_BUCKETS : null;
+  return s.unbucketed ? null : DEFAULT_PARTITION_BUCKETS;
 }
 
 /** One version to write (value null = tombstone / kv delete). */
@@ -45,7 +55,7 @@ export async function register(client: Client, keyspace: string, s: StoreShape):
     valueSerde: s.valueSerde ?? 'json',
     baseTable: baseOf(s.store),
     historyRetentionMs: s.historyRetentionMs ?? 86_400_000,
-    buckets: s.kind === 'kv' && s.scope === 'global' ? 16 : null,
+    buckets: bucketsOf(s),
   });
 }
 
@@ -60,6 +70,8 @@ export async function writeTable(client: Client, keyspace: string, s: StoreShape
     byPartition.set(p, [...(byPartition.get(p) ?? []), w]);
   }
   if (byPartition.size === 0) byPartition.set(0, []);
+  if (s.unbucketed) await createUnbucketedTable(client, keyspace, tableName, s.kind);
+  const buckets = bucketsOf(s) ?? undefined;
   for (const [partition, ws] of byPartition) {
     const common = {
       client,
@@ -77,11 +89,12 @@ export async function writeTable(client: Client, keyspace: string, s: StoreShape
         writerId: `t:${partition}`,
         historyRetentionMs: s.historyRetentionMs ?? 86_400_000,
         cleanupEvery: 1_000_000,
+        buckets,
       });
       for (const w of ws) await store.put(w.key, w.value, w.ts ?? 0);
       await store.close();
     } else {
-      const store = await openCassandraKeyValueStore<unknown, unknown>({ ...common, buckets: 16 });
+      const store = await openCassandraKeyValueStore<unknown, unknown>({ ...common, buckets });
       for (let i = 0; i < ws.length; i += 200) await store.putAll(ws.slice(i, i + 200).map((w) => ({ key: w.key, value: w.value })));
       await store.close();
     }

@@ -19,6 +19,7 @@ async function extraClient(): Promise<Client> {
 
 const vGlobal: StoreShape = { store: 'customers', kind: 'versioned', scope: 'global', historyRetentionMs: 1_000_000 };
 const vPart: StoreShape = { store: 'orders.by-id', kind: 'versioned', scope: 'partitioned', historyRetentionMs: 1_000_000 };
+const vPartOld: StoreShape = { ...vPart, store: 'orders.unbucketed', unbucketed: true };
 const vShort: StoreShape = { store: 'short-retention', kind: 'versioned', scope: 'global', historyRetentionMs: 1000 };
 const vMultiG: StoreShape = { store: 'multi-writer-g', kind: 'versioned', scope: 'global', historyRetentionMs: 1000 };
 const vMultiP: StoreShape = { store: 'multi-writer-p', kind: 'versioned', scope: 'partitioned', historyRetentionMs: 1000 };
@@ -33,6 +34,7 @@ const multiWriter: Write[] = [
 ];
 const kvGlobal: StoreShape = { store: 'kv-global', kind: 'kv', scope: 'global' };
 const kvPart: StoreShape = { store: 'kv-part', kind: 'kv', scope: 'partitioned' };
+const kvPartOld: StoreShape = { ...kvPart, store: 'kv-part-unbucketed', unbucketed: true };
 const kvTuple: StoreShape = { store: 'kv-tuple', kind: 'kv', scope: 'global', keySerde: 'tuple' };
 const kvBig: StoreShape = { store: 'kv-big', kind: 'kv', scope: 'global', keySerde: 'int64' };
 
@@ -48,11 +50,13 @@ beforeAll(async () => {
   client = await newCassandraClient();
   await prepareKeyspace(client, keyspace);
   await seed(client, keyspace, vGlobal, history);
-  await seed(client, keyspace, vPart, [
-    ...history.map((w) => ({ ...w, partition: 1 })),
-    { key: 'p0', value: { at: 0 }, ts: 10, partition: 0 },
-    { key: 'p2', value: { at: 2 }, ts: 20, partition: 2 },
-  ]);
+  for (const shape of [vPart, vPartOld]) {
+    await seed(client, keyspace, shape, [
+      ...history.map((w) => ({ ...w, partition: 1 })),
+      { key: 'p0', value: { at: 0 }, ts: 10, partition: 0 },
+      { key: 'p2', value: { at: 2 }, ts: 20, partition: 2 },
+    ]);
+  }
   await seed(client, keyspace, vMultiG, multiWriter);
   await seed(client, keyspace, vMultiP, multiWriter);
   await seed(client, keyspace, vShort, [
@@ -67,12 +71,14 @@ beforeAll(async () => {
     kvGlobal,
     names.map((n) => ({ key: n, value: { n } })),
   );
-  await seed(
-    client,
-    keyspace,
-    kvPart,
-    names.map((n, i) => ({ key: n, value: { n }, partition: i % 3 })),
-  );
+  for (const shape of [kvPart, kvPartOld]) {
+    await seed(
+      client,
+      keyspace,
+      shape,
+      names.map((n, i) => ({ key: n, value: { n }, partition: i % 3 })),
+    );
+  }
   await seed(client, keyspace, kvTuple, [
     { key: ['eu', 'fr', 1], value: 'a' },
     { key: ['eu', 'de', 2], value: 'b' },
@@ -94,6 +100,7 @@ afterAll(() =>
 describe.each([
   ['global', vGlobal],
   ['partitioned', vPart],
+  ['partitioned (unbucketed table from before buckets)', vPartOld],
 ])('versioned %s store', (_name, shape) => {
   it('get latest and as of (KIP-889 semantics, tombstones answer null)', async () => {
     const s = lookup.store<string, { v: unknown }>(shape.store);
@@ -134,12 +141,17 @@ describe.each([
   });
 });
 
-it('partitioned versioned store: finds keys in any partition, or reads one given partition', async () => {
-  const s = lookup.store<string, { at: number }>(vPart.store);
+it.each([
+  ['bucketed', vPart],
+  ['unbucketed', vPartOld],
+])('partitioned versioned store (%s): finds keys in any partition, or reads one given partition', async (_layout, shape) => {
+  const s = lookup.store<string, { at: number }>(shape.store);
   expect(await s.getValue('p0')).toEqual({ at: 0 });
   expect(await s.getValue('p2')).toEqual({ at: 2 });
   expect(await s.getValue('p2', undefined, { partition: 2 })).toEqual({ at: 2 });
   expect(await s.getValue('p2', undefined, { partition: 0 })).toBeNull();
+  expect(await s.get('k1', 150)).toEqual({ value: { v: 1 }, timestamp: 100, validTo: 200 });
+  expect(await s.get('k1', 150, { partition: 1 })).toEqual({ value: { v: 1 }, timestamp: 100, validTo: 200 });
 });
 
 it('history retention: older than streamTime - retention answers only with the latest version if it qualifies', async () => {
@@ -186,7 +198,7 @@ it.each([
 });
 
 it('kv range, reverse range, prefix and all come in encoded-key order, across buckets and partitions', async () => {
-  for (const shape of [kvGlobal, kvPart]) {
+  for (const shape of [kvGlobal, kvPart, kvPartOld]) {
     const s = lookup.store<string, { n: string }>(shape.store);
     const keys = async (it: AsyncIterable<{ key: string }>) => (await collect(it)).map((e) => e.key);
     expect(await keys(s.all())).toEqual(['apple', 'apricot', 'avocado', 'banana', 'blueberry', 'cherry', 'date']);
@@ -397,6 +409,11 @@ describe('request counts', () => {
     await vp.get('k1', 150);
     expect(await measure('partitioned versioned get', () => vp.get('k1'))).toBe(1);
     expect(await measure('partitioned versioned as-of get', () => vp.get('k1', 150))).toBe(2);
+    // A table from before buckets costs the same: its layout is read once per table (system_schema), then cached.
+    const vo = l.store(vPartOld.store);
+    await vo.get('k1', 150);
+    expect(await measure('unbucketed partitioned versioned get', () => vo.get('k1'))).toBe(1);
+    expect(await measure('unbucketed partitioned versioned as-of get', () => vo.get('k1', 150))).toBe(2);
     await kg.get('apple');
     await kp.get('apple');
     expect(await measure('kv get (global)', () => kg.get('apple'))).toBe(1);

@@ -5,15 +5,27 @@ import { StoreScope } from '../../../src/store/types';
 import { kvStoreContract } from '../../store/contract/kv-contract';
 import { versionedStoreContract, VersionedStoreFactory } from '../../store/contract/versioned-contract';
 import { versionedKafkaCases } from '../../store/contract/versioned-kafka-cases';
-import { isolatedStore, useStoreKeyspace } from './support';
+import { createUnbucketedTable, isolatedStore, partitionKeyOf, useStoreKeyspace } from './support';
 
 jest.setTimeout(120_000);
 
 const ks = useStoreKeyspace('it_store_contract');
 let counter = 0;
 
-for (const scope of ['partitioned', 'global'] as StoreScope[]) {
-  const storeName = `versioned-${scope}`;
+/** The layouts under test: bucketed partitioned tables (the default), partitioned tables from before buckets, global tables. */
+const layouts: { name: string; scope: StoreScope; unbucketed?: boolean }[] = [
+  { name: 'partitioned', scope: 'partitioned' },
+  { name: 'partitioned, unbucketed table from before buckets', scope: 'partitioned', unbucketed: true },
+  { name: 'global', scope: 'global' },
+];
+
+beforeAll(async () => {
+  await createUnbucketedTable(ks.client, ks.keyspace, 'versioned_unbucketed', 'versioned');
+  await createUnbucketedTable(ks.client, ks.keyspace, 'kv_unbucketed', 'kv');
+});
+
+for (const { name, scope, unbucketed } of layouts) {
+  const storeName = unbucketed ? 'versioned-unbucketed' : `versioned-${scope}`;
   const factory: VersionedStoreFactory = async ({ historyRetentionMs }) => {
     const n = ++counter;
     const open = () =>
@@ -35,16 +47,16 @@ for (const scope of ['partitioned', 'global'] as StoreScope[]) {
       },
     };
   };
-  versionedStoreContract(`CassandraVersionedStore (${scope})`, factory);
-  versionedKafkaCases(`CassandraVersionedStore (${scope})`, factory);
+  versionedStoreContract(`CassandraVersionedStore (${name})`, factory);
+  versionedKafkaCases(`CassandraVersionedStore (${name})`, factory);
 
-  kvStoreContract(`CassandraKeyValueStore (${scope})`, async (keySerde) => {
+  kvStoreContract(`CassandraKeyValueStore (${name})`, async (keySerde) => {
     const n = ++counter;
     return openCassandraKeyValueStore({
       client: ks.client,
       keyspace: ks.keyspace,
       // Global stores read every bucket, so each test gets its own table; partitioned ones their own partition.
-      storeName: scope === 'global' ? `kv-global-${n}` : 'kv-partitioned',
+      storeName: scope === 'global' ? `kv-global-${n}` : unbucketed ? 'kv-unbucketed' : 'kv-partitioned',
       scope,
       partition: scope === 'partitioned' ? n : undefined,
       buckets: 8,
@@ -55,3 +67,12 @@ for (const scope of ['partitioned', 'global'] as StoreScope[]) {
     });
   });
 }
+
+it('new partitioned tables are bucketed; an existing unbucketed table keeps its layout', async () => {
+  expect(await partitionKeyOf(ks.client, ks.keyspace, 'versioned_partitioned')).toEqual(['partition', 'bucket']);
+  expect(await partitionKeyOf(ks.client, ks.keyspace, 'kv_partitioned')).toEqual(['partition', 'bucket']);
+  expect(await partitionKeyOf(ks.client, ks.keyspace, 'versioned_unbucketed')).toEqual(['partition']);
+  expect(await partitionKeyOf(ks.client, ks.keyspace, 'kv_unbucketed')).toEqual(['partition']);
+  const rs = await ks.client.execute(`SELECT COUNT(*) AS n FROM ${ks.keyspace}.versioned_unbucketed`);
+  expect(Number(rs.first().get('n'))).toBeGreaterThan(0); // the contract suites wrote into it
+});

@@ -4,23 +4,39 @@ import { PUT_RETURN_CODE_NOT_PUT, StoreScope } from '../../../src/store/types';
 import { CqlExecutor } from '../../../src/store/cassandra/cql-executor';
 import { createWriteBatcher } from '../../../src/store/cassandra/batch-sender';
 import { WriteBatcher } from '../../../src/store/cassandra/write-batcher';
-import { isolatedStore, useStoreKeyspace } from './support';
+import { createUnbucketedTable, isolatedStore, useStoreKeyspace } from './support';
 
 jest.setTimeout(180_000);
 
 const ks = useStoreKeyspace('it_store_cost', { counting: true });
 let counter = 0;
 
+/** A table layout under test: its name (the table is `cost_<name>`) and scope. */
+interface Layout {
+  name: string;
+  scope: StoreScope;
+}
+
+/** Bucketed partitioned tables (the default), partitioned tables from before buckets, and global tables. */
+const layouts: Layout[] = [
+  { name: 'partitioned', scope: 'partitioned' },
+  { name: 'unbucketed', scope: 'partitioned' },
+  { name: 'global', scope: 'global' },
+];
+
+beforeAll(() => createUnbucketedTable(ks.client, ks.keyspace, 'cost_unbucketed', 'versioned'));
+
 async function open(
-  scope: StoreScope,
+  layout: Layout,
   historyRetentionMs: number,
   extra: { cleanupEvery?: number; n?: number; batcher?: WriteBatcher } = {},
 ): Promise<CassandraVersionedStore<string, string>> {
+  const { scope } = layout;
   const n = extra.n ?? ++counter;
   return openCassandraVersionedStore({
     client: ks.client,
     keyspace: ks.keyspace,
-    storeName: `cost-${scope}`,
+    storeName: `cost-${layout.name}`,
     ...isolatedStore(scope, n, 'c'),
     historyRetentionMs,
     cleanupEvery: extra.cleanupEvery ?? 1_000_000,
@@ -35,9 +51,9 @@ async function measure<T>(fn: () => Promise<T>): Promise<{ result: T; reads: num
   return { result, reads, writes };
 }
 
-async function rows(table: string, scope: StoreScope, n: number): Promise<string[]> {
-  const where = scope === 'partitioned' ? ` WHERE partition = ${n}` : '';
-  const rs = await ks.client.execute(`SELECT key, valid_from, value FROM ${ks.keyspace}.${table}${where}`, [], { fetchSize: 100_000 });
+/** The rows of store instance n (its keys are namespaced `c<n>`), as sorted strings. */
+async function rows(table: string, n: number): Promise<string[]> {
+  const rs = await ks.client.execute(`SELECT key, valid_from, value FROM ${ks.keyspace}.${table}`, [], { fetchSize: 100_000 });
   return rs.rows
     .filter((r) => (r.key as Buffer).toString('utf8').startsWith(`c${n}\u0000`))
     .map(
@@ -52,9 +68,10 @@ afterAll(() => {
   process.stderr.write(`cost model (requests sent to Cassandra):\n${JSON.stringify(report, null, 2)}\n`);
 });
 
-describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (scope) => {
+describe.each(layouts)('cost model ($name)', (layout) => {
+  const label = layout.name;
   it("the sink's write path costs one write and no read, in order or not", async () => {
-    const s = await open(scope, 100);
+    const s = await open(layout, 100);
     expect(await measure(() => s.write('k', 'a', 1000))).toEqual({ result: 'written', reads: 0, writes: 1 });
     expect(await measure(() => s.write('k', 'b', 950))).toEqual({ result: 'written', reads: 0, writes: 1 });
     expect(await measure(() => s.write('k', 'late', 899))).toEqual({ result: 'expired', reads: 0, writes: 0 });
@@ -70,7 +87,7 @@ describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (sco
       lingerMs: 2,
       maxConcurrent: 64,
     });
-    const s = await open(scope, 1_000_000, { batcher });
+    const s = await open(layout, 1_000_000, { batcher });
     const small = await measure(() => Promise.all(Array.from({ length: 128 }, (_, i) => s.write(`k${i % 50}`, `v${i}`, 1000 + i))));
     // 128 rows of ~30 bytes: two batches of 64 rows (the row bound).
     expect({ reads: small.reads, writes: small.writes }).toEqual({ reads: 0, writes: 2 });
@@ -81,14 +98,14 @@ describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (sco
     expect({ reads: large.reads, writes: large.writes }).toEqual({ reads: 0, writes: 4 });
     expect((await s.get('k49'))?.value).toBe('v99');
     expect((await s.get('big11'))?.value).toBe(value);
-    (report as Record<string, unknown>)[`${scope}-batched`] = {
+    (report as Record<string, unknown>)[`${label}-batched`] = {
       smallRowsPerRequest: 128 / small.writes,
       kilobyteRowsPerRequest: 12 / large.writes,
     };
   });
 
   it('puts, gets and deletes cost the advertised number of requests', async () => {
-    const s = await open(scope, 100);
+    const s = await open(layout, 100);
     const inOrder = await measure(() => s.put('k', 'v1', 1000));
     expect(inOrder).toEqual({ result: -1, reads: 0, writes: 1 });
     const inOrderEqual = await measure(() => s.put('k', 'v1b', 1000));
@@ -125,7 +142,7 @@ describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (sco
     const flushAgain = await measure(() => s.flush());
     expect(flushAgain.writes + flushAgain.reads).toBe(0);
     Object.assign(report, {
-      [scope]: {
+      [label]: {
         putInOrder: inOrder,
         putOutOfOrder: outOfOrder,
         putExpired: expired,
@@ -144,7 +161,7 @@ describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (sco
 
   it('replaying the same put sequence leaves identical rows', async () => {
     const n = ++counter;
-    const table = `cost_${scope}`;
+    const table = `cost_${layout.name}`;
     const seq: [string, string | null, number][] = [
       ['a', 'a1', 10],
       ['b', 'b1', 12],
@@ -163,33 +180,33 @@ describe.each(['partitioned', 'global'] as StoreScope[])('cost model (%s)', (sco
       for (const [k, v, t] of seq) out.push(await s.put(k, v, t));
       return out;
     };
-    const first = await open(scope, 10_000, { n });
+    const first = await open(layout, 10_000, { n });
     const firstResults = await run(first);
-    const before = await rows(table, scope, n);
+    const before = await rows(table, n);
     // Crash before flush: a new instance starts from the persisted (initial) stream time and replays.
-    const replay = await open(scope, 10_000, { n });
+    const replay = await open(layout, 10_000, { n });
     expect(await run(replay)).toEqual(firstResults);
-    expect(await rows(table, scope, n)).toEqual(before);
+    expect(await rows(table, n)).toEqual(before);
     // Replay again after a flush (stream time persisted at the end of the sequence).
     await replay.flush();
-    const afterFlush = await open(scope, 10_000, { n });
+    const afterFlush = await open(layout, 10_000, { n });
     await run(afterFlush);
-    expect(await rows(table, scope, n)).toEqual(before);
+    expect(await rows(table, n)).toEqual(before);
     expect(before.length).toBe(10);
   });
 
   it('2,000 in-order puts of one key keep O(retention) rows after flush', async () => {
     const n = ++counter;
-    const s = await open(scope, 20, { cleanupEvery: 64, n });
+    const s = await open(layout, 20, { cleanupEvery: 64, n });
     ks.tracker.reset();
     for (let t = 0; t < 2000; t++) await s.put('hot', `v${t}`, t);
     await s.flush();
     const { reads, writes } = ks.tracker.counts();
-    const left = await rows(`cost_${scope}`, scope, n);
+    const left = await rows(`cost_${layout.name}`, n);
     expect(left.length).toBeLessThanOrEqual(21 + 64);
     expect((await s.history('hot')).length).toBe(21);
     expect(await s.get('hot', 1979)).toEqual({ value: 'v1979', timestamp: 1979, validTo: 1980 });
-    (report as Record<string, unknown>)[`${scope}-2000-puts`] = { rowsLeft: left.length, reads, writes, cleanups: s.cleanupStats() };
+    (report as Record<string, unknown>)[`${label}-2000-puts`] = { rowsLeft: left.length, reads, writes, cleanups: s.cleanupStats() };
     await s.close();
   });
 });

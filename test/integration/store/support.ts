@@ -1,7 +1,7 @@
 import { Client, tracker } from 'cassandra-driver';
 import { stackEndpoints } from '../../../tools/devstack/endpoints';
 import { Serde, StoreScope } from '../../../src/store/types';
-import { cleanUp, newCassandraClient, uniqueName } from '../helpers';
+import { cleanUp, createKeyspace, newCassandraClient, uniqueName } from '../helpers';
 
 // The driver checks `instanceof RequestTracker` at runtime, but its typings declare an interface.
 const TrackerBase = (tracker as unknown as { RequestTracker: new () => object }).RequestTracker;
@@ -90,4 +90,29 @@ export function isolatedStore(
   ns: string,
 ): { scope: StoreScope; partition: number | undefined; writerId: string; keySerde: Serde<string> } {
   return { scope, partition: scope === 'partitioned' ? n : undefined, writerId: `w${n}`, keySerde: namespacedStringSerde(`${ns}${n}`) };
+}
+
+/**
+ * Creates a partitioned table in the layout adjunct created before key-hash buckets (one Cassandra partition per
+ * source partition), with the statement that version ran, so tests can check that such tables keep working.
+ */
+export async function createUnbucketedTable(client: Client, keyspace: string, table: string, kind: 'versioned' | 'kv'): Promise<void> {
+  await createKeyspace(client, keyspace);
+  await client.execute(
+    kind === 'versioned'
+      ? `CREATE TABLE IF NOT EXISTS ${keyspace}.${table} (partition int, key blob, valid_from bigint, value blob, writer text, PRIMARY KEY ((partition), key, valid_from)) WITH CLUSTERING ORDER BY (key ASC, valid_from DESC)`
+      : `CREATE TABLE IF NOT EXISTS ${keyspace}.${table} (partition int, key blob, value blob, PRIMARY KEY ((partition), key)) WITH CLUSTERING ORDER BY (key ASC)`,
+  );
+}
+
+/** The partition key columns of a table, from system_schema (in key order). */
+export async function partitionKeyOf(client: Client, keyspace: string, table: string): Promise<string[]> {
+  const rs = await client.execute(
+    'SELECT column_name, kind, position FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?',
+    [keyspace, table],
+  );
+  return rs.rows
+    .filter((r) => r.kind === 'partition_key')
+    .sort((a, b) => Number(a.position) - Number(b.position))
+    .map((r) => String(r.column_name));
 }

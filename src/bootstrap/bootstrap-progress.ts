@@ -1,0 +1,70 @@
+import { topicPartitionKey } from '../kafka/topic-partition';
+import type { PartitionOffsets } from './topic-offsets';
+
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+/** Number of offsets from `from` up to `to`, 0 when `to` is not past `from`. */
+const span = (from: bigint, to: bigint) => (to > from ? to - from : 0n);
+
+/** A snapshot of bootstrap progress. */
+export interface BootstrapProgress {
+  state: 'BOOTSTRAPPING' | 'READY';
+  done: number;
+  total: number;
+  ratePerSec: number;
+  etaSeconds: number | null;
+}
+
+/** The offsets a bootstrap runs toward, per `topic:partition`: captured end offsets and where the group started. */
+export interface BootstrapTarget {
+  end: Map<string, bigint>;
+  start: Map<string, bigint>;
+}
+
+/** How far a group got toward its target. */
+export interface BootstrapMeasure {
+  done: bigint;
+  total: bigint;
+  /** Every partition's committed offset reached its captured end offset (or the log start, past records deleted by retention). */
+  reached: boolean;
+  /** Committed position per `topic:partition`. */
+  positions: Record<string, string>;
+}
+
+/**
+ * Captures the end offsets a bootstrap runs toward (Samza semantics: records arriving later do not move the target),
+ * reusing those an earlier attempt of the same generation persisted, and where the group starts from.
+ */
+export function captureTarget(parts: PartitionOffsets[], persistedEnd?: Record<string, string>): BootstrapTarget {
+  const target: BootstrapTarget = { end: new Map(), start: new Map() };
+  for (const p of parts) {
+    const id = topicPartitionKey(p.topic, p.partition);
+    target.end.set(id, persistedEnd?.[id] !== undefined ? BigInt(persistedEnd[id]) : p.high);
+    target.start.set(id, p.committed !== null && p.committed > p.low ? p.committed : p.low);
+  }
+  return target;
+}
+
+/** Measures a group's committed offsets against its target. */
+export function measureProgress(parts: PartitionOffsets[], target: BootstrapTarget): BootstrapMeasure {
+  let done = 0n;
+  let total = 0n;
+  let reached = true;
+  const positions: Record<string, string> = {};
+  for (const p of parts) {
+    const id = topicPartitionKey(p.topic, p.partition);
+    const end = target.end.get(id) ?? p.high;
+    const start = target.start.get(id) ?? p.low;
+    const pos = p.committed ?? start;
+    total += span(start, end);
+    done += span(start, min(pos, end));
+    positions[id] = pos.toString();
+    if (pos < max(end, p.low)) reached = false; // records deleted by retention count as reached
+  }
+  return { done, total, reached, positions };
+}
+
+/** The target's end offsets in their persisted form. */
+export function persistedEnd(target: BootstrapTarget): Record<string, string> {
+  return Object.fromEntries([...target.end].map(([k, v]) => [k, v.toString()]));
+}

@@ -1,0 +1,129 @@
+import { Admin } from 'kafkajs';
+import {
+  BootstrapProgress,
+  BootstrapTarget,
+  captureTarget,
+  fetchPartitionOffsets,
+  measureProgress,
+  persistedEnd,
+  ProgressReporter,
+} from '../bootstrap';
+import type { PipelineStatusTable } from '../catalog';
+import { Clock, systemClock } from '../clock';
+import { describeError } from '../errors';
+import { Logger } from '../observability/logger';
+import { AdjunctMetrics } from '../observability/metrics';
+
+/** Settings of a READY tracker. */
+export interface ReadyTrackerOptions {
+  admin: Admin;
+  /** The generation's consumer group, whose committed offsets are measured. */
+  groupId: string;
+  topics: string[];
+  pipeline: string;
+  store: string;
+  generation: number;
+  status: PipelineStatusTable;
+  logger: Logger;
+  metrics: AdjunctMetrics;
+  workerId: string;
+  pollMs?: number;
+  progressBar?: boolean;
+  /** Time source of the rate and ETA (default: the system clock). */
+  clock?: Clock;
+}
+
+/**
+ * READY of one generation (Samza-style bootstrap): captures the end offsets when it starts (or reuses those persisted
+ * by an earlier attempt of the same generation, on any worker), and decides READY once the generation's group has
+ * committed them on every partition, even while new records keep arriving. BOOTSTRAPPING/READY and progress are
+ * persisted in `adjunct_pipeline_status`, so other processes can watch it or wait for READY; `ready` resolves then
+ * (a building generation is switched to at that moment, a current one opens its dependents and `/readyz`).
+ */
+export class ReadyTracker {
+  private target: BootstrapTarget = { end: new Map(), start: new Map() };
+  private timer?: NodeJS.Timeout;
+  private readyResolve!: () => void;
+  /** Resolves when this generation is READY. */
+  readonly ready: Promise<void>;
+  private progress: BootstrapProgress = { state: 'BOOTSTRAPPING', done: 0, total: 0, ratePerSec: 0, etaSeconds: null };
+  private reporter?: ProgressReporter;
+  private stopped = false;
+
+  constructor(private readonly o: ReadyTrackerOptions) {
+    this.ready = new Promise((r) => (this.readyResolve = r));
+  }
+
+  /** Current progress. */
+  snapshot(): BootstrapProgress {
+    return { ...this.progress };
+  }
+
+  /** Restores a persisted READY, or captures (or restores) the end offsets, persists BOOTSTRAPPING and starts polling. */
+  async begin(): Promise<void> {
+    const existing = await this.o.status.get(this.o.pipeline, this.o.generation);
+    if (existing?.state === 'READY') {
+      this.markReady(false);
+      return;
+    }
+    const parts = await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.o.topics);
+    const resumed = existing?.state === 'BOOTSTRAPPING' ? existing.endOffsets : undefined;
+    this.target = captureTarget(parts, resumed);
+    this.o.logger.info(
+      { pipeline: this.o.pipeline, generation: this.o.generation, endOffsets: persistedEnd(this.target), resumed: !!resumed },
+      'bootstrap: captured end offsets',
+    );
+    this.reporter = new ProgressReporter({
+      pipeline: this.o.pipeline,
+      generation: this.o.generation,
+      logger: this.o.logger,
+      metrics: this.o.metrics,
+      clock: this.o.clock ?? systemClock,
+      progressBar: this.o.progressBar ?? false,
+    });
+    await this.poll();
+    if (!this.stopped && this.progress.state !== 'READY') {
+      this.timer = setInterval(
+        () => void this.poll().catch((e) => this.o.logger.warn({ err: describeError(e) }, 'bootstrap poll failed')),
+        this.o.pollMs ?? 1000,
+      );
+    }
+  }
+
+  /** Re-reads the group's committed offsets, persists progress, and decides READY. */
+  async poll(): Promise<void> {
+    if (this.progress.state === 'READY' || this.stopped) return;
+    const m = measureProgress(await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.o.topics), this.target);
+    this.progress = this.reporter!.sample(Number(m.done), Number(m.total), m.reached);
+    await this.o.status.put({
+      pipeline: this.o.pipeline,
+      generation: this.o.generation,
+      store: this.o.store,
+      state: m.reached ? 'READY' : 'BOOTSTRAPPING',
+      recordsDone: Number(m.done),
+      recordsTotal: Number(m.total),
+      endOffsets: persistedEnd(this.target),
+      progress: m.positions,
+      lastError: null,
+      worker: this.o.workerId,
+    });
+    if (m.reached) this.markReady(true);
+  }
+
+  private markReady(log: boolean): void {
+    this.progress = { ...this.progress, state: 'READY', etaSeconds: 0 };
+    if (this.timer) clearInterval(this.timer);
+    this.reporter?.finished(this.progress.total);
+    if (!this.reporter) this.o.metrics.bootstrapProgress.set({ pipeline: this.o.pipeline }, 1);
+    if (log)
+      this.o.logger.info({ pipeline: this.o.pipeline, generation: this.o.generation, records: this.progress.done }, 'bootstrap READY');
+    this.readyResolve();
+  }
+
+  /** Stops polling. */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.reporter?.stop();
+  }
+}
