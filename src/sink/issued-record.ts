@@ -1,3 +1,4 @@
+import type { IHeaders, KafkaMessage } from 'kafkajs';
 import type { RowListener } from '../store/types';
 import type { Heartbeat } from './error-handler';
 import type { TrackedRecord } from './offset-tracker';
@@ -15,22 +16,40 @@ export interface WriteSettlement {
 }
 
 /**
- * One record whose write is in flight: its partition, its place in the offset order and its share of the write budget.
- * It is the store's row listener, so a write costs this one object, not a promise and closures per record.
+ * One consumed record as the loop handles it: its coordinates and original bytes (the SinkRecord a dead letter
+ * carries), its place in the partition's offset order (its own offset-tracker entry), its share of the write budget,
+ * and the store's row listener for its write. A record costs this one object, not a promise, closures and separate
+ * record and tracker objects.
  */
-export class IssuedRecord implements RowListener {
-  /** Registered with the partition's tracker right after the put decision. */
-  tracked!: TrackedRecord;
+export class IssuedRecord implements SinkRecord, RowListener, TrackedRecord {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly timestamp: string;
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly headers?: IHeaders;
+  /** The writer's observed stream time right after the put decision (set when tracked). */
+  observedStreamTime = 0;
+  done = false;
+  /** Budget bytes held (key + value) once delivered. */
+  size = 0;
 
   constructor(
     private readonly settlement: WriteSettlement,
     readonly st: PartitionState,
-    readonly record: SinkRecord,
-    /** Budget bytes held (key + value). */
-    readonly size: number,
+    m: KafkaMessage,
     /** The batch's heartbeat, for a dead letter's retries. */
     readonly heartbeat: Heartbeat,
-  ) {}
+  ) {
+    this.topic = st.topic;
+    this.partition = st.partition;
+    this.offset = m.offset;
+    this.timestamp = m.timestamp;
+    this.key = m.key ?? null;
+    this.value = m.value ?? null;
+    this.headers = m.headers;
+  }
 
   rowWritten(): void {
     this.settlement.durable(this);

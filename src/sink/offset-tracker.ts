@@ -1,6 +1,9 @@
-/** One issued record of a partition; `begin` hands it out and `complete` takes it back. */
+/**
+ * One issued record of a partition; `begin`/`add` hand it in and `complete` takes it back. The offset is Kafka's
+ * decimal string as fetched: nothing is parsed per record; the watermark (once per commit) is a bigint.
+ */
 export interface TrackedRecord {
-  offset: bigint;
+  offset: string;
   observedStreamTime: number;
   done: boolean;
 }
@@ -13,12 +16,17 @@ export interface TrackedRecord {
 export class OffsetTracker {
   private readonly queue: TrackedRecord[] = [];
   private head = 0;
-  private durable: { offset: bigint; observedStreamTime: number } | null = null;
+  /** The newest record of the durable prefix (its fields do not change once done). */
+  private durable: TrackedRecord | null = null;
   private notDone = 0;
 
   /** Registers a record (in offset order) with the writer's observed stream time after its put decision. */
-  begin(offset: bigint, observedStreamTime: number): TrackedRecord {
-    const e: TrackedRecord = { offset, observedStreamTime, done: false };
+  begin(offset: string, observedStreamTime: number): TrackedRecord {
+    return this.add({ offset, observedStreamTime, done: false });
+  }
+
+  /** Registers a caller-made entry (in offset order, not done): e.g. the in-flight record object itself. */
+  add<T extends TrackedRecord>(e: T): T {
     this.queue.push(e);
     this.notDone++;
     return e;
@@ -33,14 +41,17 @@ export class OffsetTracker {
   }
 
   private advance(): void {
-    while (this.head < this.queue.length && this.queue[this.head].done) {
-      const e = this.queue[this.head++];
-      this.durable = { offset: e.offset, observedStreamTime: e.observedStreamTime };
+    const q = this.queue;
+    let head = this.head;
+    if (head >= q.length || !q[head].done) return;
+    while (head < q.length && q[head].done) head++;
+    this.durable = q[head - 1];
+    // The durable prefix is dropped from the queue (references released) once it is large.
+    if (head > 1024 && head * 2 > q.length) {
+      q.splice(0, head);
+      head = 0;
     }
-    if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue.splice(0, this.head);
-      this.head = 0;
-    }
+    this.head = head;
   }
 
   /** Number of records from the oldest one not durable yet to the newest issued one. */
@@ -55,12 +66,13 @@ export class OffsetTracker {
 
   /** Offset of the oldest record not yet durable, if any. */
   get oldestPending(): bigint | null {
-    return this.head < this.queue.length ? this.queue[this.head].offset : null;
+    return this.head < this.queue.length ? BigInt(this.queue[this.head].offset) : null;
   }
 
   /** Next offset to commit (every earlier record durable) and the observed stream time as of it; null if nothing durable yet. */
   watermark(): { offset: bigint; observedStreamTime: number } | null {
-    if (!this.durable) return null;
-    return { offset: this.durable.offset + 1n, observedStreamTime: this.durable.observedStreamTime };
+    const d = this.durable;
+    if (!d) return null;
+    return { offset: BigInt(d.offset) + 1n, observedStreamTime: d.observedStreamTime };
   }
 }

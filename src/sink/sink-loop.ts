@@ -7,16 +7,14 @@ import { AdjunctMetrics } from '../observability/metrics';
 import { ErrorHandler, Heartbeat } from './error-handler';
 import { OffsetLossGuard } from './offset-loss-guard';
 import { PartitionRegistry } from './partition-registry';
-import { PartitionState } from './partition-state';
 import { IssuedRecord, WriteSettlement } from './issued-record';
 import { Processed, RecordProcessor } from './record-processor';
-import { SinkRecord, recordSize, sinkRecordOf } from './sink-record';
+import { recordSize } from './sink-record';
 import { StallMonitor } from './stall-monitor';
 import { TaskLifecycle } from './task-lifecycle';
 import { CompiledSinkTaskOptions } from './task-options';
 import { TaskCounts } from './task-status';
 import { WriteBudget } from './write-budget';
-import { TrackedRecord } from './offset-tracker';
 
 /** One fetched batch as the loop sees it (kafkajs's EachBatchPayload fits). */
 export interface FetchedBatch {
@@ -37,7 +35,10 @@ interface BatchControl {
   handedOver(offset: string): void;
   /** Resolves the consumer position up to the last record handed over (kafkajs `resolveOffset`), once. */
   resolve(): void;
+  /** Whether to go on: the task accepts records and the consumer neither stopped nor seeked this partition. */
   keepGoing(): boolean;
+  /** Notes an await point: other code ran, so the consumer may have stopped or seeked since the last check. */
+  yielded(): void;
 }
 
 /** Collaborators of the loop, built once by the task. */
@@ -72,7 +73,7 @@ export class SinkLoop {
   private readonly settlement: WriteSettlement = {
     durable: (r) => this.durable(r),
     failed: (r, e) => {
-      void this.settleFailure(r.st, r.record, r.tracked, asBadRecord(e, 'write'), r.heartbeat).finally(() => this.p.budget.release(r.size));
+      void this.settleFailure(r, asBadRecord(e, 'write')).finally(() => this.p.budget.release(r.size));
     },
     abandoned: () => this.p.lifecycle.stopping || this.p.lifecycle.failed,
   };
@@ -103,27 +104,37 @@ export class SinkLoop {
     if (!first || !(await this.p.guard.admit(st, BigInt(first.offset)))) return;
     const control = this.controlOf(b);
     let consumed = 0;
+    let last: KafkaMessage | null = null;
     try {
       for (const message of b.batch.messages) {
         if (!control.keepGoing()) break;
-        const record = sinkRecordOf(b.batch.topic, b.batch.partition, message);
-        const offset = BigInt(message.offset);
+        const record = new IssuedRecord(this.settlement, st, message, control.heartbeat);
         consumed++;
         // Synchronous converters and a free write budget take no promise per record.
-        let converted = this.convert(st, record, offset, control);
-        if (converted instanceof Promise) converted = await converted;
+        let converted = this.convert(record, control);
+        if (converted instanceof Promise) {
+          converted = await converted;
+          control.yielded();
+        }
         if (converted === STOP) break;
         if (converted !== SETTLED) {
-          let delivered = this.deliver(st, record, offset, converted, control);
-          if (delivered instanceof Promise) delivered = await delivered;
+          let delivered = this.deliver(record, converted, control);
+          if (delivered instanceof Promise) {
+            delivered = await delivered;
+            control.yielded();
+          }
           if (!delivered) break;
         }
         control.handedOver(message.offset);
-        st.expectedNext = offset + 1n;
-        if (control.heartbeatDue()) await control.heartbeat();
+        last = message;
+        if (control.heartbeatDue()) {
+          await control.heartbeat();
+          control.yielded();
+        }
       }
     } finally {
       control.resolve();
+      if (last !== null) st.expectedNext = BigInt(last.offset) + 1n;
       if (consumed > 0) {
         this.p.counts.consumed += consumed;
         this.m.consumed.inc(consumed);
@@ -147,6 +158,9 @@ export class SinkLoop {
       last = clock.now();
       await b.heartbeat();
     };
+    // kafkajs's isRunning()/isStale() (a JSON key per call) change only when other code runs (consumer.stop, seek), i.e.
+    // while this loop awaits: they are checked at the start and after each await point, not per record.
+    let consumerChecked = false;
     const resolve = () => {
       if (handed === null) return;
       b.resolveOffset(handed);
@@ -160,7 +174,16 @@ export class SinkLoop {
         handed = offset;
       },
       resolve,
-      keepGoing: () => b.isRunning() && !b.isStale() && this.p.lifecycle.accepting,
+      keepGoing: () => {
+        if (!this.p.lifecycle.accepting) return false;
+        if (consumerChecked) return true;
+        if (!b.isRunning() || b.isStale()) return false;
+        consumerChecked = true;
+        return true;
+      },
+      yielded: () => {
+        consumerChecked = false;
+      },
     };
   }
 
@@ -168,24 +191,19 @@ export class SinkLoop {
    * Decodes and extracts: synchronously when the converters and extractor allow, else retrying an unavailable registry.
    * A skip is settled at once, a failure goes to tolerance.
    */
-  private convert(st: PartitionState, record: SinkRecord, offset: bigint, c: BatchControl): Converted | Promise<Converted> {
+  private convert(record: IssuedRecord, c: BatchControl): Converted | Promise<Converted> {
     let out: Processed | Promise<Processed>;
     try {
-      out = this.p.processor.process(record, st.writer.observedStreamTime());
+      out = this.p.processor.process(record, record.st.writer.observedStreamTime());
     } catch (e) {
       // The retry loop tells record failures (settled at once) from retriable ones.
       out = Promise.reject(e);
     }
-    return out instanceof Promise ? this.convertRetrying(st, record, offset, c, out) : this.converted(st, record, offset, out);
+    return out instanceof Promise ? this.convertRetrying(record, c, out) : this.converted(record, out);
   }
 
-  private async convertRetrying(
-    st: PartitionState,
-    record: SinkRecord,
-    offset: bigint,
-    c: BatchControl,
-    first: Promise<Processed>,
-  ): Promise<Converted> {
+  private async convertRetrying(record: IssuedRecord, c: BatchControl, first: Promise<Processed>): Promise<Converted> {
+    const st = record.st;
     try {
       const out = await this.p.errors.retry(
         first,
@@ -193,58 +211,60 @@ export class SinkLoop {
         'value-convert',
         c.heartbeat,
       );
-      return this.converted(st, record, offset, out);
+      return this.converted(record, out);
     } catch (e) {
-      const tracked = st.tracker.begin(offset, st.writer.observedStreamTime());
-      return (await this.settleFailure(st, record, tracked, asBadRecord(e, 'extract'), c.heartbeat)) ? SETTLED : STOP;
+      this.track(record);
+      return (await this.settleFailure(record, asBadRecord(e, 'extract'))) ? SETTLED : STOP;
     }
   }
 
   /** A skip is settled (and counted) at once; anything else goes on to be written. */
-  private converted(st: PartitionState, record: SinkRecord, offset: bigint, out: Processed): Converted {
+  private converted(record: IssuedRecord, out: Processed): Converted {
     if (!isSkip(out)) return out;
     this.p.counts.skipped++;
     this.m.skipped.inc();
     this.p.log.debug({ topic: record.topic, partition: record.partition, offset: record.offset, reason: out.reason }, 'record skipped');
-    st.tracker.complete(st.tracker.begin(offset, st.writer.observedStreamTime()));
+    record.st.tracker.complete(this.track(record));
     return SETTLED;
   }
 
   /** Issues the write under the write budget (waiting heartbeats when it is full); false when the task stops while waiting. */
-  private deliver(st: PartitionState, record: SinkRecord, offset: bigint, x: Extracted, c: BatchControl): boolean | Promise<boolean> {
+  private deliver(record: IssuedRecord, x: Extracted, c: BatchControl): boolean | Promise<boolean> {
     const size = recordSize(record);
-    if (!this.p.budget.tryAcquire(size)) return this.deliverAfterWait(st, record, offset, x, c, size);
-    this.issueUnderBudget(st, record, offset, x, c, size);
+    if (!this.p.budget.tryAcquire(size)) return this.deliverAfterWait(record, x, c, size);
+    record.size = size;
+    this.issueUnderBudget(record, x);
     return true;
   }
 
-  private async deliverAfterWait(
-    st: PartitionState,
-    record: SinkRecord,
-    offset: bigint,
-    x: Extracted,
-    c: BatchControl,
-    size: number,
-  ): Promise<boolean> {
+  private async deliverAfterWait(record: IssuedRecord, x: Extracted, c: BatchControl, size: number): Promise<boolean> {
     c.resolve();
     while (!(await this.p.budget.acquire(size, this.o.budgetWaitMs))) {
       await c.beat();
+      c.yielded();
       if (!c.keepGoing()) return false;
     }
-    this.issueUnderBudget(st, record, offset, x, c, size);
+    // The wait let other code run: a stop or seek meanwhile leaves this record (and the rest of the batch) unissued.
+    c.yielded();
+    if (!c.keepGoing()) {
+      this.p.budget.release(size);
+      return false;
+    }
+    record.size = size;
+    this.issueUnderBudget(record, x);
     return true;
   }
 
   /** Puts the record to its partition's writer (the put decision happens now) and tracks it until durable. */
-  private issueUnderBudget(st: PartitionState, record: SinkRecord, offset: bigint, x: Extracted, c: BatchControl, size: number): void {
-    const r = new IssuedRecord(this.settlement, st, record, size, c.heartbeat);
+  private issueUnderBudget(r: IssuedRecord, x: Extracted): void {
+    const st = r.st;
     let outcome: 'issued' | 'expired' | { error: unknown };
     try {
       outcome = st.writer.write(x.key, x.value, x.timestamp, r, x.valueBytes);
     } catch (e) {
       outcome = { error: e };
     }
-    r.tracked = st.tracker.begin(offset, st.writer.observedStreamTime());
+    this.track(r);
     if (outcome === 'expired') {
       this.p.stall.recovered();
       this.p.counts.expired++;
@@ -253,6 +273,12 @@ export class SinkLoop {
     } else if (outcome !== 'issued') {
       this.settlement.failed(r, outcome.error);
     }
+  }
+
+  /** Registers the record with its partition's tracker, with the writer's observed stream time after its put decision. */
+  private track(r: IssuedRecord): IssuedRecord {
+    r.observedStreamTime = r.st.writer.observedStreamTime();
+    return r.st.tracker.add(r);
   }
 
   /** Counts a durable write and completes its offset. */
@@ -265,25 +291,19 @@ export class SinkLoop {
 
   /** Completes the record's offset and returns its budget. */
   private settled(r: IssuedRecord): void {
-    r.st.tracker.complete(r.tracked);
+    r.st.tracker.complete(r);
     this.p.budget.release(r.size);
   }
 
   /** Tolerance for one failed record: true when it is settled (dead-lettered), false when it stays pending. */
-  private async settleFailure(
-    st: PartitionState,
-    record: SinkRecord,
-    tracked: TrackedRecord,
-    err: AdjunctError,
-    heartbeat: Heartbeat,
-  ): Promise<boolean> {
-    const disposition = await this.p.errors.handle(record, err, heartbeat);
+  private async settleFailure(record: IssuedRecord, err: AdjunctError): Promise<boolean> {
+    const disposition = await this.p.errors.handle(record, err, record.heartbeat);
     if (disposition === 'left-pending') {
-      st.stuck++;
+      record.st.stuck++;
       return false;
     }
     this.p.counts.deadLettered++;
-    st.tracker.complete(tracked);
+    record.st.tracker.complete(record);
     return true;
   }
 }

@@ -126,7 +126,10 @@ export function messages(values: (string | null)[], first = 0): KafkaMessage[] {
 }
 
 /** A fetched batch of one partition with counters of resolved offsets and heartbeats. */
-export function batchOf(msgs: KafkaMessage[], o: { topic?: string; partition?: number; running?: () => boolean } = {}) {
+export function batchOf(
+  msgs: KafkaMessage[],
+  o: { topic?: string; partition?: number; running?: () => boolean; stale?: () => boolean } = {},
+) {
   const resolved: string[] = [];
   const control = { heartbeats: 0, resolved };
   const b: FetchedBatch = {
@@ -139,7 +142,7 @@ export function batchOf(msgs: KafkaMessage[], o: { topic?: string; partition?: n
     resolveOffset: (off) => resolved.push(off),
     heartbeat: async () => void control.heartbeats++,
     isRunning: o.running ?? (() => true),
-    isStale: () => false,
+    isStale: o.stale ?? (() => false),
   };
   return { b, control };
 }

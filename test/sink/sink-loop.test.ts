@@ -125,6 +125,30 @@ describe('sink loop (convert → deliver → commit) without Kafka', () => {
     expect(t.writer.pending).toHaveLength(4);
   });
 
+  it('a seek of the partition while the loop waits stops the batch: no record past the wait is issued', async () => {
+    const t = fakeTask({}, {}, { count: 2, bytes: 1 << 20 });
+    t.writer.hold = true;
+    let seeked = false;
+    const { b, control } = batchOf(messages(['1', '2', '3', '4']), { stale: () => seeked });
+    const loop = t.core.loop.eachBatch(b);
+    while (control.heartbeats < 1) await new Promise((r) => setTimeout(r, 5));
+    seeked = true;
+    t.writer.pending[0].resolve('written');
+    t.writer.pending[1].resolve('written');
+    await loop;
+    expect(t.writer.pending).toHaveLength(2);
+    expect(t.core.counts.consumed).toBe(3);
+    expect(control.resolved).toEqual(['1']);
+  });
+
+  it('a partition already seeked when the batch starts issues nothing', async () => {
+    const t = fakeTask();
+    const { b, control } = batchOf(messages(['1', '2']), { stale: () => true });
+    await t.core.loop.eachBatch(b);
+    expect(t.writer.written).toHaveLength(0);
+    expect(control.resolved).toEqual([]);
+  });
+
   it('backpressure by bytes: records larger than what is left of the byte budget wait for it', async () => {
     const t = fakeTask({}, {}, { count: 64, bytes: 10 });
     t.writer.hold = true;

@@ -137,6 +137,35 @@ describe('cassandra helpers (no database)', () => {
     expect(c.completed).toBe(4);
   });
 
+  it('RetentionCleaner counts puts per key exactly when two keys share a lookup hash (FNV-1a collision)', async () => {
+    const fnv = (b: Buffer) => {
+      let h = 0x811c9dc5;
+      for (const x of b) h = Math.imul(h ^ x, 0x01000193);
+      return h | 0;
+    };
+    // Two keys with the same 32-bit FNV-1a hash (found by a birthday search over `key-<n>`).
+    const pair = [Buffer.from('key-901258'), Buffer.from('key-1540052')];
+    expect(fnv(pair[0])).toBe(fnv(pair[1]));
+    const [x, y] = pair;
+    const cleaned: string[] = [];
+    const c = new RetentionCleaner(async (k) => void cleaned.push(k.toString('hex')), {
+      every: 3,
+      maxDirtyKeys: 10,
+      concurrency: 1,
+      maxQueued: 10,
+    });
+    c.touched(x);
+    c.touched(y);
+    c.touched(x);
+    c.touched(y);
+    c.touched(Buffer.from(y));
+    expect(cleaned).toEqual([y.toString('hex')]);
+    c.touched(x);
+    await c.drain();
+    expect(cleaned).toEqual([y.toString('hex'), x.toString('hex')]);
+    expect(c.completed).toBe(2);
+  });
+
   it('RetentionCleaner holds each key once and bounds the key bytes it holds (1,000 keys of 60 KB)', async () => {
     const cleaned = new Set<string>();
     const c = new RetentionCleaner(

@@ -21,6 +21,15 @@ const ROW_OVERHEAD_BYTES = 24;
 /** Estimated bytes of one typed cell in a batch (the value blob already carries the field's data once). */
 const TYPED_CELL_BYTES = 16;
 
+/** The big-endian int64 serialisation of a safe integer (a bigint cell, encoded without a Long or BigInt per row). */
+function int64Bytes(n: number): Buffer {
+  const b = Buffer.allocUnsafe(8);
+  const high = Math.floor(n / 0x100000000);
+  b.writeInt32BE(high, 0);
+  b.writeUInt32BE(n - high * 0x100000000, 4);
+  return b;
+}
+
 /** Everything a CassandraVersionedStore needs once its schema exists (built by openCassandraVersionedStore). */
 export interface CassandraVersionedStoreParts<K, V> {
   reader: VersionedTableReader;
@@ -58,6 +67,8 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
    * Cassandra partition key `(partition)` or `(partition, bucket)`, built once. Empty for global tables (the key routes).
    */
   private readonly routingKeys: Buffer[] = [];
+  /** The writer cell of every row, encoded once (the driver sends Buffer bind values as they are). */
+  private readonly writerCell: Buffer;
 
   constructor(private readonly parts: CassandraVersionedStoreParts<K, V>) {
     this.reader = parts.reader;
@@ -68,6 +79,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
       if (buckets === undefined) this.routingKeys.push(int32RoutingKey(p));
       else for (let b = 0; b < buckets; b++) this.routingKeys.push(partitionBucketRoutingKey(p, b));
     }
+    this.writerCell = Buffer.from(parts.writerId, 'utf8');
     this.retention = parts.historyRetentionMs;
     this.streamTime = parts.initialStreamTime;
     this.persistedStreamTime = parts.initialStreamTime;
@@ -245,10 +257,10 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     typedKey: K | undefined,
     listener: RowListener,
   ): void {
-    const writer = this.parts.writerId;
+    const writer = this.writerCell;
     const bucket = this.reader.bucketFor(key);
     const params = this.reader.rowKey(key, this.partition, bucket);
-    params.push(this.reader.exec.long(timestamp), value, writer);
+    params.push(int64Bytes(timestamp), value, writer);
     const row: CoalescedWrite = {
       query: this.reader.cql.insert,
       params,

@@ -23,7 +23,30 @@ const DEFAULT_MAX_TRACKED_BYTES = 1 << 20;
 interface Dirty {
   /** The encoded key as a latin1 string: the only copy of the key held (a Buffer is made again to clean it). */
   id: string;
+  /** keyHash of the key's bytes (the lookup index's key). */
+  hash: number;
   puts: number;
+}
+
+/** FNV-1a of a key's bytes: indexes dirty keys so a put to a tracked key makes no string. */
+function keyHash(key: Buffer): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key[i], 0x01000193);
+  return h | 0;
+}
+
+/** keyHash of a key held as a latin1 string (each char is one byte). */
+function idHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
+
+/** Whether the latin1 string id holds exactly the bytes of key. */
+function sameKey(id: string, key: Buffer): boolean {
+  if (id.length !== key.length) return false;
+  for (let i = 0; i < key.length; i++) if (id.charCodeAt(i) !== key[i]) return false;
+  return true;
 }
 
 /**
@@ -34,6 +57,8 @@ interface Dirty {
  */
 export class RetentionCleaner {
   private readonly dirty = new Map<string, Dirty>();
+  /** Dirty keys by keyHash (one per hash; on a collision the other key is still found in `dirty`). */
+  private readonly byHash = new Map<number, Dirty>();
   private readonly queue: string[] = [];
   private readonly queued = new Set<string>();
   private readonly halfBudget: number;
@@ -62,12 +87,16 @@ export class RetentionCleaner {
 
   /** Records a put to key; schedules its clean-up every `every` puts. */
   touched(key: Buffer): void {
-    const id = key.toString('latin1');
-    let d = this.dirty.get(id);
+    const hash = keyHash(key);
+    let d = this.byHash.get(hash);
+    let id: string | undefined;
+    if (d === undefined || !sameKey(d.id, key)) {
+      // Not indexed (or a hash collision): `dirty`, by the key's string, is the source of truth.
+      id = key.toString('latin1');
+      d = this.dirty.get(id);
+    }
     if (d === undefined) {
-      d = { id, puts: 0 };
-      this.dirty.set(id, d);
-      this.dirtyBytes += id.length;
+      d = this.markDirty(id as string, hash);
       while (this.dirty.size > 1 && (this.dirty.size > this.options.maxDirtyKeys || this.dirtyBytes > this.halfBudget)) {
         const oldest = this.dirty.values().next().value as Dirty;
         this.forget(oldest.id);
@@ -76,9 +105,17 @@ export class RetentionCleaner {
     }
     d.puts++;
     if (d.puts >= this.options.every || this.dirtyBytes > this.halfBudget) {
-      this.forget(id);
-      this.enqueue(id);
+      this.forget(d.id);
+      this.enqueue(d.id);
     }
+  }
+
+  private markDirty(id: string, hash: number): Dirty {
+    const d: Dirty = { id, hash, puts: 0 };
+    this.dirty.set(id, d);
+    this.byHash.set(hash, d);
+    this.dirtyBytes += id.length;
+    return d;
   }
 
   /** Cleans every dirty key and resolves when no clean-up is running or queued. */
@@ -92,7 +129,11 @@ export class RetentionCleaner {
   }
 
   private forget(id: string): void {
-    if (this.dirty.delete(id)) this.dirtyBytes -= id.length;
+    const d = this.dirty.get(id);
+    if (d === undefined) return;
+    this.dirty.delete(id);
+    if (this.byHash.get(d.hash) === d) this.byHash.delete(d.hash);
+    this.dirtyBytes -= id.length;
   }
 
   private enqueue(id: string, force = false): void {
@@ -123,10 +164,7 @@ export class RetentionCleaner {
           },
           (e: unknown) => {
             this.failed++;
-            if (!this.dirty.has(id)) {
-              this.dirty.set(id, { id, puts: 0 });
-              this.dirtyBytes += id.length;
-            }
+            if (!this.dirty.has(id)) this.markDirty(id, idHash(id));
             this.options.onError?.(e);
           },
         )
