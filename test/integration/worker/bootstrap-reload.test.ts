@@ -198,9 +198,14 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     await stack.worker.stop();
     stack.worker = undefined;
     // resetOffset: true rebuilds into a new generation on start; kill the process mid-build.
-    const file = writeConfigFile(
-      configDoc(n.keyspace, n.group, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, resetOffset: true }]),
-    );
+    // The rebuild writes one row at a time, so it lasts long enough (seconds, not the sub-second of a batched build)
+    // for the test to see it in progress and kill it there.
+    const slow = configDoc(n.keyspace, n.group, [
+      { name: 'p', topics: [n.topic], store: { name: 's', historyRetention: '7d' }, resetOffset: true },
+    ]);
+    Object.assign(slow.worker as object, { maxInFlight: 1 });
+    Object.assign(slow.cassandra as object, { writeBatch: { maxRows: 1, linger: 0 } });
+    const file = writeConfigFile(slow);
     const catalog = new StoreCatalog(stack.client, n.keyspace);
     const status = new PipelineStatusTable(stack.client, n.keyspace);
     const w1 = stack.spawn(file);
