@@ -79,9 +79,10 @@ export class PipelineRunner {
     if (this.d.spec.bootstrap) {
       this.mainTracker = this.tasks.tracker(this.generation);
     }
+    // READY's target (end offsets and start positions) is captured before the consumer moves: the whole backlog counts.
+    if (this.mainTracker) await this.mainTracker.begin();
     await this.main.start();
     if (view.paused) this.pauseTasks();
-    if (this.mainTracker) await this.mainTracker.begin();
     if (view.building !== null || this.d.spec.resetOffset || positions.reload) await this.reload();
     this.subscription.watch((change) => this.resubscribe(change));
     this.heartbeat.start(this.d.generationPollMs);
@@ -184,9 +185,9 @@ export class PipelineRunner {
     const task = this.tasks.task(generation);
     const tracker = this.tasks.tracker(generation);
     this.build = { generation, task, tracker };
+    await tracker.begin();
     await task.start();
     if (this.paused) task.pause();
-    await tracker.begin();
     void tracker.ready
       .then(() => this.finishReload(generation))
       .catch((e) =>
@@ -274,9 +275,9 @@ export class PipelineRunner {
     this.generation = generation;
     this.main = this.tasks.task(generation);
     this.mainTracker = this.d.spec.bootstrap ? this.tasks.tracker(generation) : undefined;
+    await this.mainTracker?.begin();
     await this.main.start();
     if (this.paused) this.main.pause();
-    await this.mainTracker?.begin();
     this.parts.metrics.generation.set({ pipeline: this.name, store: this.store }, generation);
     if (oldGeneration !== generation) await this.forget(oldGeneration);
   }
