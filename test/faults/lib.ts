@@ -483,13 +483,8 @@ export function useFaultStack(): StackFixture {
   return useStack();
 }
 
-/** A worker process under a steady load of about 40 batches one second apart, already a quarter sent and committing. */
-export async function startWorkerUnderLoad(
-  stack: StackFixture,
-  prefix: string,
-  size: { records: number; keys: number; partitions: number },
-  pipeline: Record<string, unknown> = {},
-): Promise<{
+/** A worker process under a steady load: its names, config file, records, the load still being sent, and when it started. */
+export interface WorkerUnderLoad {
   n: ReturnType<typeof names>;
   group: string;
   file: string;
@@ -498,7 +493,15 @@ export async function startWorkerUnderLoad(
   load: Promise<void>;
   sent: () => number;
   t0: number;
-}> {
+}
+
+/** A worker process under a steady load of about 40 batches one second apart, already a quarter sent and committing. */
+export async function startWorkerUnderLoad(
+  stack: StackFixture,
+  prefix: string,
+  size: { records: number; keys: number; partitions: number },
+  pipeline: Record<string, unknown> = {},
+): Promise<WorkerUnderLoad> {
   const n = names(prefix);
   await createTopic(stack.kafka, n.topic, size.partitions);
   const t0 = Date.now();

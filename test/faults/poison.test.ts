@@ -6,11 +6,9 @@
  */
 import { randomInt } from 'crypto';
 import { Admin, Kafka, Message } from 'kafkajs';
-import * as http from 'http';
-import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { stackEndpoints } from '../../tools/devstack/endpoints';
+import { SchemaType } from '@kafkajs/confluent-schema-registry';
 import { committedOffsets, names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
-import { readTopic, ReadRecord } from '../integration/helpers';
+import { newRegistry, readTopic, ReadRecord } from '../integration/helpers';
 import { killWorker, spawnWorker } from '../integration/worker/processes';
 import {
   checkBelowCommitted,
@@ -141,8 +139,7 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
     // JSON topic: ~60% of the valid records and half of the bad ones.
     const jsonMsgs = jsonTopicMessages(Math.round(size.valid * 0.6), size.bad / 2, size.keys);
     // Avro topic: values in the Confluent wire format through the registry.
-    // No keep-alive: a pooled registry socket would keep jest from exiting.
-    const registry = new SchemaRegistry({ host: stackEndpoints().registryUrl, agent: new http.Agent({ keepAlive: false }) });
+    const registry = newRegistry();
     const schema = {
       type: 'record',
       name: 'Row',

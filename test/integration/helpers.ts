@@ -4,6 +4,7 @@
 import { randomBytes, randomInt } from 'crypto';
 import { Client } from 'cassandra-driver';
 import { Admin, Kafka, KafkaMessage, logLevel } from 'kafkajs';
+import * as http from 'http';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { stackEndpoints } from '../../tools/devstack/endpoints';
 
@@ -58,7 +59,8 @@ export async function createTopic(kafka: Kafka, name: string, partitions = 1): P
 
 /** A Confluent-API schema registry client pointed at the stack's registry. */
 export function newRegistry(): SchemaRegistry {
-  return new SchemaRegistry({ host: stackEndpoints().registryUrl });
+  // No keep-alive: a pooled registry socket would keep jest from exiting (the exit check fails such a run).
+  return new SchemaRegistry({ host: stackEndpoints().registryUrl, agent: new http.Agent({ keepAlive: false }) });
 }
 
 /** A record as read back from Kafka, with its coordinates. */

@@ -8,8 +8,7 @@ import { LOCAL_DATA_CENTER, stackEndpoints, stackSettings } from '../../../tools
 import { isAlive, ourPid } from '../../../tools/devstack/process';
 import { ensureStack } from '../../../tools/devstack/stack';
 import { committedOffsets, eventually, names, pipelineGroup, StackFixture, writeConfigFile } from '../../integration/worker/harness';
-import { WorkerProcess } from '../../integration/worker/processes';
-import { FAULT_RETENTION, genRecords, GenRecord, note, produceAll, totalOf, waitOutput, workerDoc } from '../lib';
+import { FAULT_RETENTION, genRecords, note, produceAll, totalOf, waitOutput, workerDoc, WorkerUnderLoad } from '../lib';
 
 /** Replication of the multi-node tests: every Kafka partition and Cassandra row on 3 nodes, writes need 2. */
 export const RING = { replicas: 3, minInSync: 2 } as const;
@@ -136,16 +135,7 @@ export async function startRingWorkerUnderLoad(
   stack: StackFixture,
   prefix: string,
   size: { records: number; keys: number; partitions: number },
-): Promise<{
-  n: ReturnType<typeof names>;
-  group: string;
-  file: string;
-  w: WorkerProcess;
-  records: GenRecord[];
-  load: Promise<void>;
-  sent: () => number;
-  t0: number;
-}> {
+): Promise<WorkerUnderLoad> {
   const n = names(prefix);
   await createReplicatedTopic(stack.admin, n.topic, size.partitions);
   await createReplicatedKeyspace(stack.client, n.keyspace);
