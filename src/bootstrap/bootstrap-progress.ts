@@ -31,16 +31,25 @@ export interface BootstrapMeasure {
   positions: Record<string, string>;
 }
 
+/** A target as an earlier attempt of the same generation persisted it (offsets as decimal strings). */
+export interface PersistedTarget {
+  end: Record<string, string>;
+  start: Record<string, string>;
+}
+
 /**
- * Captures the end offsets a bootstrap runs toward (Samza semantics: records arriving later do not move the target),
- * reusing those an earlier attempt of the same generation persisted, and where the group starts from.
+ * Captures the end offsets a bootstrap runs toward (Samza semantics: records arriving later do not move the target)
+ * and where the group starts from. An earlier attempt of the same generation (a restart, or another worker of the
+ * group) persisted both: they are reused, so every attempt and every worker measures the same total.
  */
-export function captureTarget(parts: PartitionOffsets[], persistedEnd?: Record<string, string>): BootstrapTarget {
+export function captureTarget(parts: PartitionOffsets[], persisted?: PersistedTarget): BootstrapTarget {
   const target: BootstrapTarget = { end: new Map(), start: new Map() };
   for (const p of parts) {
     const id = topicPartitionKey(p.topic, p.partition);
-    target.end.set(id, persistedEnd?.[id] !== undefined ? BigInt(persistedEnd[id]) : p.high);
-    target.start.set(id, p.committed !== null && p.committed > p.low ? p.committed : p.low);
+    const end = persisted?.end[id];
+    const start = persisted?.start[id];
+    target.end.set(id, end !== undefined ? BigInt(end) : p.high);
+    target.start.set(id, start !== undefined ? BigInt(start) : p.committed !== null && p.committed > p.low ? p.committed : p.low);
   }
   return target;
 }
@@ -64,7 +73,15 @@ export function measureProgress(parts: PartitionOffsets[], target: BootstrapTarg
   return { done, total, reached, positions };
 }
 
+const persisted = (offsets: Map<string, bigint>): Record<string, string> =>
+  Object.fromEntries([...offsets].map(([k, v]) => [k, v.toString()]));
+
 /** The target's end offsets in their persisted form. */
 export function persistedEnd(target: BootstrapTarget): Record<string, string> {
-  return Object.fromEntries([...target.end].map(([k, v]) => [k, v.toString()]));
+  return persisted(target.end);
+}
+
+/** The target's start offsets in their persisted form. */
+export function persistedStart(target: BootstrapTarget): Record<string, string> {
+  return persisted(target.start);
 }

@@ -16,7 +16,7 @@ export function catalogDdl(keyspace: string): string[] {
     `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_pipeline_status (
       pipeline text, generation int,
       store text, state text, records_done bigint, records_total bigint,
-      end_offsets text, progress text, last_error text, worker text, updated_at timestamp,
+      end_offsets text, start_offsets text, progress text, last_error text, worker text, updated_at timestamp,
       PRIMARY KEY ((pipeline), generation)) WITH CLUSTERING ORDER BY (generation DESC)`,
     `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_pipeline_control (
       pipeline text PRIMARY KEY, paused boolean, updated_at timestamp)`,
@@ -29,25 +29,27 @@ export function catalogDdl(keyspace: string): string[] {
   ];
 }
 
-/** Columns added to `adjunct_stores` after its first release: a catalog created earlier gets them by ALTER TABLE. */
-const ADDED_STORE_COLUMNS = ['dropping_generation', 'last_generation'] as const;
+/** Columns added to catalog tables after their first release: a catalog created earlier gets them by ALTER TABLE. */
+const ADDED_COLUMNS: readonly { table: string; column: string; type: string }[] = [
+  { table: 'adjunct_stores', column: 'dropping_generation', type: 'int' },
+  { table: 'adjunct_stores', column: 'last_generation', type: 'int' },
+  { table: 'adjunct_pipeline_status', column: 'start_offsets', type: 'text' },
+];
 
 /** Creates the catalog tables if missing, adds columns newer releases need, and waits for schema agreement. */
 export async function ensureCatalog(client: Client, keyspace: string): Promise<void> {
   const exec = new CqlExecutor(client, {}, { keyspace });
   for (const ddl of catalogDdl(keyspace)) await exec.ddl(ddl, 'creating the adjunct catalog tables');
   await requireSchemaAgreement(client, 'creating the adjunct catalog tables');
-  const rs = await client.execute(
-    'SELECT column_name FROM system_schema.columns WHERE keyspace_name=? AND table_name=?',
-    [keyspace, 'adjunct_stores'],
-    { prepare: true },
-  );
-  const have = new Set(rs.rows.map((r) => r.get('column_name') as string));
-  const missing = ADDED_STORE_COLUMNS.filter((c) => !have.has(c));
+  const rs = await client.execute('SELECT table_name, column_name FROM system_schema.columns WHERE keyspace_name=?', [keyspace], {
+    prepare: true,
+  });
+  const have = new Set(rs.rows.map((r) => `${r.get('table_name') as string}.${r.get('column_name') as string}`));
+  const missing = ADDED_COLUMNS.filter((c) => !have.has(`${c.table}.${c.column}`));
   if (!missing.length) return;
   // Concurrent workers may race to add a column: "already exists" means another one did.
   for (const c of missing)
-    await exec.ddl(`ALTER TABLE ${keyspace}.adjunct_stores ADD ${c} int`, 'adding catalog columns').catch((e: unknown) => {
+    await exec.ddl(`ALTER TABLE ${keyspace}.${c.table} ADD ${c.column} ${c.type}`, 'adding catalog columns').catch((e: unknown) => {
       if (!/already exist|conflicts with an existing column/i.test(String((e as Error)?.message))) throw e;
     });
   await requireSchemaAgreement(client, 'adding catalog columns');

@@ -14,6 +14,8 @@ export interface PipelineStatusRow {
   recordsDone: number;
   recordsTotal: number;
   endOffsets: Record<string, string>;
+  /** Where the generation's group started on each partition when its bootstrap first began (kept by later attempts). */
+  startOffsets: Record<string, string>;
   progress: Record<string, string>;
   lastError: string | null;
   worker: string | null;
@@ -35,7 +37,7 @@ export class PipelineStatusTable {
   async put(row: Omit<PipelineStatusRow, 'updatedAt'>): Promise<void> {
     await catalogExecute(
       this.client,
-      `INSERT INTO ${this.keyspace}.adjunct_pipeline_status (pipeline, generation, store, state, records_done, records_total, end_offsets, progress, last_error, worker, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,toTimestamp(now()))`,
+      `INSERT INTO ${this.keyspace}.adjunct_pipeline_status (pipeline, generation, store, state, records_done, records_total, end_offsets, start_offsets, progress, last_error, worker, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,toTimestamp(now()))`,
       [
         row.pipeline,
         row.generation,
@@ -44,6 +46,7 @@ export class PipelineStatusTable {
         types.Long.fromNumber(row.recordsDone),
         types.Long.fromNumber(row.recordsTotal),
         JSON.stringify(row.endOffsets),
+        JSON.stringify(row.startOffsets),
         JSON.stringify(row.progress),
         row.lastError,
         row.worker,
@@ -98,6 +101,7 @@ function rowToStatus(r: types.Row): PipelineStatusRow {
     recordsDone: num(r.get('records_done')),
     recordsTotal: num(r.get('records_total')),
     endOffsets: parse(r.get('end_offsets')),
+    startOffsets: parse(r.get('start_offsets')),
     progress: parse(r.get('progress')),
     lastError: r.get('last_error'),
     worker: r.get('worker'),

@@ -6,6 +6,7 @@ import {
   fetchPartitionOffsets,
   measureProgress,
   persistedEnd,
+  persistedStart,
   ProgressReporter,
 } from '../bootstrap';
 import type { PipelineStatusTable } from '../catalog';
@@ -34,7 +35,7 @@ export interface ReadyTrackerOptions {
 }
 
 /**
- * READY of one generation (Samza-style bootstrap): captures the end offsets when it starts (or reuses those persisted
+ * READY of one generation (Samza-style bootstrap): captures the end and start offsets when it starts (or reuses those persisted
  * by an earlier attempt of the same generation, on any worker), and decides READY once the generation's group has
  * committed them on every partition, even while new records keep arriving. BOOTSTRAPPING/READY and progress are
  * persisted in `adjunct_pipeline_status`, so other processes can watch it or wait for READY; `ready` resolves then
@@ -67,7 +68,7 @@ export class ReadyTracker {
       return;
     }
     const parts = await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.o.topics);
-    const resumed = existing?.state === 'BOOTSTRAPPING' ? existing.endOffsets : undefined;
+    const resumed = existing?.state === 'BOOTSTRAPPING' ? { end: existing.endOffsets, start: existing.startOffsets } : undefined;
     this.target = captureTarget(parts, resumed);
     this.o.logger.info(
       { pipeline: this.o.pipeline, generation: this.o.generation, endOffsets: persistedEnd(this.target), resumed: !!resumed },
@@ -103,6 +104,7 @@ export class ReadyTracker {
       recordsDone: Number(m.done),
       recordsTotal: Number(m.total),
       endOffsets: persistedEnd(this.target),
+      startOffsets: persistedStart(this.target),
       progress: m.positions,
       lastError: null,
       worker: this.o.workerId,

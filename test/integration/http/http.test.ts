@@ -254,6 +254,7 @@ describe('ops routes', () => {
       recordsDone: 1,
       recordsTotal: 2,
       endOffsets: {},
+      startOffsets: {},
       progress: {},
       lastError: null,
       worker: 'w',
