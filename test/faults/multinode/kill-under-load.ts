@@ -1,4 +1,6 @@
 /** The shared body of the multi-node kill tests: a ring node killed under load, then the ring restored. */
+import * as fs from 'fs';
+import * as path from 'path';
 import { Admin } from 'kafkajs';
 import { committedOffsets, eventually, StackFixture, waitCaughtUp } from '../../integration/worker/harness';
 import { killWorker } from '../../integration/worker/processes';
@@ -28,6 +30,22 @@ export async function killNodeUnderLoad(
   why = '',
 ): Promise<KilledUnderLoad> {
   const run = await startRingWorkerUnderLoad(stack, prefix, size);
+  try {
+    return await killUnderLoad(stack, run, pickVictim, why);
+  } finally {
+    const file = path.resolve(__dirname, '../../../.ring-logs', `${prefix}-${new Date().toISOString().replace(/[:.]/g, '-')}.log`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, run.w.output());
+    note(`worker output saved to ${file}`);
+  }
+}
+
+async function killUnderLoad(
+  stack: StackFixture,
+  run: Awaited<ReturnType<typeof startRingWorkerUnderLoad>>,
+  pickVictim: (admin: Admin, topic: string) => Promise<string> | string,
+  why: string,
+): Promise<KilledUnderLoad> {
   const { n, group, w, records, load, sent } = run;
   const { admin } = stack;
   const victim = await pickVictim(admin, n.topic);
