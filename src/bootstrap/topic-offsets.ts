@@ -1,4 +1,5 @@
 import { Admin } from 'kafkajs';
+import { KafkaRetryOptions, withKafkaRetry } from '../kafka/kafka-retry';
 import { topicPartitionKey } from '../kafka/topic-partition';
 import { committedOffsetOf } from '../offsets/committed-offset';
 
@@ -12,15 +13,28 @@ export interface PartitionOffsets {
   committed: bigint | null;
 }
 
-/** Fetches log start/end offsets of topics and the group's committed offsets in one pass. */
-export async function fetchPartitionOffsets(admin: Admin, groupId: string, topics: string[]): Promise<PartitionOffsets[]> {
+/**
+ * Fetches log start/end offsets of topics and the group's committed offsets in one pass. A coordinator or leader that
+ * is not ready yet (a fresh or restarted broker: NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS…) is retried with
+ * backoff; KAFKA_UNAVAILABLE after the bound.
+ */
+export async function fetchPartitionOffsets(
+  admin: Pick<Admin, 'fetchOffsets' | 'fetchTopicOffsets'>,
+  groupId: string,
+  topics: string[],
+  retry: KafkaRetryOptions = {},
+): Promise<PartitionOffsets[]> {
   const out: PartitionOffsets[] = [];
-  const committed = await admin.fetchOffsets({ groupId, topics });
+  const committed = await withKafkaRetry(
+    `fetching the committed offsets of group ${groupId}`,
+    () => admin.fetchOffsets({ groupId, topics }),
+    retry,
+  );
   const committedMap = new Map<string, bigint | null>();
   for (const t of committed)
     for (const p of t.partitions) committedMap.set(topicPartitionKey(t.topic, p.partition), committedOffsetOf(p.offset));
   for (const topic of topics) {
-    const offs = await admin.fetchTopicOffsets(topic);
+    const offs = await withKafkaRetry(`fetching the offsets of topic ${topic}`, () => admin.fetchTopicOffsets(topic), retry);
     for (const p of offs) {
       out.push({
         topic,

@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   TYPED_COLUMN_SCHEMA: code(500, 1, false, "typed columns cannot be derived from the record's schema"),
   // Infrastructure (retriable: the pipeline stalls and resumes by itself)
   CASSANDRA_UNAVAILABLE: code(503, 4, true, 'Cassandra is unreachable, overloaded or timing out'),
+  KAFKA_UNAVAILABLE: code(503, 4, true, 'a Kafka broker or the group coordinator did not answer in time (retried with backoff)'),
   REGISTRY_UNAVAILABLE: code(503, 4, true, 'the schema registry is unreachable'),
   SCHEMA_DISAGREEMENT: code(503, 4, true, 'Cassandra nodes do not agree on the schema yet'),
   READY_TIMEOUT: code(503, 4, true, 'the store did not become READY in time'),

@@ -12,6 +12,7 @@ import {
 import type { PipelineStatusTable } from '../catalog';
 import { Clock, systemClock } from '../clock';
 import { describeError } from '../errors';
+import { KafkaRetryOptions } from '../kafka/kafka-retry';
 import { Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
 
@@ -67,7 +68,7 @@ export class ReadyTracker {
       this.markReady(false);
       return;
     }
-    const parts = await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.o.topics);
+    const parts = await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.o.topics, this.startRetry());
     const resumed = existing?.state === 'BOOTSTRAPPING' ? { end: existing.endOffsets, start: existing.startOffsets } : undefined;
     this.target = captureTarget(parts, resumed);
     this.o.logger.info(
@@ -82,7 +83,7 @@ export class ReadyTracker {
       clock: this.o.clock ?? systemClock,
       progressBar: this.o.progressBar ?? false,
     });
-    await this.poll();
+    await this.poll(this.startRetry());
     if (!this.stopped && this.progress.state !== 'READY') {
       this.timer = setInterval(
         () => void this.poll().catch((e) => this.o.logger.warn({ err: describeError(e) }, 'bootstrap poll failed')),
@@ -91,10 +92,25 @@ export class ReadyTracker {
     }
   }
 
-  /** Re-reads the group's committed offsets, persists progress, and decides READY. */
-  async poll(): Promise<void> {
+  /** At start, a coordinator that is not ready yet is retried with backoff (then KAFKA_UNAVAILABLE), with a warning per retry. */
+  private startRetry(): KafkaRetryOptions {
+    return {
+      clock: this.o.clock,
+      onRetry: (e, attempt, delayMs) =>
+        this.o.logger.warn(
+          { pipeline: this.o.pipeline, groupId: this.o.groupId, attempt, delayMs, err: describeError(e) },
+          'bootstrap: Kafka not ready for the offset fetch, retrying',
+        ),
+    };
+  }
+
+  /**
+   * Re-reads the group's committed offsets, persists progress, and decides READY. A periodic poll tries once (the next
+   * poll is the retry); the first one, at start, retries as `retry` says.
+   */
+  async poll(retry: KafkaRetryOptions = { timeoutMs: 0 }): Promise<void> {
     if (this.progress.state === 'READY' || this.stopped) return;
-    const m = measureProgress(await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.o.topics), this.target);
+    const m = measureProgress(await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.o.topics, retry), this.target);
     this.progress = this.reporter!.sample(Number(m.done), Number(m.total), m.reached);
     await this.o.status.put({
       pipeline: this.o.pipeline,

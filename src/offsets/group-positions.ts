@@ -1,4 +1,5 @@
 import { Admin } from 'kafkajs';
+import { KafkaRetryOptions, withKafkaRetry } from '../kafka/kafka-retry';
 import { topicPartitionKey } from '../kafka/topic-partition';
 import { committedOffsetOf } from './committed-offset';
 
@@ -21,13 +22,19 @@ export class GroupPositions {
     private readonly groupId: string,
     /** Positions decided before the task starts, by topic-partition key. */
     private readonly decided: ReadonlyMap<string, bigint> = new Map(),
+    private readonly retry: KafkaRetryOptions = {},
   ) {}
 
   /** Takes the group's committed positions of `topics` (before the task's consumer runs). */
   async snapshot(topics: string[]): Promise<void> {
     for (const [k, offset] of this.decided) this.atStart.set(k, offset);
     if (!topics.length) return;
-    for (const t of await this.admin.fetchOffsets({ groupId: this.groupId, topics }))
+    const committed = await withKafkaRetry(
+      `fetching the committed offsets of group ${this.groupId}`,
+      () => this.admin.fetchOffsets({ groupId: this.groupId, topics }),
+      this.retry,
+    );
+    for (const t of committed)
       for (const p of t.partitions) {
         const k = topicPartitionKey(t.topic, p.partition);
         const offset = later(committedOffsetOf(p.offset), this.atStart.get(k));

@@ -1,5 +1,6 @@
 import { Admin } from 'kafkajs';
 import { fetchPartitionOffsets } from '../bootstrap/topic-offsets';
+import { KafkaRetryOptions } from '../kafka/kafka-retry';
 import { topicPartitionKey } from '../kafka/topic-partition';
 import { OffsetLoss, OffsetLossPolicy } from './offset-loss-policy';
 
@@ -17,14 +18,16 @@ export interface StartPositions {
  * OFFSET_OUT_OF_RANGE naming every lost range (the group keeps its position); `latest` goes on from the log start
  * (the first offset still available, where the consumer's reset of an out-of-range position to the earliest offset
  * puts it; the group is not moved by an admin client, which would have to join it); `reload` asks for a new generation.
+ * A coordinator that is not ready yet is retried (`retry`), then KAFKA_UNAVAILABLE.
  */
 export async function checkStartPositions(
   admin: Admin,
   groupId: string,
   topics: string[],
   policy: OffsetLossPolicy,
+  retry: KafkaRetryOptions = {},
 ): Promise<StartPositions> {
-  const decisions = (await fetchPartitionOffsets(admin, groupId, topics)).map((p) =>
+  const decisions = (await fetchPartitionOffsets(admin, groupId, topics, retry)).map((p) =>
     policy.decide({ topic: p.topic, partition: p.partition, expected: p.committed, logStart: p.low, highWatermark: p.high }),
   );
   const failed: OffsetLoss[] = [];

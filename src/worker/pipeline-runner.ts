@@ -72,7 +72,14 @@ export class PipelineRunner {
     this.generation = view.current;
     this.parts.metrics.generation.set({ pipeline: this.name, store: this.store }, this.generation);
     const topics = await this.subscription.resolve();
-    const positions = await checkStartPositions(this.d.admin, this.groupFor(this.generation), topics, this.offsetLossPolicy());
+    const group = this.groupFor(this.generation);
+    const positions = await checkStartPositions(this.d.admin, group, topics, this.offsetLossPolicy(), {
+      onRetry: (e, attempt, delayMs) =>
+        this.log.warn(
+          { groupId: group, attempt, delayMs, err: describeError(e) },
+          'Kafka not ready for the start-up offset check: retrying',
+        ),
+    });
     await this.beat(this.generation, 'current');
     this.main = this.tasks.task(this.generation, positions.startAt);
     this.main.counts.lostOffsets += positions.lostOffsets;

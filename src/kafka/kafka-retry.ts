@@ -1,0 +1,68 @@
+import { Clock, systemClock } from '../clock/clock';
+import { AdjunctError, RetriesExhaustedError, withRetry } from '../errors';
+
+/** Kafka protocol errors of a group coordinator that is moving, loading or not elected yet (codes 14, 15, 16). */
+const COORDINATOR_ERROR_TYPES = new Set(['GROUP_LOAD_IN_PROGRESS', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR_FOR_GROUP']);
+const COORDINATOR_ERROR_CODES = new Set([14, 15, 16]);
+
+/** The error kafkajs wrapped (its retrier's `originalError`, or `cause`), if any. */
+function innerError(e: object): unknown {
+  const x = e as { originalError?: unknown; cause?: unknown };
+  return x.originalError ?? x.cause;
+}
+
+/**
+ * True for a Kafka failure a later attempt may fix: a coordinator that is loading, moving or not found yet, or any
+ * error kafkajs marks retriable (leader moving, connection refused); also when kafkajs's own retries gave up on one.
+ */
+export function isRetriableKafkaError(e: unknown, depth = 0): boolean {
+  if (!(e instanceof Error) || depth > 3) return false;
+  if (e instanceof AdjunctError) return e.retriable;
+  const x = e as { type?: unknown; code?: unknown; retriable?: unknown };
+  if (typeof x.type === 'string' && COORDINATOR_ERROR_TYPES.has(x.type)) return true;
+  if (e.name === 'KafkaJSProtocolError' && typeof x.code === 'number' && COORDINATOR_ERROR_CODES.has(x.code)) return true;
+  if (e.name === 'KafkaJSGroupCoordinatorNotFound') return true;
+  if (e.name.startsWith('KafkaJS') && x.retriable === true) return true;
+  const inner = innerError(e);
+  return inner !== undefined && inner !== e && isRetriableKafkaError(inner, depth + 1);
+}
+
+/** Bounds of a Kafka admin retry loop. */
+export interface KafkaRetryOptions {
+  /** Give up after this long (default 60 s). */
+  timeoutMs?: number;
+  /** Cap of one backoff delay (default 2 s). */
+  maxDelayMs?: number;
+  /** Time source (default: the system clock). */
+  clock?: Clock;
+  /** Told about every retriable failure before its backoff (e.g. a warning log). */
+  onRetry?: (e: unknown, attempt: number, delayMs: number) => void;
+}
+
+/** Default bound of a Kafka admin retry loop: longer than a coordinator election or a partition leader move. */
+export const KAFKA_RETRY_TIMEOUT_MS = 60_000;
+
+/**
+ * Runs a Kafka admin call, retrying retriable failures (a coordinator not ready yet, a leader moving) with backoff,
+ * and fails with KAFKA_UNAVAILABLE naming `what` once the bound is reached; other failures are thrown at once.
+ */
+export async function withKafkaRetry<T>(what: string, fn: () => Promise<T>, o: KafkaRetryOptions = {}): Promise<T> {
+  const timeoutMs = o.timeoutMs ?? KAFKA_RETRY_TIMEOUT_MS;
+  try {
+    return await withRetry(fn, {
+      timeoutMs,
+      maxDelayMs: o.maxDelayMs ?? 2000,
+      initialDelayMs: 200,
+      isRetriable: (e) => isRetriableKafkaError(e),
+      onRetry: o.onRetry,
+      clock: o.clock ?? systemClock,
+    });
+  } catch (e) {
+    if (!(e instanceof RetriesExhaustedError)) throw e;
+    throw new AdjunctError(`${what} failed, Kafka unavailable: ${e.message}`, {
+      code: 'KAFKA_UNAVAILABLE',
+      stage: 'consume',
+      cause: e.cause,
+    });
+  }
+}

@@ -1,0 +1,77 @@
+import { KafkaJSConnectionError, KafkaJSGroupCoordinatorNotFound, KafkaJSNonRetriableError } from 'kafkajs';
+import { ManualClock } from '../../src/clock';
+import { AdjunctError } from '../../src/errors';
+import { isRetriableKafkaError, withKafkaRetry } from '../../src/kafka/kafka-retry';
+import { protocolError } from './protocol-error';
+
+describe('Kafka retry classification', () => {
+  it('the coordinator errors of a fresh or moving coordinator are retriable (codes 14, 15, 16)', () => {
+    expect(isRetriableKafkaError(protocolError('GROUP_LOAD_IN_PROGRESS', 14))).toBe(true);
+    expect(isRetriableKafkaError(protocolError('GROUP_COORDINATOR_NOT_AVAILABLE', 15))).toBe(true);
+    expect(isRetriableKafkaError(protocolError('NOT_COORDINATOR_FOR_GROUP', 16))).toBe(true);
+    expect(isRetriableKafkaError(new KafkaJSGroupCoordinatorNotFound('no coordinator' as never))).toBe(true);
+    expect(isRetriableKafkaError(new KafkaJSConnectionError('Connection refused'))).toBe(true);
+  });
+
+  it("kafkajs's own retries giving up on a coordinator error is still retriable; authorization and plain errors are not", () => {
+    const gaveUp = new KafkaJSNonRetriableError('retries exceeded');
+    (gaveUp as unknown as { originalError: Error }).originalError = protocolError('NOT_COORDINATOR_FOR_GROUP', 16);
+    expect(isRetriableKafkaError(gaveUp)).toBe(true);
+    expect(isRetriableKafkaError(protocolError('GROUP_AUTHORIZATION_FAILED', 30, false))).toBe(false);
+    expect(isRetriableKafkaError(new Error('boom'))).toBe(false);
+    expect(isRetriableKafkaError('NOT_COORDINATOR_FOR_GROUP')).toBe(false);
+  });
+});
+
+describe('withKafkaRetry', () => {
+  it('retries a coordinator error with backoff until the call succeeds', async () => {
+    const clock = new ManualClock();
+    let calls = 0;
+    const retries: number[] = [];
+    const out = await withKafkaRetry(
+      'fetching offsets',
+      async () => {
+        if (++calls <= 2) throw protocolError('NOT_COORDINATOR_FOR_GROUP', 16);
+        return 'ok';
+      },
+      { clock, onRetry: (_e, attempt) => retries.push(attempt) },
+    );
+    expect(out).toBe('ok');
+    expect(calls).toBe(3);
+    expect(retries).toEqual([1, 2]);
+    expect(clock.slept).toBeGreaterThan(0);
+  });
+
+  it('fails with KAFKA_UNAVAILABLE naming the operation and the last error once the bound is reached', async () => {
+    const clock = new ManualClock();
+    let calls = 0;
+    const err = await withKafkaRetry(
+      'fetching the committed offsets of group g',
+      async () => {
+        calls++;
+        throw protocolError('GROUP_LOAD_IN_PROGRESS', 14);
+      },
+      { clock, timeoutMs: 10_000 },
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AdjunctError);
+    expect(err).toMatchObject({ code: 'KAFKA_UNAVAILABLE', retriable: true });
+    expect((err as Error).message).toMatch(
+      /^fetching the committed offsets of group g failed, Kafka unavailable: gave up after \d+ attempts/,
+    );
+    expect((err as Error).message).toMatch(/GROUP_LOAD_IN_PROGRESS from the broker/);
+    expect(calls).toBeGreaterThan(2);
+    expect(clock.slept).toBeLessThanOrEqual(10_000);
+  });
+
+  it('throws a non-retriable error at once', async () => {
+    let calls = 0;
+    const denied = protocolError('GROUP_AUTHORIZATION_FAILED', 30, false);
+    await expect(
+      withKafkaRetry('x', async () => {
+        calls++;
+        throw denied;
+      }),
+    ).rejects.toBe(denied);
+    expect(calls).toBe(1);
+  });
+});
