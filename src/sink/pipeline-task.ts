@@ -1,6 +1,8 @@
 import { Consumer } from 'kafkajs';
 import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
+import { confirmedCommit } from './confirmed-commit';
+import { OffsetCommit } from './offset-committer';
 import { PipelineParts, TaskTarget } from './pipeline-parts';
 import { SinkTaskCore } from './sink-task-core';
 import { PipelineState, PipelineStatus, TaskCounts } from './task-status';
@@ -15,11 +17,12 @@ export type { PipelineState, PartitionStatus, PipelineStatus } from './task-stat
 export class PipelineTask {
   private readonly core: SinkTaskCore;
   private consumer?: Consumer;
+  private commitOffsets?: (offsets: OffsetCommit) => Promise<void>;
   private commitTimer?: NodeJS.Timeout;
   private readonly log: Logger;
 
   constructor(parts: PipelineParts, target: TaskTarget) {
-    this.core = new SinkTaskCore(parts, target, (offsets) => this.consumer?.commitOffsets(offsets) ?? Promise.resolve());
+    this.core = new SinkTaskCore(parts, target, (offsets) => this.commitOffsets?.(offsets) ?? Promise.reject(notRunning()));
     this.log = parts.logger.child({ pipeline: parts.options.pipeline, generation: target.generation });
   }
 
@@ -92,6 +95,7 @@ export class PipelineTask {
       retry: { retries: 10 },
     });
     this.consumer = consumer;
+    this.commitOffsets = confirmedCommit(consumer);
     consumer.on(consumer.events.GROUP_JOIN, (e) => {
       this.core.partitions.retain(e.payload.memberAssignment);
       this.log.info({ assignment: e.payload.memberAssignment }, 'partitions assigned');
@@ -156,4 +160,9 @@ export class PipelineTask {
   status(): PipelineStatus {
     return this.core.status();
   }
+}
+
+/** A commit before the task's consumer exists. */
+function notRunning(): AdjunctError {
+  return new AdjunctError('offset commit not sent: the task has no Kafka consumer yet', { code: 'KAFKA_UNAVAILABLE', stage: 'commit' });
 }

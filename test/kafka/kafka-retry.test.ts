@@ -9,7 +9,11 @@ describe('Kafka retry classification', () => {
     expect(isRetriableKafkaError(protocolError('GROUP_LOAD_IN_PROGRESS', 14))).toBe(true);
     expect(isRetriableKafkaError(protocolError('GROUP_COORDINATOR_NOT_AVAILABLE', 15))).toBe(true);
     expect(isRetriableKafkaError(protocolError('NOT_COORDINATOR_FOR_GROUP', 16))).toBe(true);
-    expect(isRetriableKafkaError(new KafkaJSGroupCoordinatorNotFound('no coordinator' as never))).toBe(true);
+    expect(
+      isRetriableKafkaError(
+        new (KafkaJSGroupCoordinatorNotFound as unknown as new (m: string) => Error)('Failed to find group coordinator'),
+      ),
+    ).toBe(true);
     expect(isRetriableKafkaError(new KafkaJSConnectionError('Connection refused'))).toBe(true);
   });
 
