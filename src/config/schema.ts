@@ -46,6 +46,9 @@ export const KafkaConfig = z.strictObject({
   requestTimeout: Duration.default(30_000),
   sessionTimeout: Duration.default(30_000),
   heartbeatInterval: Duration.default(3_000),
+  progressTimeout: Duration.optional().describe(
+    "restart a pipeline task's consumer from its committed offsets when an assigned partition has records to read but no batch was fetched for this long (default 4 × sessionTimeout; 0 turns the watchdog off)",
+  ),
 });
 
 const Consistency = z.enum(['one', 'localOne', 'quorum', 'localQuorum', 'all', 'eachQuorum']);

@@ -101,6 +101,12 @@ export class AdjunctMetrics {
     labelNames: ['pipeline', 'topic', 'partition'],
     registers: [this.registry],
   });
+  readonly consumerRestarts = new Counter({
+    name: 'adjunct_consumer_restarts_total',
+    help: 'Task consumers restarted by the progress watchdog (assigned partitions with records to read, no fetched batch for kafka.progressTimeout)',
+    labelNames: ['pipeline'],
+    registers: [this.registry],
+  });
   readonly batchLatency = new Histogram({
     name: 'adjunct_batch_seconds',
     help: 'Time to process a fetched batch',

@@ -48,4 +48,6 @@ export interface TaskTarget {
   reload: () => void;
   /** Positions decided before the task starts (policy latest at start: the log start), by topic-partition key. */
   startAt?: ReadonlyMap<string, bigint>;
+  /** The progress watchdog found the task's consumer stuck: restart the task from its committed offsets. */
+  onStuck?: () => void;
 }

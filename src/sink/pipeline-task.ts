@@ -1,7 +1,9 @@
 import { Consumer } from 'kafkajs';
 import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
+import { fetchPartitionOffsets } from '../bootstrap/topic-offsets';
 import { confirmedCommit } from './confirmed-commit';
+import { ProgressWatchdog } from './progress-watchdog';
 import { OffsetCommit } from './offset-committer';
 import { PipelineParts, TaskTarget } from './pipeline-parts';
 import { SinkTaskCore } from './sink-task-core';
@@ -19,6 +21,7 @@ export class PipelineTask {
   private consumer?: Consumer;
   private commitOffsets?: (offsets: OffsetCommit) => Promise<void>;
   private commitTimer?: NodeJS.Timeout;
+  private watchdog?: ProgressWatchdog;
   private readonly log: Logger;
 
   constructor(parts: PipelineParts, target: TaskTarget) {
@@ -55,6 +58,7 @@ export class PipelineTask {
     // A group without committed offsets starts at the earliest one: a changelog is complete only from its beginning.
     await consumer.subscribe({ topics: this.core.target.topics, fromBeginning: true });
     this.core.lifecycle.set('RUNNING');
+    this.watchdog?.start(Math.min(30_000, Math.max(1_000, Math.round(o.watchdogTimeoutMs / 4))));
     this.commitTimer = setInterval(
       () => void this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'commit failed; will retry')),
       o.commitIntervalMs,
@@ -63,7 +67,14 @@ export class PipelineTask {
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: o.partitionsConsumedConcurrently,
-      eachBatch: (b) => this.core.loop.eachBatch(b),
+      eachBatch: async (b) => {
+        this.watchdog?.batchStarted();
+        try {
+          await this.core.loop.eachBatch(b);
+        } finally {
+          this.watchdog?.batchEnded();
+        }
+      },
     });
     this.log.info({ topics: this.core.target.topics, groupId: this.core.target.groupId }, 'pipeline started');
     const diag = Number(process.env.ADJUNCT_DIAG_MS ?? 0);
@@ -96,7 +107,12 @@ export class PipelineTask {
     });
     this.consumer = consumer;
     this.commitOffsets = confirmedCommit(consumer);
+    this.watchdog = this.createWatchdog();
+    consumer.on(consumer.events.START_BATCH_PROCESS, (e) =>
+      this.watchdog?.fetched(e.payload.topic, e.payload.partition, e.payload.lastOffset),
+    );
     consumer.on(consumer.events.GROUP_JOIN, (e) => {
+      this.watchdog?.assigned(e.payload.memberAssignment);
       this.core.partitions.retain(e.payload.memberAssignment);
       this.log.info({ assignment: e.payload.memberAssignment }, 'partitions assigned');
     });
@@ -115,6 +131,38 @@ export class PipelineTask {
       );
     });
     return consumer;
+  }
+
+  /** The progress watchdog of this task's consumer (none when kafka.progressTimeout is 0). */
+  private createWatchdog(): ProgressWatchdog | undefined {
+    const { options: o, clock, admin, metrics } = this.core.parts;
+    if (o.watchdogTimeoutMs <= 0) return undefined;
+    const { groupId, topics } = this.core.target;
+    return new ProgressWatchdog({
+      clock,
+      timeoutMs: o.watchdogTimeoutMs,
+      offsets: () => fetchPartitionOffsets(admin, groupId, topics, { timeoutMs: 0 }),
+      running: () => this.core.lifecycle.state === 'RUNNING',
+      log: this.log,
+      onStuck: (stuck) => {
+        metrics.consumerRestarts.inc({ pipeline: o.pipeline });
+        this.log.warn(
+          {
+            groupId,
+            timeoutMs: o.watchdogTimeoutMs,
+            partitions: stuck.map((s) => ({
+              topic: s.topic,
+              partition: s.partition,
+              position: s.position.toString(),
+              highWatermark: s.highWatermark.toString(),
+              idleMs: s.idleMs,
+            })),
+          },
+          'consumer stuck: assigned partitions have records to read but no batch was fetched; restarting the task from its committed offsets',
+        );
+        this.core.target.onStuck?.();
+      },
+    });
   }
 
   /** Moves the task to FAILED (fatal error); offsets stay at the last durable record. */
@@ -145,6 +193,7 @@ export class PipelineTask {
     if (lifecycle.state === 'STOPPED') return;
     lifecycle.stopping = true;
     lifecycle.set('STOPPING');
+    this.watchdog?.stop();
     if (this.commitTimer) clearInterval(this.commitTimer);
     this.consumer?.pause(this.core.target.topics.map((topic) => ({ topic })));
     const deadline = parts.clock.now() + timeoutMs;

@@ -29,6 +29,11 @@ export interface SinkTaskOptions {
   heartbeatIntervalMs?: number;
   /** Partitions whose batches are processed at the same time. */
   partitionsConsumedConcurrently?: number;
+  /**
+   * How long an assigned partition with records to read may go without a fetched batch before the task's consumer is
+   * restarted from the committed offsets (the progress watchdog); undefined: 4 × the session timeout; 0: no watchdog.
+   */
+  progressTimeoutMs?: number;
 }
 
 /** Defaults of the optional options (the config schema has the same ones). */
@@ -44,10 +49,20 @@ export const SINK_TASK_DEFAULTS = {
   sessionTimeoutMs: 30_000,
   heartbeatIntervalMs: 3_000,
   partitionsConsumedConcurrently: 8,
-} as const satisfies Omit<Required<SinkTaskOptions>, 'pipeline' | 'stallTimeoutMs'> & { stallTimeoutMs: undefined };
+  progressTimeoutMs: undefined,
+} as const satisfies Omit<Required<SinkTaskOptions>, 'pipeline' | 'stallTimeoutMs' | 'progressTimeoutMs'> & {
+  stallTimeoutMs: undefined;
+  progressTimeoutMs: undefined;
+};
+
+/** The progress watchdog's default timeout: this many session timeouts. */
+export const PROGRESS_TIMEOUT_SESSIONS = 4;
 
 /** Options with every default applied. */
-export type SinkTaskOptionsWithDefaults = Required<Omit<SinkTaskOptions, 'stallTimeoutMs'>> & { stallTimeoutMs: number | undefined };
+export type SinkTaskOptionsWithDefaults = Required<Omit<SinkTaskOptions, 'stallTimeoutMs' | 'progressTimeoutMs'>> & {
+  stallTimeoutMs: number | undefined;
+  progressTimeoutMs: number | undefined;
+};
 
 /** Settings of a sink task, compiled once: read by the loop, the error handler and the committer; never copied. */
 export interface CompiledSinkTaskOptions extends Readonly<SinkTaskOptionsWithDefaults> {
@@ -57,6 +72,8 @@ export interface CompiledSinkTaskOptions extends Readonly<SinkTaskOptionsWithDef
   readonly budgetWaitMs: number;
   /** Consumer fetch bounds (per partition, per fetch). */
   readonly fetch: { readonly maxBytesPerPartition: number; readonly maxBytes: number };
+  /** The progress watchdog's timeout (0: off). */
+  readonly watchdogTimeoutMs: number;
 }
 
 /** Applies the defaults. */
@@ -75,6 +92,7 @@ export function compileSinkTaskOptions(o: SinkTaskOptions): CompiledSinkTaskOpti
     retryInitialDelayMs: Math.min(100, d.retryMaxDelayMs),
     budgetWaitMs: Math.max(1, Math.min(1_000, d.heartbeatIntervalMs)),
     fetch: Object.freeze({ maxBytesPerPartition: 1 << 20, maxBytes: 4 << 20 }),
+    watchdogTimeoutMs: d.progressTimeoutMs ?? PROGRESS_TIMEOUT_SESSIONS * d.sessionTimeoutMs,
   });
 }
 
@@ -93,5 +111,6 @@ export function sinkTaskOptionsFromConfig(config: AdjunctConfig, spec: PipelineS
     sessionTimeoutMs: config.kafka.sessionTimeout,
     heartbeatIntervalMs: config.kafka.heartbeatInterval,
     partitionsConsumedConcurrently: config.worker.partitionsConsumedConcurrently,
+    progressTimeoutMs: config.kafka.progressTimeout,
   };
 }

@@ -16,6 +16,8 @@ export class GenerationTasks {
     private readonly groupFor: (generation: number) => string,
     /** Starts a new generation (policy reload after lost offsets). */
     private readonly reload: () => Promise<number>,
+    /** The progress watchdog found the task's consumer stuck: restart it in place (see `restart`). */
+    private readonly restartStuck: (task: PipelineTask) => void = () => undefined,
   ) {}
 
   private get name(): string {
@@ -24,7 +26,7 @@ export class GenerationTasks {
 
   /** A new (not started) task writing `generation` under its consumer group (from positions decided at start, if any). */
   task(generation: number, startAt?: ReadonlyMap<string, bigint>): PipelineTask {
-    return new PipelineTask(this.parts, {
+    const task: PipelineTask = new PipelineTask(this.parts, {
       generation,
       startAt,
       topics: this.subscription.topics,
@@ -41,7 +43,9 @@ export class GenerationTasks {
             }),
           ),
         ),
+      onStuck: () => this.restartStuck(task),
     });
+    return task;
   }
 
   /** A new (not begun) tracker of `generation`'s bootstrap, on the topics known now. */

@@ -49,6 +49,7 @@ export class PipelineRunner {
       this.log,
       (g) => this.groupFor(g),
       () => this.reload(),
+      (task) => this.restartStuck(task),
     );
   }
 
@@ -312,6 +313,28 @@ export class PipelineRunner {
   /** Follows the catalog now rather than at the next poll (a generation this worker writes was retired, or its table is gone). */
   followSoon(): void {
     void this.follow().catch((e) => this.log.warn({ err: describeError(e) }, 'following the catalog failed; retrying at the next poll'));
+  }
+
+  /**
+   * The progress watchdog found a task's consumer stuck (records to read, nothing fetched): that task is restarted in
+   * place from its committed offsets, keeping its counts and pause. Its stop drains and commits its in-flight writes.
+   */
+  private restartStuck(task: PipelineTask): void {
+    void this.exclusive(async () => {
+      if (this.stopped) return;
+      if (this.main === task) this.main = await this.tasks.restart(task, this.generation);
+      else if (this.build?.task === task) this.build.task = (await this.tasks.restart(task, this.build.generation))!;
+      else return;
+      this.log.warn({ generation: this.generation }, 'stuck consumer restarted from its committed offsets');
+    }).catch((e) =>
+      this.d.onFatal(
+        new AdjunctError(`pipeline ${this.name}: restarting a stuck consumer failed: ${describeError(e)}`, {
+          code: 'CONSUMER_CRASH',
+          stage: 'consume',
+          cause: e,
+        }),
+      ),
+    );
   }
 
   /** Restarts a FAILED main task in place from its committed offsets (Kafka Connect's task restart); resolves with the new state. */
