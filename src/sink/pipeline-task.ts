@@ -199,10 +199,24 @@ export class PipelineTask {
     const deadline = parts.clock.now() + timeoutMs;
     while (parts.clock.now() < deadline && partitions.draining()) await parts.clock.sleep(50);
     await this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'final commit failed'));
-    await this.consumer?.disconnect().catch(() => undefined);
+    await this.disconnect(timeoutMs);
     await partitions.closeAll();
     lifecycle.set('STOPPED');
     this.log.info({ counts: this.core.counts }, 'pipeline stopped');
+  }
+
+  /**
+   * Leaves the group and closes the consumer, bounded: a kafkajs consumer wedged after a broker failure (the reason the
+   * watchdog restarts a task) may never finish stopping; it is then abandoned and the broker evicts it.
+   */
+  private async disconnect(timeoutMs: number): Promise<void> {
+    const consumer = this.consumer;
+    if (!consumer) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), Math.max(1_000, timeoutMs))));
+    const done = await Promise.race([consumer.disconnect().catch(() => undefined), bound]);
+    clearTimeout(timer);
+    if (done === 'timeout') this.log.warn({ timeoutMs }, 'the Kafka consumer did not disconnect in time: abandoned');
   }
 
   /** Status snapshot for /status and the CLI. */
