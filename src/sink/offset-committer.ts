@@ -1,3 +1,4 @@
+import { AdjunctError } from '../errors';
 import { AdjunctMetrics } from '../observability/metrics';
 import { PartitionRegistry } from './partition-registry';
 import { PartitionState } from './partition-state';
@@ -8,7 +9,10 @@ export type OffsetCommit = { topic: string; partition: number; offset: string }[
 /**
  * Commits, per owned partition, the offset after the last durable record, persisting the writer's observed stream
  * time as of that offset first; a partition whose position kafkajs reset gets its position before the gap back.
- * Commits are chained; a failed one does not poison the next.
+ * Commits are chained; a failed one does not poison the next, and one that does not finish within `timeoutMs` is
+ * given up (Kafka Connect's offset.flush.timeout.ms): the next commit sends the offsets again, so a request that never
+ * settles (a broker killed under it) cannot hold every later commit. A given-up commit that lands late (possibly
+ * over a later one) makes the next commit send the current position again.
  */
 export class OffsetCommitter {
   private chain: Promise<void> = Promise.resolve();
@@ -18,16 +22,42 @@ export class OffsetCommitter {
     private readonly partitions: PartitionRegistry,
     private readonly commitOffsets: (offsets: OffsetCommit) => Promise<void>,
     private readonly metrics: AdjunctMetrics,
+    /** Longest wait for one commit (flush and offset commit) before it is given up; 0: no bound. */
+    private readonly timeoutMs = 0,
   ) {}
 
-  /** Commits every durable offset not committed yet (after the commit in progress). */
+  /** Commits every durable offset not committed yet (after the commit in progress, or once it was given up). */
   commit(): Promise<void> {
-    const next = this.chain.catch(() => undefined).then(() => this.commitDurable());
+    const next = this.chain
+      .catch(() => undefined)
+      .then(() => {
+        const attempt = { givenUp: false };
+        return this.bounded(this.commitDurable(attempt), attempt);
+      });
     this.chain = next;
     return next;
   }
 
-  private async commitDurable(): Promise<void> {
+  /** The commit, or KAFKA_UNAVAILABLE once it has taken longer than the timeout. */
+  private bounded(commit: Promise<void>, attempt: { givenUp: boolean }): Promise<void> {
+    if (this.timeoutMs <= 0) return commit;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        attempt.givenUp = true;
+        reject(
+          new AdjunctError(`offset commit did not finish within ${this.timeoutMs} ms: given up, the next commit sends the offsets again`, {
+            code: 'KAFKA_UNAVAILABLE',
+            stage: 'commit',
+          }),
+        );
+      }, this.timeoutMs);
+      timer.unref();
+    });
+    return Promise.race([commit, expired]).finally(() => clearTimeout(timer));
+  }
+
+  private async commitDurable(attempt: { givenUp: boolean }): Promise<void> {
     const offsets: OffsetCommit = [];
     const done: [PartitionState, bigint][] = [];
     for (const st of this.partitions.all()) {
@@ -40,8 +70,14 @@ export class OffsetCommitter {
     if (!offsets.length) return;
     await this.commitOffsets(offsets);
     for (const [st, offset] of done) {
+      if (attempt.givenUp) {
+        // Sent after it was given up, maybe over a later commit: the next commit sends the current position again.
+        st.resend = true;
+        continue;
+      }
       st.committed = offset;
       st.restorePosition = false;
+      st.resend = false;
       const labels = { pipeline: this.pipeline, topic: st.topic, partition: String(st.partition) };
       this.metrics.committed.set(labels, Number(offset));
       const lag = st.lag();

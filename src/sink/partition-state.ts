@@ -23,6 +23,8 @@ export class PartitionState {
    * the next commit puts the position before the gap back (last durable, else last committed, else as assigned).
    */
   restorePosition = false;
+  /** Set when a given-up commit of this partition landed late (maybe over a later one): the next commit sends again. */
+  resend = false;
   /** Records left pending on purpose (tolerance none, shutdown, failure): the commit never passes them. */
   stuck = 0;
 
@@ -39,7 +41,7 @@ export class PartitionState {
   /** The offset to commit: after the last durable record; when restoring, the position before the gap at least. */
   commitPosition(): { offset: bigint; observedStreamTime?: number } | null {
     const wm = this.tracker.watermark();
-    if (wm) return wm.offset > (this.committed ?? -1n) || this.restorePosition ? wm : null;
+    if (wm) return wm.offset > (this.committed ?? -1n) || this.restorePosition || this.resend ? wm : null;
     const before = this.committed ?? this.assigned;
     return this.restorePosition && before !== null ? { offset: before } : null;
   }

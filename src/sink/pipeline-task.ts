@@ -77,6 +77,15 @@ export class PipelineTask {
       },
     });
     this.log.info({ topics: this.core.target.topics, groupId: this.core.target.groupId }, 'pipeline started');
+    const pauseAt = Number(process.env.ADJUNCT_DIAG_PAUSE_MS ?? 0);
+    const g = globalThis as { diagPaused?: boolean };
+    if (pauseAt > 0 && !g.diagPaused) {
+      g.diagPaused = true;
+      setTimeout(() => {
+        this.log.warn('DIAG: pausing the kafkajs consumer behind the task (simulated stuck consumer)');
+        consumer.pause(this.core.target.topics.map((topic) => ({ topic })));
+      }, pauseAt).unref();
+    }
     const diag = Number(process.env.ADJUNCT_DIAG_MS ?? 0);
     if (diag > 0)
       setInterval(() => {

@@ -40,7 +40,7 @@ export class SinkTaskCore {
     const guard = new OffsetLossGuard(o, { ...shared, partitionLog, reload: target.reload, countLost, restorePositions });
     const { processor, budget } = parts;
     this.loop = new SinkLoop(o, { ...shared, partitions: this.partitions, processor, errors, guard, budget, counts: this.counts });
-    this.committer = new OffsetCommitter(o.pipeline, this.partitions, commitOffsets, metrics);
+    this.committer = new OffsetCommitter(o.pipeline, this.partitions, commitOffsets, metrics, o.commitTimeoutMs);
   }
 
   /** Status snapshot for /status and the CLI. */

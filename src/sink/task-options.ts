@@ -74,6 +74,8 @@ export interface CompiledSinkTaskOptions extends Readonly<SinkTaskOptionsWithDef
   readonly fetch: { readonly maxBytesPerPartition: number; readonly maxBytes: number };
   /** The progress watchdog's timeout (0: off). */
   readonly watchdogTimeoutMs: number;
+  /** Longest wait for one offset commit before it is given up and sent again by the next one. */
+  readonly commitTimeoutMs: number;
 }
 
 /** Applies the defaults. */
@@ -93,6 +95,7 @@ export function compileSinkTaskOptions(o: SinkTaskOptions): CompiledSinkTaskOpti
     budgetWaitMs: Math.max(1, Math.min(1_000, d.heartbeatIntervalMs)),
     fetch: Object.freeze({ maxBytesPerPartition: 1 << 20, maxBytes: 4 << 20 }),
     watchdogTimeoutMs: d.progressTimeoutMs ?? PROGRESS_TIMEOUT_SESSIONS * d.sessionTimeoutMs,
+    commitTimeoutMs: Math.max(5_000, d.sessionTimeoutMs),
   });
 }
 
