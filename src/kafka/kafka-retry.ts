@@ -66,3 +66,16 @@ export async function withKafkaRetry<T>(what: string, fn: () => Promise<T>, o: K
     });
   }
 }
+
+/** The call's result, or KAFKA_UNAVAILABLE naming `what` once it has taken longer than `timeoutMs` (a request that never settles). */
+export function withKafkaTimeout<T>(what: string, call: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new AdjunctError(`${what} did not answer within ${timeoutMs} ms`, { code: 'KAFKA_UNAVAILABLE', stage: 'consume' })),
+      timeoutMs,
+    );
+    timer.unref();
+  });
+  return Promise.race([call, expired]).finally(() => clearTimeout(timer));
+}

@@ -152,6 +152,10 @@ export class PipelineTask {
       timeoutMs: o.watchdogTimeoutMs,
       offsets: () => fetchPartitionOffsets(admin, groupId, topics, { timeoutMs: 0 }),
       running: () => this.core.lifecycle.state === 'RUNNING',
+      progress: () => {
+        const c = this.core.counts;
+        return c.consumed + c.written + c.skipped + c.deadLettered + c.expired;
+      },
       log: this.log,
       onStuck: (stuck) => {
         metrics.consumerRestarts.inc({ pipeline: o.pipeline });

@@ -24,6 +24,8 @@ export interface ProgressWatchdogParts {
   offsets: () => Promise<PartitionOffsets[]>;
   /** True while the task is RUNNING: paused, stalled, stopping or failed tasks fetch nothing on purpose. */
   running: () => boolean;
+  /** A count that grows while the task gets on with its records (e.g. records settled): a busy batch that moves it is not stuck. */
+  progress: () => number;
   /** The consumer is stuck on these partitions: restart it from the committed offsets (called once). */
   onStuck: (stuck: StuckPartition[]) => void;
   log: Logger;
@@ -42,16 +44,17 @@ interface Watched {
 /**
  * Notices a consumer that stopped fetching (kafkajs, after a broker failure, can keep a member in the group that never
  * fetches again): an assigned partition whose log end is beyond the task's position, with no fetched batch for
- * `timeoutMs` while the task is RUNNING and no batch is being processed (a slow batch holds kafkajs's next fetch, a
- * stalled or paused task fetches nothing on purpose). It then reports the partitions once; the task's owner restarts
+ * `timeoutMs` while the task is RUNNING (a stalled or paused task fetches nothing on purpose) and no batch in progress
+ * gets on with its records (a slow batch holds kafkajs's next fetch; one hung for the timeout is stuck too). It then reports the partitions once; the task's owner restarts
  * the consumer from the committed offsets. Positions only ever lead to a restart: nothing is skipped or committed.
  */
 export class ProgressWatchdog {
   private readonly watched = new Map<string, Watched>();
   /** Batches being processed now. */
   private busy = 0;
-  /** Last moment the task was busy (a batch in progress) or not RUNNING: idle time counts from then at the earliest. */
+  /** Last moment the task made progress in a batch, started or ended one, or was not RUNNING: idle time counts from then. */
   private lastBusyAt: number;
+  private lastProgress = Number.NaN;
   private fired = false;
   private timer?: NodeJS.Timeout;
 
@@ -79,7 +82,7 @@ export class ProgressWatchdog {
 
   /** The task started processing a batch. */
   batchStarted(): void {
-    this.busy++;
+    if (this.busy++ === 0) this.lastProgress = this.p.progress();
     this.lastBusyAt = this.p.clock.now();
   }
 
@@ -104,7 +107,7 @@ export class ProgressWatchdog {
   /** One check: the stuck partitions (reported to onStuck once), or none. */
   async check(): Promise<StuckPartition[]> {
     if (this.fired || !this.watched.size) return [];
-    if (this.busy > 0 || !this.p.running()) {
+    if (!this.p.running() || this.busyProgressing()) {
       this.lastBusyAt = this.p.clock.now();
       return [];
     }
@@ -116,11 +119,19 @@ export class ProgressWatchdog {
       return [];
     }
     const stuck = this.stuckOf(offsets);
-    if (!stuck.length || this.fired || this.busy > 0 || !this.p.running()) return [];
+    if (!stuck.length || this.fired || !this.p.running()) return [];
     this.fired = true;
     this.stop();
     this.p.onStuck(stuck);
     return stuck;
+  }
+
+  /** True when a batch is in progress and the task got on with its records since the last check (a slow batch, not a stuck one). */
+  private busyProgressing(): boolean {
+    const progress = this.p.progress();
+    const moved = progress !== this.lastProgress;
+    this.lastProgress = progress;
+    return this.busy > 0 && moved;
   }
 
   /** The watched partitions with records to read and no fetched batch for the timeout. */

@@ -1,4 +1,5 @@
 import { publicErrorText } from '../errors';
+import { withKafkaTimeout } from '../kafka/kafka-retry';
 import { ErrorHandler } from './error-handler';
 import { OffsetCommit, OffsetCommitter } from './offset-committer';
 import { GroupPositions } from '../offsets';
@@ -31,12 +32,18 @@ export class SinkTaskCore {
     const log = parts.logger.child({ pipeline: o.pipeline, generation: target.generation });
     this.lifecycle = new TaskLifecycle(stall, log, target.onFatal);
     this.positions = new GroupPositions(parts.admin, target.groupId, target.startAt);
-    this.partitions = new PartitionRegistry(target.writers, (topic, partition) => this.positions.committed(topic, partition), log);
+    // Kafka look-ups on the batch path are bounded: one that never answers fails the batch (kafkajs fetches it again).
+    const bound = <T>(what: string, call: Promise<T>) => withKafkaTimeout(what, call, o.commitTimeoutMs);
+    const committed = (topic: string, partition: number) =>
+      bound(`the committed offset of ${topic}/${partition}`, this.positions.committed(topic, partition));
+    this.partitions = new PartitionRegistry(target.writers, committed, log);
     const shared = { lifecycle: this.lifecycle, stall, clock, metrics, log };
     const errors = new ErrorHandler(o, { ...shared, dlq: parts.dlq });
     const countLost = (n: number) => (this.counts.lostOffsets += n);
     const restorePositions = () => this.committer.commit();
-    const partitionLog = partitionLogLookup(parts.admin);
+    const lookup = partitionLogLookup(parts.admin);
+    const partitionLog: PartitionLogLookup = (topic, partition) =>
+      bound(`the log offsets of ${topic}/${partition}`, lookup(topic, partition));
     const guard = new OffsetLossGuard(o, { ...shared, partitionLog, reload: target.reload, countLost, restorePositions });
     const { processor, budget } = parts;
     this.loop = new SinkLoop(o, { ...shared, partitions: this.partitions, processor, errors, guard, budget, counts: this.counts });

@@ -1,7 +1,7 @@
 import { KafkaJSConnectionError, KafkaJSGroupCoordinatorNotFound, KafkaJSNonRetriableError } from 'kafkajs';
 import { ManualClock } from '../../src/clock';
 import { AdjunctError } from '../../src/errors';
-import { isRetriableKafkaError, withKafkaRetry } from '../../src/kafka/kafka-retry';
+import { isRetriableKafkaError, withKafkaRetry, withKafkaTimeout } from '../../src/kafka/kafka-retry';
 import { protocolError } from './protocol-error';
 
 describe('Kafka retry classification', () => {
@@ -77,5 +77,15 @@ describe('withKafkaRetry', () => {
       }),
     ).rejects.toBe(denied);
     expect(calls).toBe(1);
+  });
+});
+
+describe('withKafkaTimeout', () => {
+  it('gives the answer of a call that answers, and KAFKA_UNAVAILABLE for one that never does', async () => {
+    expect(await withKafkaTimeout('the log offsets of t/0', Promise.resolve(5), 50)).toBe(5);
+    await expect(withKafkaTimeout('the log offsets of t/0', new Promise<never>(() => undefined), 20)).rejects.toMatchObject({
+      code: 'KAFKA_UNAVAILABLE',
+      message: 'the log offsets of t/0 did not answer within 20 ms',
+    });
   });
 });

@@ -9,7 +9,7 @@ const TIMEOUT = 32_000;
 function setup(offsets: PartitionOffsets[]) {
   const clock = new ManualClock();
   const reported: StuckPartition[][] = [];
-  const state = { running: true, offsets, failOffsets: false };
+  const state = { running: true, offsets, failOffsets: false, progress: 0 };
   const dog = new ProgressWatchdog({
     clock,
     timeoutMs: TIMEOUT,
@@ -18,6 +18,7 @@ function setup(offsets: PartitionOffsets[]) {
       return state.offsets;
     },
     running: () => state.running,
+    progress: () => state.progress,
     onStuck: (s) => reported.push(s),
     log: createLogger('silent'),
   });
@@ -66,17 +67,31 @@ describe('progress watchdog', () => {
     expect(await dog.check()).toEqual([{ topic: 't', partition: 1, position: 10n, highWatermark: 50n, idleMs: TIMEOUT }]);
   });
 
-  it('is quiet while a batch is in progress, and counts idle time from the end of the last batch', async () => {
-    const { clock, dog } = setup([part(0, 100n, 500n)]);
+  it('is quiet while a batch in progress gets on with its records, and counts idle time from the end of the last batch', async () => {
+    const { clock, state, dog } = setup([part(0, 100n, 500n)]);
     dog.assigned({ t: [0] });
     dog.batchStarted();
-    clock.advance(3 * TIMEOUT);
-    expect(await dog.check()).toEqual([]);
+    for (let i = 0; i < 6; i++) {
+      clock.advance(TIMEOUT / 2);
+      state.progress++;
+      expect(await dog.check()).toEqual([]);
+    }
     dog.batchEnded();
     clock.advance(TIMEOUT - 1);
     expect(await dog.check()).toEqual([]);
     clock.advance(1);
     expect(await dog.check()).toHaveLength(1);
+  });
+
+  it('a batch hung for the timeout without progress is stuck', async () => {
+    const { clock, state, dog } = setup([part(0, 100n, 500n)]);
+    dog.assigned({ t: [0] });
+    state.progress = 7;
+    dog.batchStarted();
+    clock.advance(TIMEOUT / 2);
+    expect(await dog.check()).toEqual([]);
+    clock.advance(TIMEOUT / 2);
+    expect(await dog.check()).toEqual([{ topic: 't', partition: 0, position: 100n, highWatermark: 500n, idleMs: TIMEOUT }]);
   });
 
   it('is quiet while the task is not RUNNING (paused, stalled), with a full timeout once it runs again', async () => {
