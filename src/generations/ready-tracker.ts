@@ -12,7 +12,7 @@ import {
 import type { PipelineStatusTable } from '../catalog';
 import { Clock, systemClock } from '../clock';
 import { describeError } from '../errors';
-import { KafkaRetryOptions } from '../kafka/kafka-retry';
+import { KafkaRetryOptions, warnKafkaRetry } from '../kafka/kafka-retry';
 import { Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
 
@@ -94,14 +94,8 @@ export class ReadyTracker {
 
   /** At start, a coordinator that is not ready yet is retried with backoff (then KAFKA_UNAVAILABLE), with a warning per retry. */
   private startRetry(): KafkaRetryOptions {
-    return {
-      clock: this.o.clock,
-      onRetry: (e, attempt, delayMs) =>
-        this.o.logger.warn(
-          { pipeline: this.o.pipeline, groupId: this.o.groupId, attempt, delayMs, err: describeError(e) },
-          'bootstrap: Kafka not ready for the offset fetch, retrying',
-        ),
-    };
+    const { logger, pipeline, groupId, clock } = this.o;
+    return { clock, onRetry: warnKafkaRetry(logger, 'the bootstrap offset fetch', { pipeline, groupId }) };
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Clock, systemClock } from '../clock/clock';
-import { AdjunctError, RetriesExhaustedError, withRetry } from '../errors';
+import { AdjunctError, describeError, RetriesExhaustedError, withRetry } from '../errors';
+import { Logger } from '../observability/logger';
 
 /** Kafka protocol errors of a group coordinator that is moving, loading or not elected yet (codes 14, 15, 16). */
 const COORDINATOR_ERROR_TYPES = new Set(['GROUP_LOAD_IN_PROGRESS', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR_FOR_GROUP']);
@@ -78,4 +79,10 @@ export function withKafkaTimeout<T>(what: string, call: Promise<T>, timeoutMs: n
     timer.unref();
   });
   return Promise.race([call, expired]).finally(() => clearTimeout(timer));
+}
+
+/** An `onRetry` that warns once per retry of `what` (with the attempt, the delay and the error). */
+export function warnKafkaRetry(log: Logger, what: string, context: Record<string, unknown> = {}): KafkaRetryOptions['onRetry'] {
+  return (e, attempt, delayMs) =>
+    log.warn({ ...context, attempt, delayMs, err: describeError(e) }, `Kafka not ready for ${what}: retrying`);
 }

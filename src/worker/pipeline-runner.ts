@@ -3,6 +3,7 @@ import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
 import { PipelineParts } from '../sink/pipeline-parts';
 import { PipelineState, PipelineTask } from '../sink/pipeline-task';
+import { warnKafkaRetry } from '../kafka/kafka-retry';
 import { checkStartPositions, OffsetLossPolicy } from '../offsets';
 import { GenerationTasks } from './generation-tasks';
 import { PipelineRunnerDeps } from './runner-deps';
@@ -75,11 +76,7 @@ export class PipelineRunner {
     const topics = await this.subscription.resolve();
     const group = this.groupFor(this.generation);
     const positions = await checkStartPositions(this.d.admin, group, topics, this.offsetLossPolicy(), {
-      onRetry: (e, attempt, delayMs) =>
-        this.log.warn(
-          { groupId: group, attempt, delayMs, err: describeError(e) },
-          'Kafka not ready for the start-up offset check: retrying',
-        ),
+      onRetry: warnKafkaRetry(this.log, 'the start-up offset check', { groupId: group }),
     });
     await this.beat(this.generation, 'current');
     this.main = this.tasks.task(this.generation, positions.startAt);
@@ -315,10 +312,7 @@ export class PipelineRunner {
     void this.follow().catch((e) => this.log.warn({ err: describeError(e) }, 'following the catalog failed; retrying at the next poll'));
   }
 
-  /**
-   * The progress watchdog found a task's consumer stuck (records to read, nothing fetched): that task is restarted in
-   * place from its committed offsets, keeping its counts and pause. Its stop drains and commits its in-flight writes.
-   */
+  /** The progress watchdog found a task's consumer stuck: that task is restarted in place (`GenerationTasks.restart`). */
   private restartStuck(task: PipelineTask): void {
     void this.exclusive(async () => {
       if (this.stopped) return;
