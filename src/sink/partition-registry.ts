@@ -61,6 +61,11 @@ export class PartitionRegistry {
     }
   }
 
+  /** The state of an owned partition, if open. */
+  get(topic: string, partition: number): PartitionState | undefined {
+    return this.owned.get(topicPartitionKey(topic, partition));
+  }
+
   /** Every owned partition. */
   all(): PartitionState[] {
     return [...this.owned.values()];

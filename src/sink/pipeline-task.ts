@@ -68,11 +68,12 @@ export class PipelineTask {
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: o.partitionsConsumedConcurrently,
       eachBatch: async (b) => {
-        this.watchdog?.batchStarted();
+        const { topic, partition } = b.batch;
+        this.watchdog?.batchStarted(topic, partition);
         try {
           await this.core.loop.eachBatch(b);
         } finally {
-          this.watchdog?.batchEnded();
+          this.watchdog?.batchEnded(topic, partition, this.core.partitions.get(topic, partition)?.expectedNext ?? null);
         }
       },
     });
@@ -151,7 +152,7 @@ export class PipelineTask {
       clock,
       timeoutMs: o.watchdogTimeoutMs,
       offsets: () => fetchPartitionOffsets(admin, groupId, topics, { timeoutMs: 0 }),
-      running: () => this.core.lifecycle.state === 'RUNNING',
+      reading: () => this.core.lifecycle.state === 'RUNNING' && !this.core.parts.stall.failing,
       progress: () => {
         const c = this.core.counts;
         return c.consumed + c.written + c.skipped + c.deadLettered + c.expired;

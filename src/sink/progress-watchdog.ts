@@ -4,27 +4,27 @@ import { describeError } from '../errors';
 import { topicPartitionKey } from '../kafka/topic-partition';
 import { Logger } from '../observability/logger';
 
-/** An assigned partition with records to read that saw no fetched batch for the watchdog's timeout. */
+/** An assigned partition with records to read whose position did not move for the watchdog's timeout. */
 export interface StuckPartition {
   topic: string;
   partition: number;
-  /** The task's position: after the last fetched record, else the group's committed offset, else the log start. */
+  /** The task's position: after the last fetched or processed record, else the group's committed offset, else the log start. */
   position: bigint;
   highWatermark: bigint;
-  /** Milliseconds since the partition's last fetched batch (or its assignment, or the task's last busy moment). */
+  /** Milliseconds since the position last moved (or the assignment, the task last getting on, or the records to read appearing). */
   idleMs: number;
 }
 
 /** Collaborators of the watchdog. */
 export interface ProgressWatchdogParts {
   clock: Clock;
-  /** How long an assigned partition with records to read may go without a fetched batch. */
+  /** How long an assigned partition with records to read may keep its position. */
   timeoutMs: number;
   /** Log start/end and the group's committed offsets of the task's topics (one attempt; a failure skips the check). */
   offsets: () => Promise<PartitionOffsets[]>;
-  /** True while the task is RUNNING: paused, stalled, stopping or failed tasks fetch nothing on purpose. */
-  running: () => boolean;
-  /** A count that grows while the task gets on with its records (e.g. records settled): a busy batch that moves it is not stuck. */
+  /** True while the task should be reading: RUNNING and not retrying a failing dependency (paused and stalled tasks wait on purpose). */
+  reading: () => boolean;
+  /** A count that grows while the task gets on with its records (records settled): a batch in progress that moves it is slow, not stuck. */
   progress: () => number;
   /** The consumer is stuck on these partitions: restart it from the committed offsets (called once). */
   onStuck: (stuck: StuckPartition[]) => void;
@@ -35,32 +35,30 @@ export interface ProgressWatchdogParts {
 interface Watched {
   topic: string;
   partition: number;
-  /** When it was assigned, or when it last had a fetched batch. */
-  lastFetchAt: number;
-  /** Offset after the last fetched record, null before the first batch since assignment. */
-  fetchedThrough: bigint | null;
+  /** When it was assigned, or when its position last moved, or when it was last seen busy and getting on. */
+  activeAt: number;
+  /** Offset after the last record fetched or processed since assignment, null before any. */
+  through: bigint | null;
+  /** Batches of this partition being processed now. */
+  busy: number;
+  /** When a check first saw records to read beyond the position (null: none at the last check). */
+  laggingSince: number | null;
 }
 
 /**
- * Notices a consumer that stopped fetching (kafkajs, after a broker failure, can keep a member in the group that never
- * fetches again): an assigned partition whose log end is beyond the task's position, with no fetched batch for
- * `timeoutMs` while the task is RUNNING (a stalled or paused task fetches nothing on purpose) and no batch in progress
- * gets on with its records (a slow batch holds kafkajs's next fetch; one hung for the timeout is stuck too). It then reports the partitions once; the task's owner restarts
- * the consumer from the committed offsets. Positions only ever lead to a restart: nothing is skipped or committed.
+ * Notices a consumer that stopped reading (kafkajs, after a broker failure, can keep a member in the group that never
+ * fetches again, or fetch the same batch again and again): an assigned partition whose log end is beyond the task's
+ * position, where the position did not move for `timeoutMs` while the task should be reading (RUNNING, no failing
+ * dependency being retried) and no batch of it in progress gets on with its records. It then reports the partitions
+ * once; the task's owner restarts the consumer from the committed offsets. Nothing is skipped or committed here.
  */
 export class ProgressWatchdog {
   private readonly watched = new Map<string, Watched>();
-  /** Batches being processed now. */
-  private busy = 0;
-  /** Last moment the task made progress in a batch, started or ended one, or was not RUNNING: idle time counts from then. */
-  private lastBusyAt: number;
   private lastProgress = Number.NaN;
   private fired = false;
   private timer?: NodeJS.Timeout;
 
-  constructor(private readonly p: ProgressWatchdogParts) {
-    this.lastBusyAt = p.clock.now();
-  }
+  constructor(private readonly p: ProgressWatchdogParts) {}
 
   /** A new assignment (group join): its partitions are watched from now on. */
   assigned(assignment: Record<string, number[]>): void {
@@ -68,28 +66,40 @@ export class ProgressWatchdog {
     this.watched.clear();
     for (const [topic, partitions] of Object.entries(assignment))
       for (const partition of partitions)
-        this.watched.set(topicPartitionKey(topic, partition), { topic, partition, lastFetchAt: now, fetchedThrough: null });
+        this.watched.set(topicPartitionKey(topic, partition), {
+          topic,
+          partition,
+          activeAt: now,
+          through: null,
+          busy: 0,
+          laggingSince: null,
+        });
   }
 
   /** kafkajs fetched a batch of the partition up to `lastOffset` (also a batch of control records only). */
   fetched(topic: string, partition: number, lastOffset: string): void {
+    this.moved(topic, partition, BigInt(lastOffset) + 1n);
+  }
+
+  /** The task started processing a batch of the partition. */
+  batchStarted(topic: string, partition: number): void {
+    const w = this.watched.get(topicPartitionKey(topic, partition));
+    if (w) w.busy++;
+  }
+
+  /** The task finished a batch of the partition; `position` is the next offset it expects (null: unknown). */
+  batchEnded(topic: string, partition: number, position: bigint | null): void {
     const w = this.watched.get(topicPartitionKey(topic, partition));
     if (!w) return;
-    w.lastFetchAt = this.p.clock.now();
-    const through = BigInt(lastOffset) + 1n;
-    if (w.fetchedThrough === null || through > w.fetchedThrough) w.fetchedThrough = through;
+    w.busy = Math.max(0, w.busy - 1);
+    if (position !== null) this.moved(topic, partition, position);
   }
 
-  /** The task started processing a batch. */
-  batchStarted(): void {
-    if (this.busy++ === 0) this.lastProgress = this.p.progress();
-    this.lastBusyAt = this.p.clock.now();
-  }
-
-  /** The task finished processing a batch (settled or not). */
-  batchEnded(): void {
-    this.busy = Math.max(0, this.busy - 1);
-    this.lastBusyAt = this.p.clock.now();
+  private moved(topic: string, partition: number, through: bigint): void {
+    const w = this.watched.get(topicPartitionKey(topic, partition));
+    if (!w || (w.through !== null && through <= w.through)) return;
+    w.through = through;
+    w.activeAt = this.p.clock.now();
   }
 
   /** Checks every `intervalMs` until stopped. */
@@ -107,10 +117,13 @@ export class ProgressWatchdog {
   /** One check: the stuck partitions (reported to onStuck once), or none. */
   async check(): Promise<StuckPartition[]> {
     if (this.fired || !this.watched.size) return [];
-    if (!this.p.running() || this.busyProgressing()) {
-      this.lastBusyAt = this.p.clock.now();
-      return [];
-    }
+    const now = this.p.clock.now();
+    const progress = this.p.progress();
+    const gotOn = progress !== this.lastProgress;
+    this.lastProgress = progress;
+    const reading = this.p.reading();
+    for (const w of this.watched.values()) if (!reading || (gotOn && w.busy > 0)) w.activeAt = now;
+    if (!reading) return [];
     let offsets: PartitionOffsets[];
     try {
       offsets = await this.p.offsets();
@@ -119,22 +132,14 @@ export class ProgressWatchdog {
       return [];
     }
     const stuck = this.stuckOf(offsets);
-    if (!stuck.length || this.fired || !this.p.running()) return [];
+    if (!stuck.length || this.fired || !this.p.reading()) return [];
     this.fired = true;
     this.stop();
     this.p.onStuck(stuck);
     return stuck;
   }
 
-  /** True when a batch is in progress and the task got on with its records since the last check (a slow batch, not a stuck one). */
-  private busyProgressing(): boolean {
-    const progress = this.p.progress();
-    const moved = progress !== this.lastProgress;
-    this.lastProgress = progress;
-    return this.busy > 0 && moved;
-  }
-
-  /** The watched partitions with records to read and no fetched batch for the timeout. */
+  /** The watched partitions with records to read whose position did not move for the timeout. */
   private stuckOf(offsets: PartitionOffsets[]): StuckPartition[] {
     const now = this.p.clock.now();
     const out: StuckPartition[] = [];
@@ -142,10 +147,15 @@ export class ProgressWatchdog {
       const w = this.watched.get(topicPartitionKey(o.topic, o.partition));
       if (!w) continue;
       const base = o.committed ?? o.low;
-      const position = w.fetchedThrough !== null && w.fetchedThrough > base ? w.fetchedThrough : base;
-      const idleMs = now - Math.max(w.lastFetchAt, this.lastBusyAt);
-      if (o.high > position && idleMs >= this.p.timeoutMs)
-        out.push({ topic: o.topic, partition: o.partition, position, highWatermark: o.high, idleMs });
+      const position = w.through !== null && w.through > base ? w.through : base;
+      if (o.high <= position) {
+        w.laggingSince = null;
+        continue;
+      }
+      // Records that arrived after a quiet spell are read from when a check first saw them, not from the last move.
+      w.laggingSince ??= now;
+      const idleMs = now - Math.max(w.activeAt, w.laggingSince);
+      if (idleMs >= this.p.timeoutMs) out.push({ topic: o.topic, partition: o.partition, position, highWatermark: o.high, idleMs });
     }
     return out;
   }

@@ -60,6 +60,11 @@ export class StallMonitor {
     if (this.reported) this.notify(false);
   }
 
+  /** True from the first retried failure until the next success (before STALLED too). */
+  get failing(): boolean {
+    return this.since !== null;
+  }
+
   /** True while a failure has lasted at least retryTimeout. */
   get stalled(): boolean {
     return this.since !== null && this.clock.now() - this.since >= this.o.retryTimeoutMs;

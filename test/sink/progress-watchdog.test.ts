@@ -5,11 +5,11 @@ import { ProgressWatchdog, StuckPartition } from '../../src/sink/progress-watchd
 
 const TIMEOUT = 32_000;
 
-/** A watchdog on fake offsets and a manual clock; `stuck` collects what it reported. */
+/** A watchdog on fake offsets and a manual clock; `reported` collects what it reported. */
 function setup(offsets: PartitionOffsets[]) {
   const clock = new ManualClock();
   const reported: StuckPartition[][] = [];
-  const state = { running: true, offsets, failOffsets: false, progress: 0 };
+  const state = { reading: true, offsets, failOffsets: false, progress: 0 };
   const dog = new ProgressWatchdog({
     clock,
     timeoutMs: TIMEOUT,
@@ -17,7 +17,7 @@ function setup(offsets: PartitionOffsets[]) {
       if (state.failOffsets) throw new Error('broker down');
       return state.offsets;
     },
-    running: () => state.running,
+    reading: () => state.reading,
     progress: () => state.progress,
     onStuck: (s) => reported.push(s),
     log: createLogger('silent'),
@@ -34,9 +34,10 @@ const part = (partition: number, committed: bigint | null, high: bigint, low = 0
 });
 
 describe('progress watchdog', () => {
-  it('reports an assigned partition with records to read and no fetched batch for the timeout, once', async () => {
+  it('reports an assigned partition with records to read whose position did not move for the timeout, once', async () => {
     const { clock, reported, dog } = setup([part(0, 100n, 500n), part(1, 200n, 200n)]);
     dog.assigned({ t: [0, 1] });
+    expect(await dog.check()).toEqual([]);
     clock.advance(TIMEOUT - 1);
     expect(await dog.check()).toEqual([]);
     clock.advance(1);
@@ -48,59 +49,86 @@ describe('progress watchdog', () => {
     expect(reported).toHaveLength(1);
   });
 
-  it('a fetched batch restarts the partition idle time, and its last offset is the position', async () => {
+  it('a fetched batch moves the position; fetched up to the log end, nothing is to read however long nothing comes', async () => {
     const { clock, dog } = setup([part(0, 100n, 500n)]);
     dog.assigned({ t: [0] });
     clock.advance(TIMEOUT - 1000);
-    dog.fetched('t', 0, '499');
+    dog.fetched('t', 0, '299');
     clock.advance(TIMEOUT - 1);
     expect(await dog.check()).toEqual([]);
-    // Fetched up to the log end: nothing to read, however long nothing comes (a trailing control record is fetched too).
+    dog.fetched('t', 0, '499'); // a trailing control record is fetched too
     clock.advance(10 * TIMEOUT);
     expect(await dog.check()).toEqual([]);
   });
 
-  it('a caught-up partition is never stuck; one behind the log end is, from its committed offset (or the log start)', async () => {
-    const { clock, dog } = setup([part(0, 500n, 500n), part(1, null, 50n, 10n)]);
-    dog.assigned({ t: [0, 1] });
-    clock.advance(TIMEOUT);
-    expect(await dog.check()).toEqual([{ topic: 't', partition: 1, position: 10n, highWatermark: 50n, idleMs: TIMEOUT }]);
-  });
-
-  it('is quiet while a batch in progress gets on with its records, and counts idle time from the end of the last batch', async () => {
-    const { clock, state, dog } = setup([part(0, 100n, 500n)]);
+  it('the same batch fetched again and again (the task failing it each time) is no move: stuck after the timeout', async () => {
+    const { clock, dog } = setup([part(0, 100n, 500n)]);
     dog.assigned({ t: [0] });
-    dog.batchStarted();
-    for (let i = 0; i < 6; i++) {
-      clock.advance(TIMEOUT / 2);
-      state.progress++;
+    // Nothing settled: the task's position stays 100, kafkajs's stays after the batch.
+    for (let i = 0; i < 8; i++) {
+      dog.fetched('t', 0, '199');
+      dog.batchStarted('t', 0);
+      dog.batchEnded('t', 0, 100n);
+      clock.advance(TIMEOUT / 8);
       expect(await dog.check()).toEqual([]);
     }
-    dog.batchEnded();
+    clock.advance(TIMEOUT / 8);
+    expect(await dog.check()).toEqual([{ topic: 't', partition: 0, position: 200n, highWatermark: 500n, idleMs: TIMEOUT }]);
+  });
+
+  it('records arriving after a quiet spell get the full timeout from when a check first sees them', async () => {
+    const { clock, state, dog } = setup([part(0, 100n, 100n)]);
+    dog.assigned({ t: [0] });
+    clock.advance(10 * TIMEOUT);
+    expect(await dog.check()).toEqual([]);
+    state.offsets = [part(0, 100n, 101n)];
+    expect(await dog.check()).toEqual([]);
     clock.advance(TIMEOUT - 1);
     expect(await dog.check()).toEqual([]);
     clock.advance(1);
     expect(await dog.check()).toHaveLength(1);
   });
 
-  it('a batch hung for the timeout without progress is stuck', async () => {
-    const { clock, state, dog } = setup([part(0, 100n, 500n)]);
-    dog.assigned({ t: [0] });
-    state.progress = 7;
-    dog.batchStarted();
-    clock.advance(TIMEOUT / 2);
+  it('a caught-up partition is never stuck; one behind the log end is, from its committed offset (or the log start)', async () => {
+    const { clock, dog } = setup([part(0, 500n, 500n), part(1, null, 50n, 10n)]);
+    dog.assigned({ t: [0, 1] });
     expect(await dog.check()).toEqual([]);
-    clock.advance(TIMEOUT / 2);
+    clock.advance(TIMEOUT);
+    expect(await dog.check()).toEqual([{ topic: 't', partition: 1, position: 10n, highWatermark: 50n, idleMs: TIMEOUT }]);
+  });
+
+  it('a batch in progress that gets on with its records is slow, not stuck; one that settles nothing for the timeout is stuck', async () => {
+    const { clock, state, dog } = setup([part(0, 100n, 500n), part(1, 100n, 500n)]);
+    dog.assigned({ t: [0] });
+    dog.batchStarted('t', 0);
+    for (let i = 0; i < 6; i++) {
+      clock.advance(TIMEOUT / 2);
+      state.progress++;
+      expect(await dog.check()).toEqual([]);
+    }
+    clock.advance(TIMEOUT - 1);
+    expect(await dog.check()).toEqual([]);
+    clock.advance(1);
     expect(await dog.check()).toEqual([{ topic: 't', partition: 0, position: 100n, highWatermark: 500n, idleMs: TIMEOUT }]);
   });
 
-  it('is quiet while the task is not RUNNING (paused, stalled), with a full timeout once it runs again', async () => {
+  it('a busy partition does not hide another one that gets nothing (kafkajs fetches per broker)', async () => {
+    const { clock, state, dog } = setup([part(0, 100n, 500n), part(1, 100n, 500n)]);
+    dog.assigned({ t: [0, 1] });
+    dog.batchStarted('t', 0);
+    expect(await dog.check()).toEqual([]);
+    clock.advance(TIMEOUT);
+    state.progress++;
+    expect((await dog.check()).map((s) => s.partition)).toEqual([1]);
+  });
+
+  it('is quiet while the task should not be reading (paused, stalled, retrying a dependency), with a full timeout after', async () => {
     const { clock, state, dog } = setup([part(0, 100n, 500n)]);
     dog.assigned({ t: [0] });
-    state.running = false;
+    state.reading = false;
     clock.advance(3 * TIMEOUT);
     expect(await dog.check()).toEqual([]);
-    state.running = true;
+    state.reading = true;
     expect(await dog.check()).toEqual([]);
     clock.advance(TIMEOUT);
     expect(await dog.check()).toHaveLength(1);
@@ -115,16 +143,17 @@ describe('progress watchdog', () => {
     state.failOffsets = false;
     // A new assignment (rejoin) restarts the timeout of every assigned partition.
     dog.assigned({ t: [0, 1] });
-    clock.advance(TIMEOUT - 1);
     expect(await dog.check()).toEqual([]);
-    clock.advance(1);
+    clock.advance(TIMEOUT);
     expect((await dog.check()).map((s) => s.partition)).toEqual([0, 1]);
   });
 
-  it('a batch fetched for a partition that is not assigned is ignored', async () => {
+  it('a batch of a partition that is not assigned is ignored', async () => {
     const { clock, dog } = setup([part(0, 100n, 500n)]);
     dog.assigned({ t: [0] });
     dog.fetched('t', 7, '1000');
+    dog.batchEnded('t', 7, 1001n);
+    expect(await dog.check()).toEqual([]);
     clock.advance(TIMEOUT);
     expect(await dog.check()).toHaveLength(1);
   });
