@@ -78,6 +78,7 @@ export const ERROR_CODES = {
   CONSUMER_CRASH: code(500, 1, false, 'the Kafka consumer crashed'),
   RELOAD_FAILED: code(500, 1, false, 'a reload could not complete'),
   RESUBSCRIBE_FAILED: code(500, 1, false, "re-subscribing to a topic pattern's new matches failed"),
+  WRITER_OPEN_FAILED: code(500, 1, false, "a partition's writer could not be opened (not a dependency outage, which stalls and retries)"),
   INTERNAL: code(500, 1, false, 'an unexpected internal error (the public form of any error that is not an AdjunctError)'),
   WORKER_FAILED: code(500, 1, false, 'the worker failed'),
 } as const satisfies Record<string, ErrorCodeInfo>;

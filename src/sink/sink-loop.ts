@@ -7,6 +7,7 @@ import { AdjunctMetrics } from '../observability/metrics';
 import { ErrorHandler, Heartbeat } from './error-handler';
 import { OffsetLossGuard } from './offset-loss-guard';
 import { PartitionRegistry } from './partition-registry';
+import type { PartitionState } from './partition-state';
 import { IssuedRecord, WriteSettlement } from './issued-record';
 import { Processed, RecordProcessor } from './record-processor';
 import { recordSize } from './sink-record';
@@ -98,7 +99,8 @@ export class SinkLoop {
   async eachBatch(b: FetchedBatch): Promise<void> {
     if (!this.p.lifecycle.accepting) return;
     const endTimer = this.p.metrics.batchLatency.startTimer({ pipeline: this.o.pipeline });
-    const st = await this.p.partitions.open(b.batch.topic, b.batch.partition);
+    const st = await this.openPartition(b);
+    if (st === null) return;
     st.high = BigInt(b.batch.highWatermark);
     const first = b.batch.messages[0];
     if (!first || !(await this.p.guard.admit(st, BigInt(first.offset)))) return;
@@ -141,6 +143,40 @@ export class SinkLoop {
       }
     }
     endTimer();
+  }
+
+  /**
+   * The partition's state, opening its writer on the first batch. Opening reads Cassandra (stream time, typed
+   * columns, the registry): an unavailable dependency is retried with backoff and heartbeats under the stall policy,
+   * like a write; anything else fails the task with the error (never left to kafkajs's batch retries and consumer
+   * restarts). Null when the task stopped meanwhile.
+   */
+  private async openPartition(b: FetchedBatch): Promise<PartitionState | null> {
+    const { topic, partition } = b.batch;
+    try {
+      return await this.p.errors.retry(
+        null,
+        () => this.p.partitions.open(topic, partition),
+        'write',
+        () => b.heartbeat(),
+      );
+    } catch (e) {
+      if (!this.p.lifecycle.accepting) return null;
+      this.p.lifecycle.fail(
+        asAdjunctError(
+          e,
+          (message, cause) =>
+            new AdjunctError(`opening the writer of ${topic}/${partition} failed: ${message}`, {
+              code: 'WRITER_OPEN_FAILED',
+              stage: 'write',
+              cause,
+              context: { topic, partition },
+            }),
+          'write',
+        ),
+      );
+      return null;
+    }
   }
 
   private controlOf(b: FetchedBatch): BatchControl {

@@ -160,6 +160,8 @@ export function fakeTask(
   const commits: OffsetCommit[] = [];
   const fatal: AdjunctError[] = [];
   let reloads = 0;
+  /** Failures the writer factory throws first, one per open attempt. */
+  const openFailures: unknown[] = [];
   const o = compileSinkTaskOptions({
     pipeline: 'p',
     heartbeatIntervalMs: 20,
@@ -202,13 +204,18 @@ export function fakeTask(
     generation: 1,
     topics: ['t'],
     groupId: 'g',
-    writers: { open: async () => writer },
+    writers: {
+      open: async () => {
+        if (openFailures.length) throw openFailures.shift();
+        return writer;
+      },
+    },
     onFatal: (e) => fatal.push(e),
     reload: () => void reloads++,
   };
   const core = new SinkTaskCore(parts, target, async (offsets) => void commits.push(offsets));
   const committedOffset = () => commits.at(-1)?.[0]?.offset;
-  return { core, clock, writer, dlq, valueConverter, commits, fatal, parts, committedOffset, reloads: () => reloads };
+  return { core, clock, writer, dlq, valueConverter, commits, fatal, parts, committedOffset, openFailures, reloads: () => reloads };
 }
 
 /** Lets settled promise callbacks run. */

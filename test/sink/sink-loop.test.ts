@@ -189,6 +189,38 @@ describe('sink loop (convert → deliver → commit) without Kafka', () => {
   });
 });
 
+describe("opening a partition's writer", () => {
+  it('Cassandra unavailable while opening: retried with backoff and heartbeats under the stall policy, then the batch is written', async () => {
+    const t = fakeTask({ tolerance: 'all' });
+    t.core.lifecycle.set('RUNNING');
+    t.openFailures.push(...Array.from({ length: 4 }, () => new StoreError('no host available', { code: 'CASSANDRA_UNAVAILABLE' })));
+    const { b, control } = batchOf(messages(['1', '2']));
+    await t.core.loop.eachBatch(b);
+    await settle();
+    await t.core.committer.commit();
+    expect(t.openFailures).toHaveLength(0);
+    expect(t.fatal).toEqual([]);
+    expect(t.writer.written.map((w) => w.key)).toEqual(['k0', 'k1']);
+    expect(t.committedOffset()).toBe('2');
+    expect(control.heartbeats).toBeGreaterThan(0);
+  });
+
+  it('a failure that is not an outage fails the task (WRITER_OPEN_FAILED, naming the partition) instead of throwing to kafkajs', async () => {
+    const t = fakeTask({ tolerance: 'all' });
+    t.openFailures.push(new Error('unexpected'));
+    await expect(t.core.loop.eachBatch(batchOf(messages(['1', '2'])).b)).resolves.toBeUndefined();
+    await settle();
+    await t.core.committer.commit();
+    expect(t.fatal.map((e) => [e.code, e.message])).toEqual([
+      ['WRITER_OPEN_FAILED', 'opening the writer of t/0 failed: Error: unexpected'],
+    ]);
+    expect(t.core.lifecycle.failed).toBe(true);
+    expect(t.writer.written).toEqual([]);
+    expect(t.commits).toHaveLength(0);
+    expect(t.dlq.attempts).toBe(0);
+  });
+});
+
 describe('offsets that fell off the log at run time', () => {
   it('policy fail: a batch starting past the expected offset, below the log start, fails the pipeline naming the lost range', async () => {
     const t = fakeTask({ onOffsetOutOfRange: 'fail' }, { committed: 10n, logStart: 50n });
