@@ -78,31 +78,6 @@ export class PipelineTask {
       },
     });
     this.log.info({ topics: this.core.target.topics, groupId: this.core.target.groupId }, 'pipeline started');
-    const pauseAt = Number(process.env.ADJUNCT_DIAG_PAUSE_MS ?? 0);
-    const g = globalThis as { diagPaused?: boolean };
-    if (pauseAt > 0 && !g.diagPaused) {
-      g.diagPaused = true;
-      setTimeout(() => {
-        this.log.warn('DIAG: pausing the kafkajs consumer behind the task (simulated stuck consumer)');
-        consumer.pause(this.core.target.topics.map((topic) => ({ topic })));
-      }, pauseAt).unref();
-    }
-    const diag = Number(process.env.ADJUNCT_DIAG_MS ?? 0);
-    if (diag > 0)
-      setInterval(() => {
-        const ps = this.core.partitions.all().map((st) => ({
-          p: st.partition,
-          exp: st.expectedNext?.toString(),
-          high: st.high?.toString(),
-          com: st.committed?.toString(),
-          inFlight: st.tracker.inFlight,
-          notDurable: st.tracker.notDurable,
-          oldest: st.tracker.oldestPending?.toString(),
-          wm: st.tracker.watermark()?.offset.toString(),
-          stuck: st.stuck,
-        }));
-        this.log.info({ ps, budget: this.core.parts.budget.inFlight, state: this.core.lifecycle.state }, 'DIAG');
-      }, diag).unref();
   }
 
   private createConsumer(): Consumer {

@@ -35,14 +35,7 @@ export function createKafka(cfg: AdjunctConfig['kafka'], logger: Logger, clientI
       () =>
       ({ level, log: entry }) => {
         const { message, ...rest } = entry;
-        const fn =
-          level <= logLevel.ERROR
-            ? log.error.bind(log)
-            : level === logLevel.WARN
-              ? log.warn.bind(log)
-              : process.env.ADJUNCT_DIAG_MS
-                ? log.info.bind(log)
-                : log.debug.bind(log);
+        const fn = level <= logLevel.ERROR ? log.error.bind(log) : level === logLevel.WARN ? log.warn.bind(log) : log.debug.bind(log);
         fn(rest, message);
       },
     retry: { retries: 8, initialRetryTime: 300, maxRetryTime: 10_000 },

@@ -151,7 +151,7 @@ export async function startRingWorkerUnderLoad(
     ]),
   );
   const group = pipelineGroup(n.group, 'p');
-  const w = stack.spawn(file, { KAFKAJS_LOG_LEVEL: 'info', ADJUNCT_DIAG_MS: '5000', ...(process.env.DIAG_PAUSE ? { ADJUNCT_DIAG_PAUSE_MS: process.env.DIAG_PAUSE } : {}) });
+  const w = stack.spawn(file);
   await waitOutput(w, /worker running/);
   const records = genRecords(size.records, size.keys);
   const producer = await stack.producer();
