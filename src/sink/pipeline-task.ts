@@ -147,7 +147,7 @@ export class PipelineTask {
               idleMs: s.idleMs,
             })),
           },
-          'consumer stuck: assigned partitions have records to read but no batch was fetched; restarting the task from its committed offsets',
+          'consumer stuck: assigned partitions have records to read but their position did not move; restarting the task from its committed offsets',
         );
         this.core.target.onStuck?.();
       },
