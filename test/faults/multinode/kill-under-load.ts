@@ -20,7 +20,7 @@ export type KilledUnderLoad = Awaited<ReturnType<typeof startRingWorkerUnderLoad
 /**
  * Starts a ring worker under load, kills the node `pickVictim` names (`why` says why it was chosen, for the report),
  * and waits until the same worker commits past the kill and catches up with the whole load; asserts the node is still
- * dead and the worker still running.
+ * dead and the worker still running. The worker's whole output is saved under `.ring-logs/` (passed or failed).
  */
 export async function killNodeUnderLoad(
   stack: StackFixture,
@@ -40,6 +40,7 @@ export async function killNodeUnderLoad(
   }
 }
 
+/** The kill and the wait for the same worker to commit past it and catch up. */
 async function killUnderLoad(
   stack: StackFixture,
   run: Awaited<ReturnType<typeof startRingWorkerUnderLoad>>,
