@@ -1,4 +1,5 @@
 import { AdjunctError } from '../errors';
+import { Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
 import { PartitionRegistry } from './partition-registry';
 import { PartitionState } from './partition-state';
@@ -24,6 +25,7 @@ export class OffsetCommitter {
     private readonly metrics: AdjunctMetrics,
     /** Longest wait for one commit (flush and offset commit) before it is given up; 0: no bound. */
     private readonly timeoutMs = 0,
+    private readonly log?: Logger,
   ) {}
 
   /** Commits every durable offset not committed yet (after the commit in progress, or once it was given up). */
@@ -68,7 +70,13 @@ export class OffsetCommitter {
       done.push([st, at.offset]);
     }
     if (!offsets.length) return;
+    const started = Date.now();
     await this.commitOffsets(offsets);
+    if (attempt.givenUp)
+      this.log?.warn(
+        { partitions: offsets.length, afterMs: Date.now() - started },
+        'a given-up offset commit landed late: the next commit sends the current positions again',
+      );
     for (const [st, offset] of done) {
       if (attempt.givenUp) {
         // Sent after it was given up, maybe over a later commit: the next commit sends the current position again.

@@ -47,7 +47,7 @@ export class SinkTaskCore {
     const guard = new OffsetLossGuard(o, { ...shared, partitionLog, reload: target.reload, countLost, restorePositions });
     const { processor, budget } = parts;
     this.loop = new SinkLoop(o, { ...shared, partitions: this.partitions, processor, errors, guard, budget, counts: this.counts });
-    this.committer = new OffsetCommitter(o.pipeline, this.partitions, commitOffsets, metrics, o.commitTimeoutMs);
+    this.committer = new OffsetCommitter(o.pipeline, this.partitions, commitOffsets, metrics, o.commitTimeoutMs, log);
   }
 
   /** Status snapshot for /status and the CLI. */
