@@ -5,7 +5,7 @@ import { Admin, Kafka, Producer } from 'kafkajs';
 import { stringify } from 'yaml';
 import { parseConfig } from '../../../src/config';
 import { stackEndpoints } from '../../../tools/devstack/endpoints';
-import { silentLogger, createLogger } from '../../../src/observability/logger';
+import { createLogger } from '../../../src/observability/logger';
 import { AdjunctMetrics } from '../../../src/observability/metrics';
 import { Worker } from '../../../src/worker/worker';
 import { cleanUp, uniqueName } from '../helpers';
@@ -54,7 +54,10 @@ export async function startWorker(
   const config = parseConfig(stringify(doc), { env: process.env });
   const w = new Worker(
     { config, baseDir: process.cwd() },
-    { logger: opts.verbose ? createLogger('info') : silentLogger, metrics: opts.metrics ?? new AdjunctMetrics({ defaultMetrics: false }) },
+    {
+      logger: opts.verbose ? createLogger('info') : recentLogger(),
+      metrics: opts.metrics ?? new AdjunctMetrics({ defaultMetrics: false }),
+    },
   );
   try {
     await w.start();
@@ -77,6 +80,26 @@ export async function committedOffsets(admin: Admin, groupId: string, topic: str
   return new Map(r[0].partitions.map((p) => [p.partition, BigInt(p.offset)]));
 }
 
+/** The last log lines of the in-process workers this test file started (info level), kept for failure messages. */
+const recentLines: string[] = [];
+const RECENT_LINES = 120;
+
+/** A logger that keeps the last lines in memory instead of printing them. */
+function recentLogger() {
+  return createLogger('info', {
+    write(line: string) {
+      recentLines.push(line.trimEnd());
+      if (recentLines.length > RECENT_LINES) recentLines.splice(0, recentLines.length - RECENT_LINES);
+    },
+  });
+}
+
+/** The tail of the in-process workers' logs, for a timeout's error message ('' when none were started). */
+export function recentWorkerLogs(lines = 60): string {
+  if (!recentLines.length) return '';
+  return `\nlast ${Math.min(lines, recentLines.length)} worker log lines:\n${recentLines.slice(-lines).join('\n')}`;
+}
+
 /** Waits until the group's committed offsets reach the topic's end offsets (bounded). */
 export async function waitCaughtUp(admin: Admin, groupId: string, topic: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -88,7 +111,7 @@ export async function waitCaughtUp(admin: Admin, groupId: string, topic: string,
     last = JSON.stringify({ end: [...end].map(String), committed: [...com].map(String) });
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`group ${groupId} did not catch up on ${topic} within ${timeoutMs} ms: ${last}`);
+  throw new Error(`group ${groupId} did not catch up on ${topic} within ${timeoutMs} ms: ${last}${recentWorkerLogs()}`);
 }
 
 /** Polls a condition (bounded). */
@@ -104,7 +127,7 @@ export async function eventually<T>(fn: () => Promise<T | undefined | false>, ti
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`timed out waiting for ${what}${lastErr ? `: ${String(lastErr)}` : ''}`);
+  throw new Error(`timed out waiting for ${what}${lastErr ? `: ${String(lastErr)}` : ''}${recentWorkerLogs()}`);
 }
 
 /** Reads every row of a versioned table as `key|valid_from|value` strings, sorted. */
@@ -177,6 +200,9 @@ export function useStack(): StackFixture {
       return w;
     },
   } as StackFixture;
+  beforeEach(() => {
+    recentLines.length = 0; // a timeout's message shows this test's worker logs only
+  });
   beforeAll(async () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { newKafka, newCassandraClient } = require('../helpers') as typeof import('../helpers');
