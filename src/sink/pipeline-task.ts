@@ -196,13 +196,15 @@ export class PipelineTask {
 
   /**
    * Leaves the group and closes the consumer, bounded: a kafkajs consumer wedged after a broker failure (the reason the
-   * watchdog restarts a task) may never finish stopping; it is then abandoned and the broker evicts it.
+   * watchdog restarts a task) may never finish stopping; it is then abandoned and the broker evicts it. The bound is
+   * at least DISCONNECT_MIN_MS whatever the shutdown timeout: a healthy consumer first waits for its fetch in flight
+   * (kafkajs's maxWaitTime, 5 s), and one abandoned while healthy would go on heartbeating after the task stopped.
    */
   private async disconnect(timeoutMs: number): Promise<void> {
     const consumer = this.consumer;
     if (!consumer) return;
     let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), Math.max(1_000, timeoutMs))));
+    const bound = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), Math.max(DISCONNECT_MIN_MS, timeoutMs))));
     const done = await Promise.race([consumer.disconnect().catch(() => undefined), bound]);
     clearTimeout(timer);
     if (done === 'timeout') this.log.warn({ timeoutMs }, 'the Kafka consumer did not disconnect in time: abandoned');
@@ -213,6 +215,9 @@ export class PipelineTask {
     return this.core.status();
   }
 }
+
+/** The shortest wait for a consumer's disconnect before it is abandoned (longer than kafkajs's 5 s fetch wait). */
+const DISCONNECT_MIN_MS = 15_000;
 
 /** A commit before the task's consumer exists. */
 function notRunning(): AdjunctError {
