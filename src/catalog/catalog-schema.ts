@@ -41,9 +41,13 @@ export async function ensureCatalog(client: Client, keyspace: string): Promise<v
   const exec = new CqlExecutor(client, {}, { keyspace });
   for (const ddl of catalogDdl(keyspace)) await exec.ddl(ddl, 'creating the adjunct catalog tables');
   await requireSchemaAgreement(client, 'creating the adjunct catalog tables');
-  const rs = await client.execute('SELECT table_name, column_name FROM system_schema.columns WHERE keyspace_name=?', [keyspace], {
-    prepare: true,
-  });
+  // Only the tables that gained columns (the store keyspace also holds every generation table).
+  const tables = [...new Set(ADDED_COLUMNS.map((c) => c.table))];
+  const rs = await client.execute(
+    'SELECT table_name, column_name FROM system_schema.columns WHERE keyspace_name=? AND table_name IN ?',
+    [keyspace, tables],
+    { prepare: true },
+  );
   const have = new Set(rs.rows.map((r) => `${r.get('table_name') as string}.${r.get('column_name') as string}`));
   const missing = ADDED_COLUMNS.filter((c) => !have.has(`${c.table}.${c.column}`));
   if (!missing.length) return;

@@ -1,5 +1,5 @@
 import { Clock, systemClock } from '../clock/clock';
-import { AdjunctError, describeError, RetriesExhaustedError, withRetry } from '../errors';
+import { AdjunctError, describeError, PipelineStage, RetriesExhaustedError, withRetry } from '../errors';
 import { Logger } from '../observability/logger';
 
 /** Kafka protocol errors of a group coordinator that is moving, loading or not elected yet (codes 14, 15, 16). */
@@ -68,14 +68,23 @@ export async function withKafkaRetry<T>(what: string, fn: () => Promise<T>, o: K
   }
 }
 
-/** The call's result, or KAFKA_UNAVAILABLE naming `what` once it has taken longer than `timeoutMs` (a request that never settles). */
-export function withKafkaTimeout<T>(what: string, call: Promise<T>, timeoutMs: number): Promise<T> {
+/**
+ * The call's result, or KAFKA_UNAVAILABLE naming `what` once it has taken longer than `timeoutMs` (a request that never
+ * settles); `onExpired` is told when that happens (the call itself goes on and may still land). 0: no bound.
+ */
+export function withKafkaTimeout<T>(
+  what: string,
+  call: Promise<T>,
+  timeoutMs: number,
+  o: { stage?: PipelineStage; onExpired?: () => void } = {},
+): Promise<T> {
+  if (timeoutMs <= 0) return call;
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new AdjunctError(`${what} did not answer within ${timeoutMs} ms`, { code: 'KAFKA_UNAVAILABLE', stage: 'consume' })),
-      timeoutMs,
-    );
+    timer = setTimeout(() => {
+      o.onExpired?.();
+      reject(new AdjunctError(`${what} did not answer within ${timeoutMs} ms`, { code: 'KAFKA_UNAVAILABLE', stage: o.stage ?? 'consume' }));
+    }, timeoutMs);
     timer.unref();
   });
   return Promise.race([call, expired]).finally(() => clearTimeout(timer));

@@ -1,4 +1,4 @@
-import { AdjunctError } from '../errors';
+import { withKafkaTimeout } from '../kafka/kafka-retry';
 import { Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
 import { PartitionRegistry } from './partition-registry';
@@ -34,29 +34,18 @@ export class OffsetCommitter {
       .catch(() => undefined)
       .then(() => {
         const attempt = { givenUp: false };
-        return this.bounded(this.commitDurable(attempt), attempt);
+        return withKafkaTimeout(
+          'the offset commit (given up: the next commit sends the offsets again)',
+          this.commitDurable(attempt),
+          this.timeoutMs,
+          {
+            stage: 'commit',
+            onExpired: () => (attempt.givenUp = true),
+          },
+        );
       });
     this.chain = next;
     return next;
-  }
-
-  /** The commit, or KAFKA_UNAVAILABLE once it has taken longer than the timeout. */
-  private bounded(commit: Promise<void>, attempt: { givenUp: boolean }): Promise<void> {
-    if (this.timeoutMs <= 0) return commit;
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        attempt.givenUp = true;
-        reject(
-          new AdjunctError(`offset commit did not finish within ${this.timeoutMs} ms: given up, the next commit sends the offsets again`, {
-            code: 'KAFKA_UNAVAILABLE',
-            stage: 'commit',
-          }),
-        );
-      }, this.timeoutMs);
-      timer.unref();
-    });
-    return Promise.race([commit, expired]).finally(() => clearTimeout(timer));
   }
 
   private async commitDurable(attempt: { givenUp: boolean }): Promise<void> {

@@ -2,6 +2,7 @@ import { Consumer } from 'kafkajs';
 import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
 import { fetchPartitionOffsets } from '../bootstrap/topic-offsets';
+import { withKafkaTimeout } from '../kafka/kafka-retry';
 import { confirmedCommit } from './confirmed-commit';
 import { ProgressWatchdog } from './progress-watchdog';
 import { OffsetCommit } from './offset-committer';
@@ -203,11 +204,11 @@ export class PipelineTask {
   private async disconnect(timeoutMs: number): Promise<void> {
     const consumer = this.consumer;
     if (!consumer) return;
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), Math.max(DISCONNECT_MIN_MS, timeoutMs))));
-    const done = await Promise.race([consumer.disconnect().catch(() => undefined), bound]);
-    clearTimeout(timer);
-    if (done === 'timeout') this.log.warn({ timeoutMs }, 'the Kafka consumer did not disconnect in time: abandoned');
+    let abandoned = false;
+    await withKafkaTimeout('the consumer disconnect', consumer.disconnect(), Math.max(DISCONNECT_MIN_MS, timeoutMs), {
+      onExpired: () => (abandoned = true),
+    }).catch(() => undefined);
+    if (abandoned) this.log.warn({ timeoutMs }, 'the Kafka consumer did not disconnect in time: abandoned');
   }
 
   /** Status snapshot for /status and the CLI. */

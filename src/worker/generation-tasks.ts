@@ -17,7 +17,7 @@ export class GenerationTasks {
     /** Starts a new generation (policy reload after lost offsets). */
     private readonly reload: () => Promise<number>,
     /** The progress watchdog found the task's consumer stuck: restart it in place (see `restart`). */
-    private readonly restartStuck: (task: PipelineTask) => void = () => undefined,
+    private readonly restartStuck: (task: PipelineTask) => void,
   ) {}
 
   private get name(): string {

@@ -10,8 +10,7 @@ import { PipelineRunnerDeps } from './runner-deps';
 import { RunnerStatus, runnerStatus } from './runner-status';
 import { TopicChange, TopicSubscription } from './topic-subscription';
 
-export type { RunnerPartitionStatus, RunnerStatus } from './runner-status';
-export type { PipelineRunnerDeps } from './runner-deps';
+export type { RunnerStatus } from './runner-status';
 
 /**
  * Runs one pipeline: the task writing the current generation, and — during a reload — a second task building
@@ -316,10 +315,11 @@ export class PipelineRunner {
   private restartStuck(task: PipelineTask): void {
     void this.exclusive(async () => {
       if (this.stopped) return;
-      if (this.main === task) this.main = await this.tasks.restart(task, this.generation);
-      else if (this.build?.task === task) this.build.task = (await this.tasks.restart(task, this.build.generation))!;
+      let generation: number;
+      if (this.main === task) this.main = await this.tasks.restart(task, (generation = this.generation));
+      else if (this.build?.task === task) this.build.task = (await this.tasks.restart(task, (generation = this.build.generation)))!;
       else return;
-      this.log.warn({ generation: this.generation }, 'stuck consumer restarted from its committed offsets');
+      this.log.warn({ generation }, 'stuck consumer restarted from its committed offsets');
     }).catch((e) =>
       this.d.onFatal(
         new AdjunctError(`pipeline ${this.name}: restarting a stuck consumer failed: ${describeError(e)}`, {

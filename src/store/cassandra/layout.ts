@@ -16,7 +16,7 @@ export interface TableRef {
 }
 
 /** True when a partitioned table's Cassandra partition is `(partition, bucket)`. */
-export function isBucketed(ref: { scope: StoreScope; buckets?: number }): boolean {
+function isBucketed(ref: { scope: StoreScope; buckets?: number }): boolean {
   return ref.scope === 'partitioned' && ref.buckets !== undefined;
 }
 
