@@ -257,7 +257,15 @@ export const StoreConfig = z.strictObject({
   valueSerde: z.enum(['string', 'json', 'buffer']).default('json'),
   tableOptions: TableOptions.optional(),
   ttlSeconds: z.number().int().min(0).max(630_720_000).optional(),
-  cleanupEvery: z.number().int().min(1).max(1_000_000).default(64),
+  cleanupEvery: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .describe(
+      'deprecated, no effect: expired versions are removed by blind range deletes, about one per key per retention period (README "Retention clean-up")',
+    ),
   buckets: z
     .number()
     .int()

@@ -204,7 +204,6 @@ export class StoreWiring {
           const store = await openCassandraVersionedStore<unknown, unknown>({
             ...common,
             historyRetentionMs: retention,
-            cleanupEvery: this.spec.store.cleanupEvery,
             typed: withTyped ? this.typedColumns(topic) : undefined,
             buckets: this.buckets ?? undefined,
           });

@@ -120,24 +120,67 @@ describe('cassandra helpers (no database)', () => {
     expect(asOfAnswer({ floor: v(10, 'a'), next: v(20, 'b') }, 16, 16)).toEqual({ version: v(10, 'a'), validTo: 20 });
   });
 
-  it('RetentionCleaner cleans every N puts, on drain, and bounds dirty keys', async () => {
-    const cleaned: string[] = [];
-    const c = new RetentionCleaner(async (k) => void cleaned.push(k.toString()), {
-      every: 3,
-      maxDirtyKeys: 2,
-      concurrency: 1,
-      maxQueued: 10,
-    });
-    for (let i = 0; i < 3; i++) c.touched(Buffer.from('a'));
-    c.touched(Buffer.from('b'));
-    c.touched(Buffer.from('c'));
-    c.touched(Buffer.from('d')); // evicts b
-    await c.drain();
-    expect(cleaned.sort()).toEqual(['a', 'b', 'c', 'd']);
-    expect(c.completed).toBe(4);
+  /** Actions that record what the cleaner asked for. */
+  const recorder = (log: string[], hex = false) => ({
+    deleteBefore: async (k: Buffer, anchor: number) => void log.push(`${hex ? k.toString('hex') : k.toString()}<${anchor}`),
+    cleanAtHorizon: async (k: Buffer) => void log.push(`read ${hex ? k.toString('hex') : k.toString()}`),
+  });
+  const options = { maxDirtyKeys: 10, concurrency: 1, maxQueued: 10 };
+
+  it('RetentionCleaner deletes blind below a durable anchor once the horizon reaches it, and re-anchors on the next put', async () => {
+    const log: string[] = [];
+    const c = new RetentionCleaner(recorder(log), options);
+    const a = c.track(Buffer.from('a'), 10);
+    expect(a).toBeDefined();
+    expect(c.track(Buffer.from('a'), 11)).toBeUndefined(); // already anchored
+    c.trackWritten(Buffer.from('b'), 12);
+    c.expireUpTo(20);
+    await new Promise((r) => setImmediate(r));
+    // a's anchor is still in flight: nothing is deleted, and b (behind it) waits too.
+    expect(log).toEqual([]);
+    a!.written();
+    c.expireUpTo(9);
+    expect(log).toEqual([]);
+    c.expireUpTo(12);
+    await new Promise((r) => setImmediate(r));
+    expect(log).toEqual(['a<10', 'b<12']);
+    expect(c.size).toBe(0);
+    // The next put anchors the key again.
+    c.trackWritten(Buffer.from('a'), 30);
+    expect(c.size).toBe(1);
+    c.expireUpTo(29);
+    await new Promise((r) => setImmediate(r));
+    expect(log).toEqual(['a<10', 'b<12']);
+    expect(c.reads).toBe(0);
   });
 
-  it('RetentionCleaner counts puts per key exactly when two keys share a lookup hash (FNV-1a collision)', async () => {
+  it('RetentionCleaner never deletes below an anchor whose write failed; drain cleans every tracked key with a read', async () => {
+    const log: string[] = [];
+    const c = new RetentionCleaner(recorder(log), options);
+    c.track(Buffer.from('a'), 10)!.failed();
+    expect(c.size).toBe(0);
+    c.track(Buffer.from('a'), 15)!.written();
+    c.trackWritten(Buffer.from('b'), 16);
+    c.expireUpTo(14);
+    await c.drain();
+    expect(log.sort()).toEqual(['read a', 'read b']);
+    expect(c.reads).toBe(2);
+    expect(c.completed).toBe(2);
+    expect(c.size).toBe(0);
+  });
+
+  it('RetentionCleaner evicts the oldest key past its count bound and cleans it with a read', async () => {
+    const log: string[] = [];
+    const c = new RetentionCleaner(recorder(log), { ...options, maxDirtyKeys: 2 });
+    c.trackWritten(Buffer.from('a'), 1);
+    c.trackWritten(Buffer.from('b'), 2);
+    c.trackWritten(Buffer.from('c'), 3); // evicts a
+    await new Promise((r) => setImmediate(r));
+    expect(log).toEqual(['read a']);
+    expect(c.size).toBe(2);
+  });
+
+  it('RetentionCleaner tracks two keys apart when they share a lookup hash (FNV-1a collision)', async () => {
     const fnv = (b: Buffer) => {
       let h = 0x811c9dc5;
       for (const x of b) h = Math.imul(h ^ x, 0x01000193);
@@ -147,40 +190,34 @@ describe('cassandra helpers (no database)', () => {
     const pair = [Buffer.from('key-901258'), Buffer.from('key-1540052')];
     expect(fnv(pair[0])).toBe(fnv(pair[1]));
     const [x, y] = pair;
-    const cleaned: string[] = [];
-    const c = new RetentionCleaner(async (k) => void cleaned.push(k.toString('hex')), {
-      every: 3,
-      maxDirtyKeys: 10,
-      concurrency: 1,
-      maxQueued: 10,
-    });
-    c.touched(x);
-    c.touched(y);
-    c.touched(x);
-    c.touched(y);
-    c.touched(Buffer.from(y));
-    expect(cleaned).toEqual([y.toString('hex')]);
-    c.touched(x);
-    await c.drain();
-    expect(cleaned).toEqual([y.toString('hex'), x.toString('hex')]);
-    expect(c.completed).toBe(2);
+    const log: string[] = [];
+    const c = new RetentionCleaner(recorder(log, true), options);
+    c.trackWritten(x, 1);
+    c.trackWritten(y, 2);
+    expect(c.track(x, 3)).toBeUndefined();
+    expect(c.track(Buffer.from(y), 4)).toBeUndefined();
+    expect(c.size).toBe(2);
+    c.expireUpTo(5);
+    await new Promise((r) => setImmediate(r));
+    expect(log).toEqual([`${x.toString('hex')}<1`, `${y.toString('hex')}<2`]);
   });
 
   it('RetentionCleaner holds each key once and bounds the key bytes it holds (1,000 keys of 60 KB)', async () => {
     const cleaned = new Set<string>();
+    const slow = async (k: Buffer) => {
+      await new Promise((r) => setImmediate(r));
+      cleaned.add(k.subarray(0, 8).toString());
+    };
     const c = new RetentionCleaner(
-      async (k) => {
-        await new Promise((r) => setImmediate(r));
-        cleaned.add(k.subarray(0, 8).toString());
-      },
-      { every: 64, maxDirtyKeys: 10_000, maxTrackedBytes: 1 << 20, concurrency: 4, maxQueued: 10_000 },
+      { deleteBefore: slow, cleanAtHorizon: slow },
+      { maxDirtyKeys: 10_000, maxTrackedBytes: 1 << 20, concurrency: 4, maxQueued: 10_000 },
     );
     let peak = 0;
     for (let i = 0; i < 1000; i++) {
       const key = Buffer.alloc(60_000, 0xe9);
       key.write(String(i).padStart(8, '0'));
-      c.touched(key);
-      c.touched(key); // a second put to the same key adds nothing
+      c.trackWritten(key, i);
+      c.trackWritten(key, i); // a second put to the same key adds nothing
       peak = Math.max(peak, c.trackedBytes);
     }
     expect(peak).toBeLessThanOrEqual(1 << 20);
@@ -192,8 +229,12 @@ describe('cassandra helpers (no database)', () => {
     expect(c.completed).toBeGreaterThan(0);
     // A cleaned key is the same bytes (latin1 round trip of non-ASCII bytes).
     const seen: Buffer[] = [];
-    const d = new RetentionCleaner(async (k) => void seen.push(k), { every: 1, maxDirtyKeys: 10, concurrency: 1, maxQueued: 10 });
-    d.touched(Buffer.from([0, 0xff, 0x80, 0x7f]));
+    const d = new RetentionCleaner(
+      { deleteBefore: async (k) => void seen.push(k), cleanAtHorizon: async (k) => void seen.push(k) },
+      options,
+    );
+    d.trackWritten(Buffer.from([0, 0xff, 0x80, 0x7f]), 1);
+    d.expireUpTo(1);
     await d.drain();
     expect(seen).toEqual([Buffer.from([0, 0xff, 0x80, 0x7f])]);
   });

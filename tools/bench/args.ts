@@ -24,6 +24,8 @@ export interface BenchOptions {
   /** Batch bounds of the worker and of the raw batched baseline (the worker's defaults). */
   batchMaxBytes: number;
   batchMaxRows: number;
+  /** The store's compaction class (the worker default when unset), e.g. UnifiedCompactionStrategy. */
+  compaction?: string;
   /** Pin Cassandra and Kafka to CPU 0 and the client under test to CPU 1 (taskset), restoring affinity afterwards. */
   pin: boolean;
   phases: Phase[];
@@ -75,7 +77,7 @@ const NUMERIC: Record<string, keyof BenchOptions> = {
 /** Usage text. */
 export const USAGE = `npm run bench -- [--records N=200000] [--keys K=10000] [--out-of-order 0.05] [--lookups M=100000]
   [--concurrency C=64] [--partitions 6] [--lookup-concurrency 64] [--commit-interval 100] [--seed 42]
-  [--rounds 3] [--batch-max-bytes 4096] [--batch-max-rows 64] [--pin]
+  [--rounds 3] [--batch-max-bytes 4096] [--batch-max-rows 64] [--pin] [--compaction CLASS]
   [--phases raw-insert,raw-batched-insert,raw-consume,adjunct,seed-path,lookups] [--profile] [--keep] [--no-record]`;
 
 function parseNumber(flag: string, raw: string | undefined): number {
@@ -104,7 +106,11 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       o.phases = ALL_PHASES.filter((p) => list.includes(p));
     } else if (flag === '--profile') o.profile = true;
     else if (flag === '--pin') o.pin = true;
-    else if (flag === '--keep') o.keep = true;
+    else if (flag === '--compaction') {
+      const v = inline ?? argv[++i] ?? '';
+      if (!/^[A-Za-z][A-Za-z0-9_.]*$/.test(v)) throw new Error(`--compaction: not a class name: ${v}`);
+      o.compaction = v;
+    } else if (flag === '--keep') o.keep = true;
     else if (flag === '--no-record') o.record = false;
     else if (flag === '--help' || flag === '-h') throw new Error(USAGE);
     else throw new Error(`unknown flag ${flag}\n${USAGE}`);

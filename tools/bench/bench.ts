@@ -15,6 +15,7 @@ import { lookupPhases } from './phases/lookups';
 import { rawBatchedInsert, rawConsume, rawInsert } from './phases/raw';
 import { CLIENT_CPUS, pinStack } from './pin';
 import { seedPath } from './phases/seed-path';
+import { cassandraCpuSeconds, cpuBusyShares, cpuJiffies } from './server-cpu';
 import { PhaseResult } from './phases/types';
 import { profileMarkdown, ProfileSummary, summariseProfileFile } from './profile-summary';
 import { BenchReport, machineInfo, medianPhase, ratio, reportMarkdown, targets, writeResults } from './report';
@@ -27,7 +28,10 @@ function log(msg: string): void {
 
 function line(p: PhaseResult): string {
   const lat = p.latency ? `, p50 ${p.latency.p50Ms.toFixed(2)} ms, p99 ${p.latency.p99Ms.toFixed(2)} ms` : '';
-  return `${p.phase}: ${p.count} ${p.unit} in ${p.seconds.toFixed(2)} s = ${Math.round(p.ratePerSec)}/s${lat}`;
+  const server = p.extra?.serverCpuMicrosPerRecord;
+  const busy = Array.isArray(p.extra?.cpuBusy) ? `, CPUs busy ${(p.extra.cpuBusy as number[]).join('/')}` : '';
+  const cpu = (typeof server === 'number' ? `, Cassandra CPU ${server.toFixed(1)} µs/record` : '') + busy;
+  return `${p.phase}: ${p.count} ${p.unit} in ${p.seconds.toFixed(2)} s = ${Math.round(p.ratePerSec)}/s${lat}${cpu}`;
 }
 
 async function run(o: BenchOptions): Promise<void> {
@@ -76,6 +80,8 @@ async function run(o: BenchOptions): Promise<void> {
         for (const phase of order) {
           const rks = `${ks}_r${round}`;
           let r: PhaseResult;
+          const serverCpu0 = cassandraCpuSeconds(stackSettings().stackDir);
+          const jiffies0 = cpuJiffies();
           if (phase === 'raw-insert') {
             await createKeyspace(c, rks);
             r = await rawInsert(c, rks, d, o.concurrency);
@@ -100,6 +106,7 @@ async function run(o: BenchOptions): Promise<void> {
               cpus: pin ? CLIENT_CPUS : undefined,
               batchMaxBytes: o.batchMaxBytes,
               batchMaxRows: o.batchMaxRows,
+              compaction: o.compaction,
             });
             adjRounds.push(a.details);
             r = { phase: a.phase, count: a.count, unit: a.unit, seconds: a.seconds, ratePerSec: a.ratePerSec, extra: a.extra };
@@ -111,6 +118,13 @@ async function run(o: BenchOptions): Promise<void> {
               log(`profile: ${a.details.profileFile}\n${profileMarkdown(profile, 25)}`);
             }
           }
+          const serverCpu1 = cassandraCpuSeconds(stackSettings().stackDir);
+          if (serverCpu0 !== undefined && serverCpu1 !== undefined) {
+            r.extra = { ...r.extra, serverCpuMicrosPerRecord: ((serverCpu1 - serverCpu0) * 1e6) / r.count };
+          }
+          const jiffies1 = cpuJiffies();
+          if (jiffies0 && jiffies1)
+            r.extra = { ...r.extra, cpuBusy: cpuBusyShares(jiffies0, jiffies1).map((x) => Math.round(x * 100) / 100) };
           byRound.set(phase, [...(byRound.get(phase) ?? []), r]);
           log(`round ${round + 1}/${o.rounds}: ${line(r)}`);
         }

@@ -84,6 +84,10 @@ export function reportMarkdown(r: BenchReport): string {
     `| CPU µs/record: adjunct worker | ${f1(r.cpuMicrosPerRecord.adjunct, 1)} | ${r.targets.cpu.target} ${mark(r.targets.cpu.met)} |`,
     `| CPU µs/record: adjunct worker after start-up (start-up CPU s) | ${f1((r.worker as Partial<AdjunctDetails>).cpuMicrosPerRecordAfterStartup, 1)} (${f1((r.worker as Partial<AdjunctDetails>).startupCpuSeconds, 2)}) | |`,
     `| CPU µs/record: raw insert / raw batched insert | ${f1(r.cpuMicrosPerRecord.rawInsert, 1)} / ${f1(r.cpuMicrosPerRecord.rawBatchedInsert, 1)} | |`,
+    `| Cassandra CPU µs/record (median round): ${r.phases
+      .filter((p) => typeof p.extra?.serverCpuMicrosPerRecord === 'number')
+      .map((p) => `${p.phase} ${f1(p.extra!.serverCpuMicrosPerRecord as number, 1)}`)
+      .join(' / ')} | |`,
     '',
     `Rates are medians of ${r.options.rounds} rounds in rotated phase order${r.pinned ? '; Cassandra and Kafka pinned to CPU 0, the client under test to CPU 1' : ', unpinned'}. The adjunct phase is timed from process spawn to its last commit (commit interval ${r.options.commitInterval} ms).`,
     '',

@@ -50,7 +50,8 @@ export interface CassandraVersionedStoreParts<K, V> {
 /**
  * KIP-889 versioned store on a Cassandra table. In-order puts cost one write; out-of-order puts one read + one write;
  * latest gets one read; as-of gets two reads in parallel (the version and the next one, for validTo). Stream time is
- * persisted by flush(); expired versions are range-deleted in the background. Every row records this writer's id.
+ * persisted by flush(); expired versions are range-deleted in the background, blind (see RetentionCleaner). Every row
+ * records this writer's id.
  * Operations of one instance are meant to be issued by a single writer (one source partition, or the global consumer).
  */
 export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, V> {
@@ -83,7 +84,10 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     this.retention = parts.historyRetentionMs;
     this.streamTime = parts.initialStreamTime;
     this.persistedStreamTime = parts.initialStreamTime;
-    this.cleaner = new RetentionCleaner((key) => this.cleanupKey(key), parts.cleaner);
+    this.cleaner = new RetentionCleaner(
+      { deleteBefore: (key, anchor) => this.deleteBefore(key, anchor), cleanAtHorizon: (key) => this.cleanupKey(key) },
+      parts.cleaner,
+    );
   }
 
   /** The observed stream time of this writer, or -Infinity. */
@@ -91,9 +95,9 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     return this.streamTime;
   }
 
-  /** Number of background retention clean-ups done (completed, failed). */
-  cleanupStats(): { completed: number; failed: number } {
-    return { completed: this.cleaner.completed, failed: this.cleaner.failed };
+  /** Number of background retention clean-ups done (completed, of which with a read; failed). */
+  cleanupStats(): { completed: number; reads: number; failed: number } {
+    return { completed: this.cleaner.completed, reads: this.cleaner.reads, failed: this.cleaner.failed };
   }
 
   /** Adds a version; in-order = 1 write, out-of-order = 1 read + 1 write, expired = nothing sent. */
@@ -111,7 +115,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
       ]);
       if (next !== null) validTo = next.validFrom;
     }
-    this.cleaner.touched(v.key);
+    this.cleaner.trackWritten(v.key, timestamp);
     return validTo;
   }
 
@@ -134,9 +138,23 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   issue(key: K, value: V | null, timestamp: number, listener: RowListener, valueBytes?: Buffer): 'issued' | 'expired' {
     const v = this.accept(key, value, timestamp, valueBytes);
     if (v === null) return 'expired';
-    // Counted at issue: a clean-up only removes versions older than the one valid at its horizon, never this row.
-    this.cleaner.touched(v.key);
-    this.sendVersion(v.key, timestamp, v.bytes, value, key, listener);
+    // Tracked at issue, in put order; a put that anchors its key reports back when it is durable (or failed).
+    const anchor = this.cleaner.track(v.key, timestamp);
+    const l: RowListener =
+      anchor === undefined
+        ? listener
+        : {
+            rowWritten: () => {
+              anchor.written();
+              listener.rowWritten();
+            },
+            rowFailed: (e) => {
+              anchor.failed();
+              listener.rowFailed(e);
+            },
+            abandoned: listener.abandoned ? () => listener.abandoned!() : undefined,
+          };
+    this.sendVersion(v.key, timestamp, v.bytes, value, key, l);
     return 'issued';
   }
 
@@ -169,7 +187,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     const existing = asOfAnswer(await this.reader.asOfWithNext(this.locator(k), timestamp), timestamp, this.horizon());
     this.streamTime = Math.max(this.streamTime, timestamp);
     await this.insert(k, timestamp, null, null, key);
-    this.cleaner.touched(k);
+    this.cleaner.trackWritten(k, timestamp);
     return existing === null ? null : this.toRecord(existing.version, existing.validTo);
   }
 
@@ -200,7 +218,10 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     return historyRecords(entries, this.parts.valueSerde, order);
   }
 
-  /** Persists stream time (one write, skipped if unchanged) and cleans expired versions of dirty keys. */
+  /**
+   * Persists stream time (one write, skipped if unchanged), then starts the blind clean-up of keys whose anchor the
+   * persisted horizon reached. Without streamTimeAsOf (API users, close) it also cleans every tracked key with a read.
+   */
   async flush(streamTimeAsOf?: number): Promise<void> {
     this.ensureOpen();
     // The sink passes the stream time as of the offset it is about to commit, so a restart replays from there exactly.
@@ -209,9 +230,10 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
       await this.parts.streamTimes.save(this.parts.storeId, this.parts.writerId, st);
       this.persistedStreamTime = st;
     }
-    // The sink checkpoints on every commit: clean-up then stays amortised (every `cleanupEvery` puts per key)
-    // instead of re-reading every dirty key each commit. A plain flush() (API users, close) drains it fully.
+    // Expiry follows the persisted stream time, so a restart (which resumes from it) never sees a version removed
+    // that its horizon still shows. The sink checkpoints on every commit; a plain flush() (API users, close) drains.
     if (streamTimeAsOf === undefined) await this.cleaner.drain();
+    else this.cleaner.expireUpTo(this.persistedStreamTime - this.retention);
   }
 
   /** Flushes, then refuses further use (the shared client stays open). */
@@ -300,6 +322,15 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     const rec: VersionedRecord<V> = { value: deserializeWith(this.parts.valueSerde, v.value, 'value'), timestamp: v.validFrom };
     if (validTo !== undefined) rec.validTo = validTo;
     return rec;
+  }
+
+  /** Blind clean-up: deletes every version older than `anchor`, a durable version at or below the horizon. */
+  private async deleteBefore(key: Buffer, anchor: number): Promise<void> {
+    await this.reader.exec.write(
+      this.reader.cql.deleteBefore,
+      this.boundParams(key, this.reader.exec.long(anchor)),
+      'delete expired versions',
+    );
   }
 
   /**

@@ -19,8 +19,6 @@ export interface CassandraVersionedStoreOptions<K, V> extends StoreOpenOptions<K
   writerId?: string;
   /** History retention (= grace period) in ms. */
   historyRetentionMs: number;
-  /** Retention clean-up of a key every this many puts to it (default 64). */
-  cleanupEvery?: number;
   /** Most keys tracked for clean-up (default 10,000). */
   maxDirtyKeys?: number;
   /** Called when a background clean-up fails (it is retried on the next flush). */
@@ -52,7 +50,6 @@ export async function openCassandraVersionedStore<K = string, V = string>(
     throw new InvalidArgumentError(`writerId must be a non-empty string, got ${String(writerId)}`);
   }
   const buckets = validateBuckets(options.buckets, DEFAULT_PARTITION_BUCKETS);
-  const cleanupEvery = positiveInt('cleanupEvery', options.cleanupEvery, 64);
   const maxDirtyKeys = positiveInt('maxDirtyKeys', options.maxDirtyKeys, 10_000);
   if (options.typed !== undefined) {
     const value = 'columns' in options.typed ? options.typed.columns : [];
@@ -81,7 +78,7 @@ export async function openCassandraVersionedStore<K = string, V = string>(
     keySerde: options.keySerde ?? (stringSerde as unknown as Serde<K>),
     valueSerde: options.valueSerde ?? (stringSerde as unknown as Serde<V>),
     initialStreamTime,
-    cleaner: { every: cleanupEvery, maxDirtyKeys, concurrency: 4, maxQueued: maxDirtyKeys, onError: options.onCleanupError },
+    cleaner: { maxDirtyKeys, concurrency: 4, maxQueued: maxDirtyKeys, onError: options.onCleanupError },
     typed,
   });
 }

@@ -1,44 +1,55 @@
 /** Settings of the background retention clean-up. */
 export interface RetentionCleanerOptions {
-  /** Clean a key after this many puts to it (default 64). */
-  every: number;
-  /** Most dirty keys tracked; the oldest is cleaned when exceeded (default 10,000). */
+  /** Most keys tracked; past it the oldest is cleaned early, with a read (default 10,000). */
   maxDirtyKeys: number;
   /**
-   * Most key bytes held, half for dirty keys and half for queued clean-ups (default 1 MiB per writer). Past it the
-   * oldest dirty key is queued early, and a clean-up that finds the queue full is dropped (see maxQueued).
+   * Most key bytes held, half for tracked keys and half for queued clean-ups (default 1 MiB per writer). Past it the
+   * oldest tracked key is queued early, and a clean-up that finds the queue full is dropped (see maxQueued).
    */
   maxTrackedBytes?: number;
   /** Clean-ups running at once (default 4). */
   concurrency: number;
-  /** Most clean-ups waiting; further ones are dropped (the key is cleaned when next dirtied). Default 10,000. */
+  /** Most clean-ups waiting; further ones are dropped (the key is cleaned when next tracked). Default 10,000. */
   maxQueued: number;
-  /** Called with a failed clean-up's error (the key is marked dirty again). */
+  /** Called with a failed clean-up's error (the key is tracked again). */
   onError?: (error: unknown) => void;
+}
+
+/** How the cleaner removes a key's expired versions (the store implements both). */
+export interface RetentionActions {
+  /** Blind: deletes every version of key older than `anchor`, a version known to be written and ≤ the horizon. */
+  deleteBefore(key: Buffer, anchor: number): Promise<void>;
+  /** With a read: finds the version valid at the current horizon and deletes everything older. */
+  cleanAtHorizon(key: Buffer): Promise<void>;
 }
 
 /** Default byte budget of one cleaner (one writer). */
 const DEFAULT_MAX_TRACKED_BYTES = 1 << 20;
 
-interface Dirty {
+/** A tracked key: the oldest version of it this writer wrote since its last clean-up (its anchor). */
+interface Tracked {
   /** The encoded key as a latin1 string: the only copy of the key held (a Buffer is made again to clean it). */
   id: string;
   /** keyHash of the key's bytes (the lookup index's key). */
   hash: number;
-  puts: number;
+  /** Timestamp of the anchor version. */
+  anchor: number;
+  /** True once the anchor version is durable (only then may everything older be deleted blind). */
+  written: boolean;
+  /** False once the key left the tracker (cleaned, evicted or its anchor write failed); its FIFO slot is skipped. */
+  live: boolean;
 }
 
-/** FNV-1a of a key's bytes: indexes dirty keys so a put to a tracked key makes no string. */
+/** A queued clean-up: blind below an anchor, or with a read at the horizon. */
+interface Job {
+  id: string;
+  anchor?: number;
+}
+
+/** FNV-1a of a key's bytes: indexes tracked keys so a put to a tracked key makes no string. */
 function keyHash(key: Buffer): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key[i], 0x01000193);
-  return h | 0;
-}
-
-/** keyHash of a key held as a latin1 string (each char is one byte). */
-function idHash(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
   return h | 0;
 }
 
@@ -50,121 +61,178 @@ function sameKey(id: string, key: Buffer): boolean {
 }
 
 /**
- * Tracks keys dirtied by puts and deletes their expired versions in the background, bounded in memory (by key count
- * and by key bytes; each key is held once, as a latin1 string) and in concurrency.
- * drain() (awaited by the store's flush) cleans every dirty key and waits for all running clean-ups.
+ * Removes expired versions without reading in the steady state. The first put to a key after its last clean-up is the
+ * key's anchor; once the horizon (as of the persisted stream time) reaches a durable anchor, every version older than
+ * it has validTo ≤ anchor ≤ horizon, so one blind range delete `valid_from < anchor` removes them, and the key's next
+ * put anchors it again. A key written at least once per retention period therefore costs one delete per retention
+ * period and no read; it keeps at most about two retention periods of versions.
+ * Bounded in memory (by key count and key bytes; each key is held once, as a latin1 string): past the bounds the oldest
+ * tracked key is cleaned early with a read (the version valid at the horizon, then a range delete).
+ * drain() (an explicit flush or close) cleans every tracked key with a read and waits for every clean-up.
  * A dropped clean-up only delays the physical removal of versions that reads already hide.
  */
 export class RetentionCleaner {
-  private readonly dirty = new Map<string, Dirty>();
-  /** Dirty keys by keyHash (one per hash; on a collision the other key is still found in `dirty`). */
-  private readonly byHash = new Map<number, Dirty>();
-  private readonly queue: string[] = [];
+  private readonly tracked = new Map<string, Tracked>();
+  /** Tracked keys by keyHash (one per hash; on a collision the other key is still found in `tracked`). */
+  private readonly byHash = new Map<number, Tracked>();
+  /** Tracked keys in the order they were anchored (anchors are stream times, so close to ascending). */
+  private fifo: Tracked[] = [];
+  private head = 0;
+  private readonly queue: Job[] = [];
   private readonly queued = new Set<string>();
   private readonly halfBudget: number;
-  private dirtyBytes = 0;
+  private trackedKeyBytes = 0;
   private queuedBytes = 0;
   private running = 0;
   private idleWaiters: (() => void)[] = [];
   /** Number of clean-ups performed (for metrics and tests). */
   completed = 0;
+  /** Clean-ups that needed a read (drain, eviction). */
+  reads = 0;
   /** Number of failed clean-ups. */
   failed = 0;
   /** Number of clean-ups dropped because the queue was full (by count or bytes). */
   dropped = 0;
 
   constructor(
-    private readonly clean: (key: Buffer) => Promise<void>,
+    private readonly actions: RetentionActions,
     private readonly options: RetentionCleanerOptions,
   ) {
     this.halfBudget = Math.floor((options.maxTrackedBytes ?? DEFAULT_MAX_TRACKED_BYTES) / 2);
   }
 
-  /** Key bytes currently held by dirty keys and queued clean-ups (for tests and metrics). */
+  /** Key bytes currently held by tracked keys and queued clean-ups (for tests and metrics). */
   get trackedBytes(): number {
-    return this.dirtyBytes + this.queuedBytes;
+    return this.trackedKeyBytes + this.queuedBytes;
   }
 
-  /** Records a put to key; schedules its clean-up every `every` puts. */
-  touched(key: Buffer): void {
+  /** Keys currently tracked. */
+  get size(): number {
+    return this.tracked.size;
+  }
+
+  /**
+   * Records a put of key at timestamp (called in put order, before the write is durable). Returns a handle when this
+   * put became the key's anchor: call written() when it is durable, failed() when it never will be.
+   */
+  track(key: Buffer, timestamp: number): AnchorHandle | undefined {
     const hash = keyHash(key);
-    let d = this.byHash.get(hash);
-    let id: string | undefined;
-    if (d === undefined || !sameKey(d.id, key)) {
-      // Not indexed (or a hash collision): `dirty`, by the key's string, is the source of truth.
-      id = key.toString('latin1');
-      d = this.dirty.get(id);
+    const hit = this.byHash.get(hash);
+    if (hit !== undefined && sameKey(hit.id, key)) return undefined;
+    const id = key.toString('latin1');
+    if (hit !== undefined && this.tracked.has(id)) return undefined;
+    const t: Tracked = { id, hash, anchor: timestamp, written: false, live: true };
+    this.tracked.set(id, t);
+    this.byHash.set(hash, t);
+    this.fifo.push(t);
+    this.trackedKeyBytes += id.length;
+    while (this.tracked.size > 1 && (this.tracked.size > this.options.maxDirtyKeys || this.trackedKeyBytes > this.halfBudget)) {
+      const oldest = this.oldest();
+      if (oldest === undefined || oldest === t) break;
+      this.untrack(oldest);
+      this.enqueue({ id: oldest.id });
     }
-    if (d === undefined) {
-      d = this.markDirty(id as string, hash);
-      while (this.dirty.size > 1 && (this.dirty.size > this.options.maxDirtyKeys || this.dirtyBytes > this.halfBudget)) {
-        const oldest = this.dirty.values().next().value as Dirty;
-        this.forget(oldest.id);
-        this.enqueue(oldest.id);
+    return new AnchorHandle(this, t);
+  }
+
+  /** Records a put that is already durable (the API's put and delete). */
+  trackWritten(key: Buffer, timestamp: number): void {
+    this.track(key, timestamp)?.written();
+  }
+
+  /** Starts the blind clean-up of every key whose durable anchor is at or below horizon. */
+  expireUpTo(horizon: number): void {
+    if (!Number.isFinite(horizon)) return;
+    while (this.head < this.fifo.length) {
+      const t = this.fifo[this.head];
+      if (!t.live) {
+        this.head++;
+        continue;
       }
+      // Anchors are stream times in put order: the first one above the horizon (or still in flight) ends the scan.
+      if (t.anchor > horizon || !t.written) break;
+      this.head++;
+      this.untrack(t);
+      this.enqueue({ id: t.id, anchor: t.anchor });
     }
-    d.puts++;
-    if (d.puts >= this.options.every || this.dirtyBytes > this.halfBudget) {
-      this.forget(d.id);
-      this.enqueue(d.id);
-    }
+    this.compact();
   }
 
-  private markDirty(id: string, hash: number): Dirty {
-    const d: Dirty = { id, hash, puts: 0 };
-    this.dirty.set(id, d);
-    this.byHash.set(hash, d);
-    this.dirtyBytes += id.length;
-    return d;
-  }
-
-  /** Cleans every dirty key and resolves when no clean-up is running or queued. */
+  /** Cleans every tracked key (with a read) and resolves when no clean-up is running or queued. */
   async drain(): Promise<void> {
-    for (const id of [...this.dirty.keys()]) {
-      this.forget(id);
-      this.enqueue(id, true);
+    for (const t of [...this.tracked.values()]) {
+      this.untrack(t);
+      this.enqueue({ id: t.id }, true);
     }
+    this.compact();
     if (this.running === 0 && this.queue.length === 0) return;
     await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private forget(id: string): void {
-    const d = this.dirty.get(id);
-    if (d === undefined) return;
-    this.dirty.delete(id);
-    if (this.byHash.get(d.hash) === d) this.byHash.delete(d.hash);
-    this.dirtyBytes -= id.length;
+  /** @internal AnchorHandle: the anchor write is durable. */
+  anchorWritten(t: Tracked): void {
+    t.written = true;
   }
 
-  private enqueue(id: string, force = false): void {
-    if (this.queued.has(id)) return;
+  /** @internal AnchorHandle: the anchor write failed; the key's next put anchors it again. */
+  anchorFailed(t: Tracked): void {
+    if (t.live) this.untrack(t);
+  }
+
+  private oldest(): Tracked | undefined {
+    while (this.head < this.fifo.length && !this.fifo[this.head].live) this.head++;
+    return this.fifo[this.head];
+  }
+
+  private untrack(t: Tracked): void {
+    if (!t.live) return;
+    t.live = false;
+    this.tracked.delete(t.id);
+    if (this.byHash.get(t.hash) === t) this.byHash.delete(t.hash);
+    this.trackedKeyBytes -= t.id.length;
+  }
+
+  /** Drops the FIFO's consumed prefix once it is most of the array. */
+  private compact(): void {
+    if (this.head > 1024 && this.head * 2 > this.fifo.length) {
+      this.fifo = this.fifo.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  private enqueue(job: Job, force = false): void {
+    if (this.queued.has(job.id)) return;
     if (
       !force &&
-      (this.queue.length >= this.options.maxQueued || (this.queue.length > 0 && this.queuedBytes + id.length > this.halfBudget))
+      (this.queue.length >= this.options.maxQueued || (this.queue.length > 0 && this.queuedBytes + job.id.length > this.halfBudget))
     ) {
       this.dropped++;
       return;
     }
-    this.queued.add(id);
-    this.queue.push(id);
-    this.queuedBytes += id.length;
+    this.queued.add(job.id);
+    this.queue.push(job);
+    this.queuedBytes += job.id.length;
     this.pump();
   }
 
   private pump(): void {
     while (this.running < this.options.concurrency && this.queue.length > 0) {
-      const id = this.queue.shift() as string;
-      this.queued.delete(id);
-      this.queuedBytes -= id.length;
+      const job = this.queue.shift() as Job;
+      this.queued.delete(job.id);
+      this.queuedBytes -= job.id.length;
       this.running++;
-      this.clean(Buffer.from(id, 'latin1'))
+      const key = Buffer.from(job.id, 'latin1');
+      if (job.anchor === undefined) this.reads++;
+      const work = job.anchor === undefined ? this.actions.cleanAtHorizon(key) : this.actions.deleteBefore(key, job.anchor);
+      work
         .then(
           () => {
             this.completed++;
           },
           (e: unknown) => {
             this.failed++;
-            if (!this.dirty.has(id)) this.markDirty(id, idHash(id));
+            // Track the key again (anchored where it was), so a later expiry or drain retries the clean-up.
+            if (job.anchor !== undefined) this.track(key, job.anchor)?.written();
             this.options.onError?.(e);
           },
         )
@@ -178,5 +246,23 @@ export class RetentionCleaner {
           }
         });
     }
+  }
+}
+
+/** The anchor put of a tracked key: the store reports whether its write became durable. */
+export class AnchorHandle {
+  constructor(
+    private readonly cleaner: RetentionCleaner,
+    private readonly t: Tracked,
+  ) {}
+
+  /** The anchor version is durable: it may bound a blind delete. */
+  written(): void {
+    this.cleaner.anchorWritten(this.t);
+  }
+
+  /** The anchor version will never be written (its record failed): the key is anchored again by its next put. */
+  failed(): void {
+    this.cleaner.anchorFailed(this.t);
   }
 }

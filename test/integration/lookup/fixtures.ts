@@ -88,7 +88,6 @@ export async function writeTable(client: Client, keyspace: string, s: StoreShape
         ...common,
         writerId: `t:${partition}`,
         historyRetentionMs: s.historyRetentionMs ?? 86_400_000,
-        cleanupEvery: 1_000_000,
         buckets,
       });
       for (const w of ws) await store.put(w.key, w.value, w.ts ?? 0);

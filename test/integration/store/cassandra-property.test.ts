@@ -6,7 +6,7 @@ import { Lookup, openLookup } from '../../../src/lookup';
 import { CassandraVersionedStore } from '../../../src/store/cassandra/cassandra-versioned-store';
 import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
 import { MemoryVersionedStore } from '../../../src/store/memory/memory-versioned-store';
-import { StoreScope, VersionedKeyValueStore } from '../../../src/store/types';
+import { PUT_RETURN_CODE_NOT_PUT, StoreScope, VersionedKeyValueStore } from '../../../src/store/types';
 import { isolatedStore, useStoreKeyspace } from './support';
 
 jest.setTimeout(300_000);
@@ -18,6 +18,9 @@ type Op =
   | { op: 'asOf'; key: string; t: number }
   | { op: 'history'; key: string; from?: number; to?: number; order: 'asc' | 'desc' }
   | { op: 'restart' }
+  // The sink's path: write() (no validTo returned), then a checkpoint flush(streamTime) that runs the blind clean-up.
+  | { op: 'sinkWrite'; key: string; value: string | null; t: number }
+  | { op: 'checkpoint' }
   // A tombstone without an event time (extract.timestamp.onMissing: streamTime): it is written at the writer's stream
   // time (time 0 before any), so it never moves stream time.
   | { op: 'tombstoneAtStreamTime'; key: string };
@@ -40,13 +43,26 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     ),
   },
   { weight: 1, arbitrary: fc.constant({ op: 'restart' as const }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('sinkWrite' as const),
+      key,
+      value: fc.option(fc.constantFrom('x', 'y', 'z'), { freq: 4 }),
+      t: time,
+    }),
+  },
+  { weight: 2, arbitrary: fc.constant({ op: 'checkpoint' as const }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('tombstoneAtStreamTime' as const), key }) },
 );
 
 const ks = useStoreKeyspace('it_store_prop');
 let counter = 0;
 
-async function apply(s: VersionedKeyValueStore<string, string>, o: Exclude<Op, { op: 'restart' }>): Promise<unknown> {
+async function apply(
+  s: VersionedKeyValueStore<string, string>,
+  o: Exclude<Op, { op: 'restart' | 'checkpoint' | 'sinkWrite' }>,
+): Promise<unknown> {
   switch (o.op) {
     case 'tombstoneAtStreamTime': {
       const before = s.observedStreamTime();
@@ -80,7 +96,6 @@ for (const scope of ['partitioned', 'global'] as StoreScope[]) {
             storeName: `prop-${scope}`,
             ...isolatedStore(scope, n, 'r'),
             historyRetentionMs: retention,
-            cleanupEvery: 2,
           });
         const memory = new MemoryVersionedStore<string, string>({ historyRetentionMs: retention });
         let cass = await open();
@@ -89,6 +104,13 @@ for (const scope of ['partitioned', 'global'] as StoreScope[]) {
             if (o.op === 'restart') {
               await cass.close();
               cass = await open();
+            } else if (o.op === 'checkpoint') {
+              await cass.flush(cass.observedStreamTime());
+              await new Promise((r) => setTimeout(r, 20)); // the blind deletes run in the background
+            } else if (o.op === 'sinkWrite') {
+              const expected = (await memory.put(o.key, o.value, o.t)) === PUT_RETURN_CODE_NOT_PUT ? 'expired' : 'written';
+              const actual = await cass.write(o.key, o.value, o.t);
+              if (actual !== expected) throw new Error(`op #${i} ${JSON.stringify(o)}: cassandra ${actual} != memory ${expected}`);
             } else {
               const expected = await apply(memory, o);
               const actual = await apply(cass, o);
@@ -117,8 +139,10 @@ for (const scope of ['partitioned', 'global'] as StoreScope[]) {
 // lookup library reads it back. Each key belongs to one partition, as in a Kafka changelog; the reference is one
 // memory store per partition, so every lookup answer must use the stream time of the key's own partition.
 type MultiOp =
-  | Exclude<Op, { op: 'restart' }>
+  | Exclude<Op, { op: 'restart' | 'checkpoint' | 'sinkWrite' }>
   | { op: 'restart' }
+  | { op: 'checkpoint' }
+  | { op: 'sinkWrite'; key: string; value: string | null; t: number }
   | { op: 'lookupAsOf'; key: string; t: number }
   | { op: 'lookupHistory'; key: string; from?: number; to?: number; order: 'asc' | 'desc' };
 
@@ -158,6 +182,16 @@ const multiOpArb: fc.Arbitrary<MultiOp> = fc.oneof(
     ),
   },
   { weight: 1, arbitrary: fc.constant({ op: 'restart' as const }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('sinkWrite' as const),
+      key: multiKey,
+      value: fc.option(fc.constantFrom('x', 'y', 'z'), { freq: 4 }),
+      t: time,
+    }),
+  },
+  { weight: 2, arbitrary: fc.constant({ op: 'checkpoint' as const }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('tombstoneAtStreamTime' as const), key: multiKey }) },
 );
 
@@ -201,11 +235,14 @@ describe('several source partitions, read through the lookup library', () => {
               partition: scope === 'partitioned' ? p : undefined,
               writerId: `run${n}:${p}`,
               historyRetentionMs: retention,
-              cleanupEvery: 2,
             });
           const memory = [0, 1].map(() => new MemoryVersionedStore<string, string>({ historyRetentionMs: retention }));
           const cass = [await open(0), await open(1)];
-          const flushAll = () => Promise.all(cass.map((c) => c.flush()));
+          // The sink's checkpoint: persist stream time, then the blind clean-up runs in the background.
+          const flushAll = async () => {
+            await Promise.all(cass.map((c) => c.flush(c.observedStreamTime())));
+            await new Promise((r) => setTimeout(r, 20));
+          };
           const check = async (i: number, o: MultiOp, actual: unknown, expected: unknown) => {
             if (JSON.stringify(actual) !== JSON.stringify(expected)) {
               throw new Error(`op #${i} ${JSON.stringify(o)}: cassandra ${JSON.stringify(actual)} != memory ${JSON.stringify(expected)}`);
@@ -218,6 +255,12 @@ describe('several source partitions, read through the lookup library', () => {
                   await cass[p].close();
                   cass[p] = await open(p);
                 }
+              } else if (o.op === 'checkpoint') {
+                await flushAll();
+              } else if (o.op === 'sinkWrite') {
+                const p = partitionOf(o.key);
+                const expected = (await memory[p].put(o.key, o.value, o.t)) === PUT_RETURN_CODE_NOT_PUT ? 'expired' : 'written';
+                await check(i, o, await cass[p].write(k(o.key), o.value, o.t), expected);
               } else if (o.op === 'lookupAsOf') {
                 await flushAll(); // readers see the stream time writers persist at their checkpoints
                 await check(i, o, await reader.get(k(o.key), o.t), await memory[partitionOf(o.key)].get(o.key, o.t));

@@ -29,7 +29,7 @@ beforeAll(() => createUnbucketedTable(ks.client, ks.keyspace, 'cost_unbucketed',
 async function open(
   layout: Layout,
   historyRetentionMs: number,
-  extra: { cleanupEvery?: number; n?: number; batcher?: WriteBatcher } = {},
+  extra: { n?: number; batcher?: WriteBatcher } = {},
 ): Promise<CassandraVersionedStore<string, string>> {
   const { scope } = layout;
   const n = extra.n ?? ++counter;
@@ -39,7 +39,6 @@ async function open(
     storeName: `cost-${layout.name}`,
     ...isolatedStore(scope, n, 'c'),
     historyRetentionMs,
-    cleanupEvery: extra.cleanupEvery ?? 1_000_000,
     batcher: extra.batcher,
   });
 }
@@ -195,9 +194,46 @@ describe.each(layouts)('cost model ($name)', (layout) => {
     expect(before.length).toBe(10);
   });
 
+  it("the sink's path keeps O(2 × retention) rows with blind deletes and no read (flush at each commit)", async () => {
+    const n = ++counter;
+    const s = await open(layout, 20, { n });
+    ks.tracker.reset();
+    let most = 0;
+    let probes = 0;
+    for (let t = 0; t < 1000; t++) {
+      await s.write('hot', `v${t}`, t);
+      await s.write(`cold${t % 3}`, `v${t}`, t);
+      if (t % 10 === 9) {
+        await s.flush(t);
+        await new Promise((r) => setTimeout(r, 5)); // the blind deletes run in the background
+        if (t % 100 === 99) {
+          most = Math.max(most, (await rows(`cost_${layout.name}`, n)).length);
+          probes++;
+        }
+      }
+    }
+    const counts = ks.tracker.counts();
+    const reads = counts.reads - probes;
+    const writes = counts.writes;
+    // Versions are only ever deleted below a durable version at or below the persisted horizon: no read at all.
+    expect(reads).toBe(0);
+    // 2,000 version writes, ≤ 100 stream-time writes, and about one delete per key per 2 × retention.
+    expect(writes).toBeGreaterThan(2000 + 4 * 20);
+    expect(writes).toBeLessThan(2000 + 100 + 4 * 60);
+    // 4 keys, each with at most about 2 × retention of versions (the hot key 40 + a flush interval; the cold ones 14).
+    expect(most).toBeLessThanOrEqual(2 * (40 + 10) + 2 * (14 + 4));
+    // Every answer inside retention is still there, with its validTo.
+    expect(await s.get('hot', 985)).toEqual({ value: 'v985', timestamp: 985, validTo: 986 });
+    expect(await s.get('cold1', 985)).toEqual({ value: 'v985', timestamp: 985, validTo: 988 });
+    expect((await s.history('hot')).length).toBe(21);
+    expect(s.cleanupStats().reads).toBe(0);
+    (report as Record<string, unknown>)[`${label}-sink-1000-puts`] = { rowsAtMost: most, reads, writes, cleanups: s.cleanupStats() };
+    await s.close();
+  });
+
   it('2,000 in-order puts of one key keep O(retention) rows after flush', async () => {
     const n = ++counter;
-    const s = await open(layout, 20, { cleanupEvery: 64, n });
+    const s = await open(layout, 20, { n });
     ks.tracker.reset();
     for (let t = 0; t < 2000; t++) await s.put('hot', `v${t}`, t);
     await s.flush();

@@ -22,7 +22,6 @@ async function open(scope: StoreScope, n: number, batcher?: WriteBatcher): Promi
     storeName: `batch-${scope}`,
     ...isolatedStore(scope, n, 'b'),
     historyRetentionMs: 1_000_000,
-    cleanupEvery: 1_000_000,
     batcher,
   });
 }

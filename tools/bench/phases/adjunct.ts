@@ -33,6 +33,8 @@ export interface AdjunctPhaseOptions {
   /** Batch bounds (set in the config only when they differ from the worker's defaults). */
   batchMaxBytes?: number;
   batchMaxRows?: number;
+  /** The store's compaction class (the worker default when unset). */
+  compaction?: string;
 }
 
 /** What the adjunct phase measured besides throughput. */
@@ -98,7 +100,12 @@ export function adjunctConfigDoc(o: AdjunctPhaseOptions): Record<string, unknown
         topics: [o.topic],
         keyConverter: 'string',
         valueConverter: 'json',
-        store: { name: o.storeName, kind: 'versioned', scope: 'global' },
+        store: {
+          name: o.storeName,
+          kind: 'versioned',
+          scope: 'global',
+          ...(o.compaction !== undefined ? { tableOptions: { compaction: { class: o.compaction } } } : {}),
+        },
       },
     ],
   };

@@ -1,0 +1,43 @@
+/** Cassandra's CPU time during a phase, from /proc/<pid>/stat (utime + stime of the stack's Cassandra process). */
+import * as fs from 'fs';
+import * as path from 'path';
+
+/** Clock ticks per second of /proc/<pid>/stat on Linux (USER_HZ). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds used so far by the stack's Cassandra, or undefined when its pid or /proc is not readable. */
+export function cassandraCpuSeconds(stackDir: string): number | undefined {
+  try {
+    const pid = Number(fs.readFileSync(path.join(stackDir, 'cassandra.pid'), 'utf8').trim());
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Busy and total jiffies of each CPU from /proc/stat (cpu0, cpu1, …), or undefined off Linux. */
+export function cpuJiffies(): { busy: number; total: number }[] | undefined {
+  try {
+    const lines = fs.readFileSync('/proc/stat', 'utf8').split('\n');
+    const out: { busy: number; total: number }[] = [];
+    for (const l of lines) {
+      const m = /^cpu(\d+)\s+(.*)$/.exec(l);
+      if (!m) continue;
+      const v = m[2].trim().split(/\s+/).map(Number);
+      const idle = v[3] + (v[4] ?? 0);
+      const total = v.reduce((a, b) => a + b, 0);
+      out[Number(m[1])] = { busy: total - idle, total };
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Busy share of each CPU between two cpuJiffies samples (0–1). */
+export function cpuBusyShares(a: { busy: number; total: number }[], b: { busy: number; total: number }[]): number[] {
+  return b.map((x, i) => (x.total - a[i].total > 0 ? (x.busy - a[i].busy) / (x.total - a[i].total) : 0));
+}
