@@ -15,7 +15,7 @@ import { lookupPhases } from './phases/lookups';
 import { rawBatchedInsert, rawConsume, rawInsert } from './phases/raw';
 import { CLIENT_CPUS, pinStack } from './pin';
 import { seedPath } from './phases/seed-path';
-import { cassandraCpuSeconds, cpuBusyShares, cpuJiffies } from './server-cpu';
+import { cassandraCpuSeconds, cpuBusyShares, cpuJiffies, settleCassandra } from './server-cpu';
 import { PhaseResult } from './phases/types';
 import { profileMarkdown, ProfileSummary, summariseProfileFile } from './profile-summary';
 import { BenchReport, machineInfo, medianPhase, ratio, reportMarkdown, targets, writeResults } from './report';
@@ -127,6 +127,12 @@ async function run(o: BenchOptions): Promise<void> {
             r.extra = { ...r.extra, cpuBusy: cpuBusyShares(jiffies0, jiffies1).map((x) => Math.round(x * 100) / 100) };
           byRound.set(phase, [...(byRound.get(phase) ?? []), r]);
           log(`round ${round + 1}/${o.rounds}: ${line(r)}`);
+          // Every phase starts on an idle Cassandra: the previous phase's tables are dropped (the last adjunct one is
+          // read by the lookups) and its flushes and compactions have finished, so none pays for another's debt.
+          if (!o.keep && phase !== 'adjunct') await dropKeyspace(c, rks);
+          if (!o.keep && phase === 'adjunct' && round < o.rounds - 1) await dropKeyspace(c, `${adjKs}${round}`);
+          const settled = await settleCassandra(stackSettings().stackDir);
+          if (settled > 1) log(`Cassandra idle again after ${settled.toFixed(0)} s`);
         }
       }
       for (const phase of timed) phases.push(medianPhase(byRound.get(phase)!));

@@ -41,3 +41,21 @@ export function cpuJiffies(): { busy: number; total: number }[] | undefined {
 export function cpuBusyShares(a: { busy: number; total: number }[], b: { busy: number; total: number }[]): number[] {
   return b.map((x, i) => (x.total - a[i].total > 0 ? (x.busy - a[i].busy) / (x.total - a[i].total) : 0));
 }
+
+/**
+ * Waits until the stack's Cassandra is idle (under `idleShare` of one CPU over a second: flushes and compactions of the
+ * previous phase done), so every phase starts from the same state; gives up after maxMs. Returns the seconds waited.
+ */
+export async function settleCassandra(stackDir: string, idleShare = 0.1, maxMs = 120_000): Promise<number> {
+  const t0 = Date.now();
+  let prev = cassandraCpuSeconds(stackDir);
+  if (prev === undefined) return 0;
+  while (Date.now() - t0 < maxMs) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = cassandraCpuSeconds(stackDir);
+    if (now === undefined) return (Date.now() - t0) / 1000;
+    if (now - prev < idleShare) return (Date.now() - t0) / 1000;
+    prev = now;
+  }
+  return (Date.now() - t0) / 1000;
+}
