@@ -5,7 +5,7 @@ import { versionedStatements } from '../../src/store/cassandra/layout';
 import { mergeSorted } from '../../src/store/cassandra/paging';
 import { RetentionCleaner } from '../../src/store/cassandra/retention-cleaner';
 import { renderReplication } from '../../src/store/cassandra/schema';
-import { renderTableOptions } from '../../src/store/cassandra/table-options';
+import { defaultCompactionFor, renderTableOptions } from '../../src/store/cassandra/table-options';
 import { asOfAnswer, collectHistory, RawVersion } from '../../src/store/cassandra/versioned-table-reader';
 
 async function* from<T>(xs: T[]): AsyncGenerator<T> {
@@ -35,6 +35,18 @@ describe('cassandra helpers (no database)', () => {
   });
 
   it('renders table options with the default compaction, naming the bad part otherwise', () => {
+    expect(defaultCompactionFor([[5, 0, 6]])).toEqual({ class: 'UnifiedCompactionStrategy' });
+    expect(
+      defaultCompactionFor([
+        [5, 0, 6],
+        [4, 1, 9],
+      ]),
+    ).toEqual({ class: 'LeveledCompactionStrategy' });
+    expect(defaultCompactionFor([[5, 0], []])).toEqual({ class: 'LeveledCompactionStrategy' });
+    expect(defaultCompactionFor([])).toEqual({ class: 'LeveledCompactionStrategy' });
+    expect(renderTableOptions(undefined, undefined, defaultCompactionFor([[5, 1]]))).toEqual([
+      "compaction = {'class': 'UnifiedCompactionStrategy'}",
+    ]);
     expect(renderTableOptions(undefined)).toEqual(["compaction = {'class': 'LeveledCompactionStrategy'}"]);
     expect(renderTableOptions({ compression: { class: 'LZ4Compressor', chunk_length_in_kb: 64 }, comment: 'x y' }, 60)).toEqual([
       "compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': '64'}",
