@@ -72,6 +72,23 @@ async function run(o: BenchOptions): Promise<void> {
     if (pin) log(`pinned: ${JSON.stringify(pin.pinned)} (servers on CPU 0, client on CPU ${CLIENT_CPUS})`);
     try {
       // Timed write phases run in every round, in rotated order, so none always meets the coldest Cassandra.
+      /** One adjunct run into its own keyspace and group (`round` = o.rounds is the untimed fill the lookups read). */
+      const runAdjunct = (round: number, profileThis: boolean) =>
+        adjunctPhase(admin, kafka, c, {
+          topic,
+          keyspace: `${adjKs}${round}`,
+          groupId: `${groupBase}-r${round}`,
+          storeName,
+          maxInFlight: o.concurrency,
+          commitIntervalMs: o.commitInterval,
+          records: d.size,
+          workDir,
+          profile: profileThis,
+          cpus: pin ? CLIENT_CPUS : undefined,
+          batchMaxBytes: o.batchMaxBytes,
+          batchMaxRows: o.batchMaxRows,
+          compaction: o.compaction,
+        });
       const timed = ROUND_PHASES.filter(has);
       const byRound = new Map<Phase, PhaseResult[]>();
       const adjRounds: AdjunctDetails[] = [];
@@ -92,22 +109,7 @@ async function run(o: BenchOptions): Promise<void> {
             await createKeyspace(c, rks);
             r = await seedPath(c, rks, d, o.concurrency);
           } else {
-            const profileThis = o.profile && round === o.rounds - 1;
-            const a = await adjunctPhase(admin, kafka, c, {
-              topic,
-              keyspace: `${adjKs}${round}`,
-              groupId: `${groupBase}-r${round}`,
-              storeName,
-              maxInFlight: o.concurrency,
-              commitIntervalMs: o.commitInterval,
-              records: d.size,
-              workDir,
-              profile: profileThis,
-              cpus: pin ? CLIENT_CPUS : undefined,
-              batchMaxBytes: o.batchMaxBytes,
-              batchMaxRows: o.batchMaxRows,
-              compaction: o.compaction,
-            });
+            const a = await runAdjunct(round, o.profile && round === o.rounds - 1);
             adjRounds.push(a.details);
             r = { phase: a.phase, count: a.count, unit: a.unit, seconds: a.seconds, ratePerSec: a.ratePerSec, extra: a.extra };
             log(
@@ -127,10 +129,9 @@ async function run(o: BenchOptions): Promise<void> {
             r.extra = { ...r.extra, cpuBusy: cpuBusyShares(jiffies0, jiffies1).map((x) => Math.round(x * 100) / 100) };
           byRound.set(phase, [...(byRound.get(phase) ?? []), r]);
           log(`round ${round + 1}/${o.rounds}: ${line(r)}`);
-          // Every phase starts on an idle Cassandra: the previous phase's tables are dropped (the last adjunct one is
-          // read by the lookups) and its flushes and compactions have finished, so none pays for another's debt.
-          if (!o.keep && phase !== 'adjunct') await dropKeyspace(c, rks);
-          if (!o.keep && phase === 'adjunct' && round < o.rounds - 1) await dropKeyspace(c, `${adjKs}${round}`);
+          // Every phase starts on an idle Cassandra: the previous phase's tables are dropped (a kept table's memtables
+          // would be flushed and compacted during a later phase) and its flushes and compactions have finished.
+          if (!o.keep) await dropKeyspace(c, phase === 'adjunct' ? `${adjKs}${round}` : rks);
           const settled = await settleCassandra(stackSettings().stackDir);
           if (settled > 1) log(`Cassandra idle again after ${settled.toFixed(0)} s`);
         }
@@ -147,7 +148,10 @@ async function run(o: BenchOptions): Promise<void> {
         log(line(phases[phases.length - 1]));
       }
       if (has('lookups') && o.lookups > 0) {
-        const r = await lookupPhases(c, `${adjKs}${o.rounds - 1}`, storeName, d, o.lookups, o.lookupConcurrency, o.seed);
+        // The lookups read a table filled by one more (untimed) adjunct run, after every timed phase.
+        if (!o.keep || !has('adjunct')) await runAdjunct(o.rounds, false);
+        const lookupKs = `${adjKs}${!o.keep || !has('adjunct') ? o.rounds : o.rounds - 1}`;
+        const r = await lookupPhases(c, lookupKs, storeName, d, o.lookups, o.lookupConcurrency, o.seed);
         phases.push(r.raw, r.rawPair, r.library);
         lookupsFound = r.found;
         log(`${line(r.raw)}\n${line(r.rawPair)}\n${line(r.library)} (found: ${JSON.stringify(r.found)})`);
@@ -160,14 +164,14 @@ async function run(o: BenchOptions): Promise<void> {
       log('cleaning up (topic, keyspaces, groups); --keep keeps them');
       if (client) {
         await dropKeyspace(client, ks);
-        for (let r = 0; r < o.rounds; r++) {
+        for (let r = 0; r <= o.rounds; r++) {
           await dropKeyspace(client, `${ks}_r${r}`);
           await dropKeyspace(client, `${adjKs}${r}`);
         }
       }
       await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
       await admin
-        .deleteGroups([`${groupBase}-raw`, ...Array.from({ length: o.rounds }, (_, r) => `${groupBase}-r${r}.bench.g1`)])
+        .deleteGroups([`${groupBase}-raw`, ...Array.from({ length: o.rounds + 1 }, (_, r) => `${groupBase}-r${r}.bench.g1`)])
         .catch(() => undefined);
     }
     await admin.disconnect();
