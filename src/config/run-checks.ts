@@ -61,18 +61,35 @@ export function runChecks(cfg: AdjunctConfig, raw: unknown, baseDir: string): Cr
   return problems;
 }
 
-/** Settings `run` accepts but an operator should know about (a public bind without an admin token turns the admin routes off). */
+/**
+ * Settings `run` accepts but an operator should know about: a public bind without an admin token (the admin routes are
+ * off) and deprecated settings that no longer have an effect.
+ */
 export function configWarnings(cfg: AdjunctConfig): CrossProblem[] {
+  const warnings: CrossProblem[] = [];
   const h = cfg.worker.http;
   if (h.enabled && !isLoopbackHost(h.host) && !h.adminToken) {
-    return [
-      {
-        path: ['worker', 'http', 'adminToken'],
-        message: `worker.http.host ${JSON.stringify(h.host)} is not loopback and no adminToken is set: the admin routes will be off`,
-      },
-    ];
+    warnings.push({
+      path: ['worker', 'http', 'adminToken'],
+      message: `worker.http.host ${JSON.stringify(h.host)} is not loopback and no adminToken is set: the admin routes will be off`,
+    });
   }
-  return [];
+  return [...warnings, ...deprecationWarnings(cfg)];
+}
+
+/** Deprecated settings that are still accepted but no longer have an effect (the worker logs them at start). */
+export function deprecationWarnings(cfg: AdjunctConfig): CrossProblem[] {
+  const warnings: CrossProblem[] = [];
+  cfg.pipelines.forEach((p, i) => {
+    if (p.store.cleanupEvery !== undefined) {
+      warnings.push({
+        path: ['pipelines', i, 'store', 'cleanupEvery'],
+        message:
+          'is deprecated and has no effect: expired versions are removed by blind range deletes, about one per key per retention period',
+      });
+    }
+  });
+  return warnings;
 }
 
 /** The keys the schema allows at a YAML path (for "did you mean"); empty when the path is not an object. */

@@ -3,7 +3,8 @@ import { Client } from 'cassandra-driver';
 import { Admin, Kafka, Producer } from 'kafkajs';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { AdjunctConfig, PipelineSpec } from '../config/schema';
-import { LoadedConfig } from '../config/load';
+import { LoadedConfig, pathToString } from '../config/load';
+import { deprecationWarnings } from '../config/run-checks';
 import { renderTableOptions, TableOptions } from '../store/cassandra';
 import { tableNameForStore } from '../store/cassandra';
 import { storeTableCollisions } from '../config/cross-check';
@@ -115,6 +116,7 @@ export class Worker {
     this.startedAt = new Date(this.clock.now());
     try {
       validateBeforeAnyCql(this.config);
+      for (const w of deprecationWarnings(this.config)) this.logger.warn({ path: pathToString(w.path) }, w.message);
       const shared = await this.connect();
       for (const spec of this.config.pipelines) this.runners.set(spec.name, await this.buildRunner(spec, shared));
       await this.startRunners();

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { ConfigProblem, ConfigValidationError, configWarnings, loadConfigFile, parseConfig } from '../../src/config';
+import { deprecationWarnings } from '../../src/config/run-checks';
 
 const head = `kafka:
   brokers: [127.0.0.1:9092]
@@ -128,5 +129,13 @@ worker:
       { env: {} },
     );
     expect(configWarnings(withToken)).toEqual([]);
+  });
+
+  it('a deprecated setting is a warning naming its path, not an error', () => {
+    const c = parseConfig(`${head}pipelines:\n  - name: p\n    topics: [t]\n    store: { name: s, cleanupEvery: 64 }\n`, { env: {} });
+    expect(configWarnings(c)).toEqual([
+      { path: ['pipelines', 0, 'store', 'cleanupEvery'], message: expect.stringMatching(/deprecated and has no effect/) },
+    ]);
+    expect(deprecationWarnings(c)).toEqual(configWarnings(c));
   });
 });
