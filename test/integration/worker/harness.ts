@@ -65,8 +65,12 @@ export async function startWorker(
     await w.stop(); // a worker that failed to start still holds its clients
     throw e;
   }
+  lastWorker = w;
   return w;
 }
+
+/** The in-process worker this test file started last: its status goes into timeout messages. */
+let lastWorker: Worker | undefined;
 
 /** Sum of the high watermarks of a topic. */
 export async function endOffsets(admin: Admin, topic: string): Promise<Map<number, bigint>> {
@@ -97,7 +101,13 @@ function recentLogger() {
 /** The tail of the in-process workers' logs, for a timeout's error message ('' when none were started). */
 export function recentWorkerLogs(lines = 60): string {
   if (!recentLines.length) return '';
-  return `\nlast ${Math.min(lines, recentLines.length)} worker log lines:\n${recentLines.slice(-lines).join('\n')}`;
+  let status = '';
+  try {
+    if (lastWorker) status = `\nstatus of the last worker started: ${JSON.stringify(lastWorker.status()).slice(0, 6000)}`;
+  } catch (e) {
+    status = `\nstatus of the last worker started: unavailable (${String(e)})`;
+  }
+  return `\nlast ${Math.min(lines, recentLines.length)} worker log lines:\n${recentLines.slice(-lines).join('\n')}${status}`;
 }
 
 /** Waits until the group's committed offsets reach the topic's end offsets (bounded). */
