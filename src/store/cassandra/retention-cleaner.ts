@@ -129,9 +129,9 @@ export class RetentionCleaner {
     while (this.tracked.size > 1 && (this.tracked.size > this.options.maxDirtyKeys || this.trackedKeyBytes > this.halfBudget)) {
       const oldest = this.oldest();
       if (oldest === undefined || oldest === t) break;
-      this.untrack(oldest);
-      this.enqueue({ id: oldest.id });
+      this.enqueue({ id: this.untrack(oldest) });
     }
+    this.compact();
     return new AnchorHandle(this, t);
   }
 
@@ -152,18 +152,15 @@ export class RetentionCleaner {
       // Anchors are stream times in put order: the first one above the horizon (or still in flight) ends the scan.
       if (t.anchor > horizon || !t.written) break;
       this.head++;
-      this.untrack(t);
-      this.enqueue({ id: t.id, anchor: t.anchor });
+      const anchor = t.anchor;
+      this.enqueue({ id: this.untrack(t), anchor });
     }
     this.compact();
   }
 
   /** Cleans every tracked key (with a read) and resolves when no clean-up is running or queued. */
   async drain(): Promise<void> {
-    for (const t of [...this.tracked.values()]) {
-      this.untrack(t);
-      this.enqueue({ id: t.id }, true);
-    }
+    for (const t of [...this.tracked.values()]) this.enqueue({ id: this.untrack(t) }, true);
     this.compact();
     if (this.running === 0 && this.queue.length === 0) return;
     await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
@@ -184,17 +181,28 @@ export class RetentionCleaner {
     return this.fifo[this.head];
   }
 
-  private untrack(t: Tracked): void {
-    if (!t.live) return;
+  /** Forgets a tracked key and returns its id; the FIFO slot left behind no longer holds the key's bytes. */
+  private untrack(t: Tracked): string {
+    const id = t.id;
+    if (!t.live) return id;
     t.live = false;
-    this.tracked.delete(t.id);
+    this.tracked.delete(id);
     if (this.byHash.get(t.hash) === t) this.byHash.delete(t.hash);
-    this.trackedKeyBytes -= t.id.length;
+    this.trackedKeyBytes -= id.length;
+    t.id = '';
+    return id;
+  }
+
+  /** Key bytes held by the FIFO's slots (live and left behind): equals the tracked keys' bytes (for tests). */
+  get fifoKeyBytes(): number {
+    let n = 0;
+    for (let i = this.head; i < this.fifo.length; i++) n += this.fifo[i].id.length;
+    return n;
   }
 
   /** Drops the FIFO's consumed prefix once it is most of the array. */
   private compact(): void {
-    if (this.head > 1024 && this.head * 2 > this.fifo.length) {
+    if (this.head > 64 && this.head * 2 > this.fifo.length) {
       this.fifo = this.fifo.slice(this.head);
       this.head = 0;
     }
