@@ -181,6 +181,14 @@ describe('cassandra helpers (no database)', () => {
     expect(c.size).toBe(0);
   });
 
+  it('RetentionCleaner keeps its FIFO within a constant factor of the tracked keys when anchors keep failing', () => {
+    const c = new RetentionCleaner(recorder([]), options);
+    c.trackWritten(Buffer.from('head'), 1); // an anchor above every horizon: the head never moves
+    for (let i = 0; i < 100_000; i++) c.track(Buffer.from(`k${i % 7}`), 10 + i)?.failed();
+    expect(c.size).toBe(1);
+    expect(c.fifoSlots).toBeLessThanOrEqual(2 * c.size + 1024 + 1);
+  });
+
   it('RetentionCleaner evicts the oldest key past its count bound and cleans it with a read', async () => {
     const log: string[] = [];
     const c = new RetentionCleaner(recorder(log), { ...options, maxDirtyKeys: 2 });

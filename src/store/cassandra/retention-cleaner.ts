@@ -174,6 +174,12 @@ export class RetentionCleaner {
   /** @internal AnchorHandle: the anchor write failed; the key's next put anchors it again. */
   anchorFailed(t: Tracked): void {
     if (t.live) this.untrack(t);
+    this.compact();
+  }
+
+  /** Slots in the FIFO, live or left behind (for tests). */
+  get fifoSlots(): number {
+    return this.fifo.length - this.head;
   }
 
   private oldest(): Tracked | undefined {
@@ -200,9 +206,15 @@ export class RetentionCleaner {
     return n;
   }
 
-  /** Drops the FIFO's consumed prefix once it is most of the array. */
+  /**
+   * Drops the FIFO's consumed prefix once it is most of the array, and the slots keys left in its middle (failed
+   * anchors) once they outnumber the tracked keys, so the FIFO stays within a constant factor of the tracked keys.
+   */
   private compact(): void {
-    if (this.head > 64 && this.head * 2 > this.fifo.length) {
+    if (this.fifo.length - this.head > 2 * this.tracked.size + 1024) {
+      this.fifo = this.fifo.slice(this.head).filter((t) => t.live);
+      this.head = 0;
+    } else if (this.head > 64 && this.head * 2 > this.fifo.length) {
       this.fifo = this.fifo.slice(this.head);
       this.head = 0;
     }
