@@ -315,11 +315,14 @@ export class PipelineRunner {
   private restartStuck(task: PipelineTask): void {
     void this.exclusive(async () => {
       if (this.stopped) return;
-      let generation: number;
-      if (this.main === task) this.main = await this.tasks.restart(task, (generation = this.generation));
-      else if (this.build?.task === task) this.build.task = (await this.tasks.restart(task, (generation = this.build.generation)))!;
-      else return;
-      this.log.warn({ generation }, 'stuck consumer restarted from its committed offsets');
+      const build = this.build;
+      if (this.main === task) {
+        this.main = await this.tasks.restart(task, this.generation);
+        this.log.warn({ generation: this.generation }, 'stuck consumer restarted from its committed offsets');
+      } else if (build?.task === task) {
+        build.task = (await this.tasks.restart(task, build.generation))!;
+        this.log.warn({ generation: build.generation }, 'stuck consumer restarted from its committed offsets');
+      }
     }).catch((e) =>
       this.d.onFatal(
         new AdjunctError(`pipeline ${this.name}: restarting a stuck consumer failed: ${describeError(e)}`, {

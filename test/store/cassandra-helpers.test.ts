@@ -5,7 +5,7 @@ import { versionedStatements } from '../../src/store/cassandra/layout';
 import { mergeSorted } from '../../src/store/cassandra/paging';
 import { RetentionCleaner } from '../../src/store/cassandra/retention-cleaner';
 import { renderReplication } from '../../src/store/cassandra/schema';
-import { defaultCompactionFor, renderTableOptions } from '../../src/store/cassandra/table-options';
+import { defaultCompactionFor, prepareTableOptions, renderTableOptions } from '../../src/store/cassandra/table-options';
 import { asOfAnswer, collectHistory, RawVersion } from '../../src/store/cassandra/versioned-table-reader';
 
 async function* from<T>(xs: T[]): AsyncGenerator<T> {
@@ -54,6 +54,18 @@ describe('cassandra helpers (no database)', () => {
       "compaction = {'class': 'LeveledCompactionStrategy'}",
       'default_time_to_live = 60',
     ]);
+    // prepareTableOptions validates before any CQL and adds the connected cluster's default compaction only when none is named.
+    const cluster = (...versions: number[][]) => ({ hosts: { values: () => versions.map((v) => ({ getCassandraVersion: () => v })) } });
+    expect(prepareTableOptions({ comment: 'x' }, 60).render(cluster([5, 0, 6]))).toEqual([
+      "compaction = {'class': 'UnifiedCompactionStrategy'}",
+      "comment = 'x'",
+      'default_time_to_live = 60',
+    ]);
+    expect(prepareTableOptions(undefined).render(cluster([5, 0], [4, 1]))).toEqual(["compaction = {'class': 'LeveledCompactionStrategy'}"]);
+    expect(prepareTableOptions({ compaction: { class: 'SizeTieredCompactionStrategy' } }).render(cluster([5, 0]))).toEqual([
+      "compaction = {'class': 'SizeTieredCompactionStrategy'}",
+    ]);
+    expect(() => prepareTableOptions({ gc_grace_seconds: -1 })).toThrow(/gc_grace_seconds/);
     expect(() => renderTableOptions({ compaction: { class: "L'}; DROP TABLE x" } })).toThrow(/compaction\.class/);
     expect(() => renderTableOptions({ default_time_to_live: -1 })).toThrow(/default_time_to_live/);
     expect(() => renderTableOptions({ ['BAD' as string]: 'x' })).toThrow(/BAD/);
@@ -150,7 +162,7 @@ describe('cassandra helpers (no database)', () => {
     await new Promise((r) => setImmediate(r));
     // a's anchor is still in flight: nothing is deleted, and b (behind it) waits too.
     expect(log).toEqual([]);
-    a!.written();
+    c.anchorWritten(a!);
     c.expireUpTo(9);
     expect(log).toEqual([]);
     c.expireUpTo(12);
@@ -169,9 +181,9 @@ describe('cassandra helpers (no database)', () => {
   it('RetentionCleaner never deletes below an anchor whose write failed; drain cleans every tracked key with a read', async () => {
     const log: string[] = [];
     const c = new RetentionCleaner(recorder(log), options);
-    c.track(Buffer.from('a'), 10)!.failed();
+    c.anchorFailed(c.track(Buffer.from('a'), 10)!);
     expect(c.size).toBe(0);
-    c.track(Buffer.from('a'), 15)!.written();
+    c.anchorWritten(c.track(Buffer.from('a'), 15)!);
     c.trackWritten(Buffer.from('b'), 16);
     c.expireUpTo(14);
     await c.drain();
@@ -184,7 +196,10 @@ describe('cassandra helpers (no database)', () => {
   it('RetentionCleaner keeps its FIFO within a constant factor of the tracked keys when anchors keep failing', () => {
     const c = new RetentionCleaner(recorder([]), options);
     c.trackWritten(Buffer.from('head'), 1); // an anchor above every horizon: the head never moves
-    for (let i = 0; i < 100_000; i++) c.track(Buffer.from(`k${i % 7}`), 10 + i)?.failed();
+    for (let i = 0; i < 100_000; i++) {
+      const a = c.track(Buffer.from(`k${i % 7}`), 10 + i);
+      if (a !== undefined) c.anchorFailed(a);
+    }
     expect(c.size).toBe(1);
     expect(c.fifoSlots).toBeLessThanOrEqual(2 * c.size + 1024 + 1);
   });

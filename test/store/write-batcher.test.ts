@@ -1,5 +1,6 @@
 import { StoreError } from '../../src/errors';
-import { BatchSender, CoalescedWrite, versionRowId, WriteBatcher, WriteBatcherOptions } from '../../src/store/cassandra/write-batcher';
+import { keyHash, versionRowId } from '../../src/store/cassandra/key-hash';
+import { BatchSender, CoalescedWrite, WriteBatcher, WriteBatcherOptions } from '../../src/store/cassandra/write-batcher';
 
 /** A fake sender recording every request; rows whose id is in `poison` make any request carrying them fail. */
 class FakeSender implements BatchSender {
@@ -44,7 +45,7 @@ const row = (id: string, routing = 'a', bytes = 100): CoalescedWrite => ({
   query: 'INSERT',
   params: [id],
   routingKey: Buffer.from(routing),
-  rowId: versionRowId(Buffer.from(id), 7),
+  rowId: versionRowId(keyHash(Buffer.from(id)), 7),
   bytes,
 });
 const defaults: WriteBatcherOptions = { maxBytes: 1000, maxRows: 4, lingerMs: 5, maxConcurrent: 8 };
@@ -192,9 +193,9 @@ describe('WriteBatcher', () => {
   });
 
   it('hashes equal version rows equal, and different keys or timestamps (almost always) differently', () => {
-    expect(versionRowId(Buffer.from('k1'), 1000)).toBe(versionRowId(Buffer.from('k1'), 1000));
+    expect(versionRowId(keyHash(Buffer.from('k1')), 1000)).toBe(versionRowId(keyHash(Buffer.from('k1')), 1000));
     const ids = new Set<number>();
-    for (let k = 0; k < 100; k++) for (let t = 0; t < 100; t++) ids.add(versionRowId(Buffer.from(`k${k}`), 1_700_000_000_000 + t));
+    for (let k = 0; k < 100; k++) for (let t = 0; t < 100; t++) ids.add(versionRowId(keyHash(Buffer.from(`k${k}`)), 1_700_000_000_000 + t));
     expect(ids.size).toBeGreaterThan(9990);
   });
 

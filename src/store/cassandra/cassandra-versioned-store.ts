@@ -9,10 +9,11 @@ import {
   VersionedRecord,
 } from '../types';
 import { deserializeWith, encodeKeyWith, historyBounds, requireTimestamp, serializeWith } from '../validation';
-import { RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
+import { keyHash, versionRowId } from './key-hash';
+import { Anchor, RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
 import { StreamTimeTable } from './stream-time-table';
 import { TypedColumns } from './typed-columns';
-import { CoalescedWrite, versionRowId } from './write-batcher';
+import { CoalescedWrite } from './write-batcher';
 import { int32RoutingKey, partitionBucketRoutingKey } from './key-bucket';
 import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader } from './versioned-table-reader';
 
@@ -138,24 +139,26 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   issue(key: K, value: V | null, timestamp: number, listener: RowListener, valueBytes?: Buffer): 'issued' | 'expired' {
     const v = this.accept(key, value, timestamp, valueBytes);
     if (v === null) return 'expired';
-    // Tracked at issue, in put order; a put that anchors its key reports back when it is durable (or failed).
-    const anchor = this.cleaner.track(v.key, timestamp);
-    const l: RowListener =
-      anchor === undefined
-        ? listener
-        : {
-            rowWritten: () => {
-              anchor.written();
-              listener.rowWritten();
-            },
-            rowFailed: (e) => {
-              anchor.failed();
-              listener.rowFailed(e);
-            },
-            abandoned: listener.abandoned ? () => listener.abandoned!() : undefined,
-          };
-    this.sendVersion(v.key, timestamp, v.bytes, value, key, l);
+    // The key is hashed once, for the cleaner and the batcher's rowId. Tracked at issue, in put order.
+    const hash = keyHash(v.key);
+    const anchor = this.cleaner.track(v.key, timestamp, hash);
+    this.sendVersion(v.key, timestamp, v.bytes, value, key, anchor === undefined ? listener : this.anchorListener(anchor, listener), hash);
     return 'issued';
+  }
+
+  /** The listener of a put that anchors its key: it also tells the cleaner whether the anchor became durable. */
+  private anchorListener(anchor: Anchor, listener: RowListener): RowListener {
+    return {
+      rowWritten: () => {
+        this.cleaner.anchorWritten(anchor);
+        listener.rowWritten();
+      },
+      rowFailed: (e) => {
+        this.cleaner.anchorFailed(anchor);
+        listener.rowFailed(e);
+      },
+      abandoned: listener.abandoned?.bind(listener),
+    };
   }
 
   /**
@@ -269,7 +272,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
    * Sends one version (coalesced into a batch when the executor has a batcher); the bind values are built directly (the
    * partition was validated once). Its routing key is the Cassandra partition key (with the key's bucket in a bucketed
    * table, so token-aware routing and the batcher's replica groups see the row's real token). With typed columns the
-   * same INSERT also sets them from the unserialised key and value (`typedKey`, `typedValue`; null for tombstones).
+   * same INSERT also sets them from the unserialised key and value (`typedKey`, `typedValue`; null for tombstones). `hash` is keyHash(key).
    */
   private sendVersion(
     key: Buffer,
@@ -278,6 +281,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     typedValue: V | null,
     typedKey: K | undefined,
     listener: RowListener,
+    hash = keyHash(key),
   ): void {
     const writer = this.writerCell;
     const bucket = this.reader.bucketFor(key);
@@ -287,7 +291,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
       query: this.reader.cql.insert,
       params,
       routingKey: this.routingKeyOf(key, bucket),
-      rowId: versionRowId(key, timestamp),
+      rowId: versionRowId(hash, timestamp),
       bytes: key.length + (value === null ? 0 : value.length) + writer.length + ROW_OVERHEAD_BYTES,
     };
     const typed = this.parts.typed;

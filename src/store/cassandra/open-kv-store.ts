@@ -7,7 +7,7 @@ import { DEFAULT_KV_BUCKETS, DEFAULT_PARTITION_BUCKETS } from './key-bucket';
 import { kvTableDdl, TableRef } from './layout';
 import { positiveInt, resolveStoreTable, StoreOpenOptions, validateBuckets, validatePartition } from './open-common';
 import { ensureKeyspace, ensureTable, partitionedTableBuckets, renderReplication } from './schema';
-import { clusterDefaultCompaction, renderTableOptions } from './table-options';
+import { prepareTableOptions } from './table-options';
 
 /** Options of openCassandraKeyValueStore. */
 export interface CassandraKvStoreOptions<K, V> extends StoreOpenOptions<K, V> {
@@ -27,7 +27,7 @@ export async function openCassandraKeyValueStore<K = string, V = string>(
   options: CassandraKvStoreOptions<K, V>,
 ): Promise<CassandraKeyValueStore<K, V>> {
   const { keyspace, table } = resolveStoreTable(options);
-  renderTableOptions(options.tableOptions, options.defaultTtlSeconds); // validated before any CQL
+  const tableOptions = prepareTableOptions(options.tableOptions, options.defaultTtlSeconds); // validated before any CQL
   const replication = renderReplication(options.replication);
   const partition = validatePartition(options.scope, options.partition);
   const buckets = validateBuckets(options.buckets, options.scope === 'global' ? DEFAULT_KV_BUCKETS : DEFAULT_PARTITION_BUCKETS);
@@ -38,7 +38,7 @@ export async function openCassandraKeyValueStore<K = string, V = string>(
   const wanted: TableRef = { keyspace, table, scope: options.scope, buckets: partitioned ? buckets : undefined };
   await ensureKeyspace(exec, keyspace, replication, options);
   // The default compaction depends on the nodes' version, known once the client is connected.
-  const withOptions = renderTableOptions(options.tableOptions, options.defaultTtlSeconds, clusterDefaultCompaction(options.client));
+  const withOptions = tableOptions.render(options.client);
   await ensureTable(exec, wanted, kvTableDdl(wanted), withOptions, options);
   // An existing partitioned table keeps the layout it was created with.
   const ref = partitioned ? { ...wanted, buckets: await partitionedTableBuckets(exec, wanted, buckets) } : wanted;

@@ -8,7 +8,7 @@ import { positiveInt, resolveStoreTable, StoreOpenOptions, validateBuckets, vali
 import { ensureColumns, ensureKeyspace, ensureTable, partitionedTableBuckets, renderReplication } from './schema';
 import { DEFAULT_PARTITION_BUCKETS } from './key-bucket';
 import { StreamTimeTable } from './stream-time-table';
-import { clusterDefaultCompaction, renderTableOptions } from './table-options';
+import { prepareTableOptions } from './table-options';
 import { VersionedTableReader } from './versioned-table-reader';
 import { TypedColumns, TypedColumnsOptions } from './typed-columns';
 import { requireValidColumns } from './typed-column-spec';
@@ -38,7 +38,7 @@ export async function openCassandraVersionedStore<K = string, V = string>(
 ): Promise<CassandraVersionedStore<K, V>> {
   // Everything is validated before any CQL is built or sent.
   const { keyspace, table } = resolveStoreTable(options);
-  renderTableOptions(options.tableOptions, options.defaultTtlSeconds); // validated before any CQL
+  const tableOptions = prepareTableOptions(options.tableOptions, options.defaultTtlSeconds); // validated before any CQL
   const replication = renderReplication(options.replication);
   const partition = validatePartition(options.scope, options.partition);
   const r = options.historyRetentionMs;
@@ -60,7 +60,7 @@ export async function openCassandraVersionedStore<K = string, V = string>(
   const wanted = { keyspace, table, scope: options.scope, buckets: options.scope === 'partitioned' ? buckets : undefined };
   await ensureKeyspace(exec, keyspace, replication, options);
   // The default compaction depends on the nodes' version, known once the client is connected.
-  const withOptions = renderTableOptions(options.tableOptions, options.defaultTtlSeconds, clusterDefaultCompaction(options.client));
+  const withOptions = tableOptions.render(options.client);
   await ensureTable(exec, { keyspace, table: STREAM_TIME_TABLE }, STREAM_TIME_DDL, [], options);
   await ensureTable(exec, wanted, versionedTableDdl(wanted), withOptions, options);
   // An existing table keeps the layout it was created with.

@@ -1,3 +1,5 @@
+import { keyHash } from './key-hash';
+
 /** Settings of the background retention clean-up. */
 export interface RetentionCleanerOptions {
   /** Most keys tracked; past it the oldest is cleaned early, with a read (default 10,000). */
@@ -27,30 +29,27 @@ export interface RetentionActions {
 const DEFAULT_MAX_TRACKED_BYTES = 1 << 20;
 
 /** A tracked key: the oldest version of it this writer wrote since its last clean-up (its anchor). */
-interface Tracked {
+interface Tracked extends Anchor {
   /** The encoded key as a latin1 string: the only copy of the key held (a Buffer is made again to clean it). */
   id: string;
   /** keyHash of the key's bytes (the lookup index's key). */
   hash: number;
-  /** Timestamp of the anchor version. */
-  anchor: number;
   /** True once the anchor version is durable (only then may everything older be deleted blind). */
   written: boolean;
   /** False once the key left the tracker (cleaned, evicted or its anchor write failed); its FIFO slot is skipped. */
   live: boolean;
 }
 
+/** The anchor put of a tracked key, as track() returns it: report it with anchorWritten() or anchorFailed(). */
+export interface Anchor {
+  /** Timestamp of the anchor version. */
+  readonly anchor: number;
+}
+
 /** A queued clean-up: blind below an anchor, or with a read at the horizon. */
 interface Job {
   id: string;
   anchor?: number;
-}
-
-/** FNV-1a of a key's bytes: indexes tracked keys so a put to a tracked key makes no string. */
-function keyHash(key: Buffer): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key[i], 0x01000193);
-  return h | 0;
 }
 
 /** Whether the latin1 string id holds exactly the bytes of key. */
@@ -112,11 +111,11 @@ export class RetentionCleaner {
   }
 
   /**
-   * Records a put of key at timestamp (called in put order, before the write is durable). Returns a handle when this
-   * put became the key's anchor: call written() when it is durable, failed() when it never will be.
+   * Records a put of key at timestamp (called in put order, before the write is durable; `hash` is keyHash(key) when the
+   * caller has it). Returns the anchor when this put became the key's anchor: report it with anchorWritten() once it is
+   * durable, anchorFailed() when it never will be.
    */
-  track(key: Buffer, timestamp: number): AnchorHandle | undefined {
-    const hash = keyHash(key);
+  track(key: Buffer, timestamp: number, hash = keyHash(key)): Anchor | undefined {
     const hit = this.byHash.get(hash);
     if (hit !== undefined && sameKey(hit.id, key)) return undefined;
     const id = key.toString('latin1');
@@ -132,12 +131,13 @@ export class RetentionCleaner {
       this.enqueue({ id: this.untrack(oldest) });
     }
     this.compact();
-    return new AnchorHandle(this, t);
+    return t;
   }
 
   /** Records a put that is already durable (the API's put and delete). */
   trackWritten(key: Buffer, timestamp: number): void {
-    this.track(key, timestamp)?.written();
+    const a = this.track(key, timestamp);
+    if (a !== undefined) this.anchorWritten(a);
   }
 
   /** Starts the blind clean-up of every key whose durable anchor is at or below horizon. */
@@ -166,13 +166,14 @@ export class RetentionCleaner {
     await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** @internal AnchorHandle: the anchor write is durable. */
-  anchorWritten(t: Tracked): void {
-    t.written = true;
+  /** The anchor version is durable: it may bound a blind delete. */
+  anchorWritten(a: Anchor): void {
+    (a as Tracked).written = true;
   }
 
-  /** @internal AnchorHandle: the anchor write failed; the key's next put anchors it again. */
-  anchorFailed(t: Tracked): void {
+  /** The anchor version will never be written (its record failed): the key's next put anchors it again. */
+  anchorFailed(a: Anchor): void {
+    const t = a as Tracked;
     if (t.live) this.untrack(t);
     this.compact();
   }
@@ -252,7 +253,7 @@ export class RetentionCleaner {
           (e: unknown) => {
             this.failed++;
             // Track the key again (anchored where it was), so a later expiry or drain retries the clean-up.
-            if (job.anchor !== undefined) this.track(key, job.anchor)?.written();
+            if (job.anchor !== undefined) this.trackWritten(key, job.anchor);
             this.options.onError?.(e);
           },
         )
@@ -266,23 +267,5 @@ export class RetentionCleaner {
           }
         });
     }
-  }
-}
-
-/** The anchor put of a tracked key: the store reports whether its write became durable. */
-export class AnchorHandle {
-  constructor(
-    private readonly cleaner: RetentionCleaner,
-    private readonly t: Tracked,
-  ) {}
-
-  /** The anchor version is durable: it may bound a blind delete. */
-  written(): void {
-    this.cleaner.anchorWritten(this.t);
-  }
-
-  /** The anchor version will never be written (its record failed): the key is anchored again by its next put. */
-  failed(): void {
-    this.cleaner.anchorFailed(this.t);
   }
 }

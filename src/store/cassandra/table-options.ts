@@ -71,17 +71,20 @@ function nonNegativeInt(path: string, v: unknown): string {
   return String(v);
 }
 
-/** Validates table options and renders the `WITH` clause body; throws InvalidIdentifierError naming the bad part. */
+/**
+ * Validates table options and renders the `WITH` clause body; throws InvalidIdentifierError naming the bad part.
+ * `defaultCompaction` applies when the options name none (null: leave it out).
+ */
 export function renderTableOptions(
   options: TableOptions | undefined,
   defaultTtlSeconds?: number,
-  defaultCompaction: { class: string } = DEFAULT_COMPACTION,
+  defaultCompaction: { class: string } | null = DEFAULT_COMPACTION,
 ): string[] {
   if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
     bad('tableOptions', 'expected an object', options);
   }
   const merged: Record<string, unknown> = { ...(options ?? {}) };
-  if (merged.compaction === undefined) merged.compaction = { ...defaultCompaction };
+  if (merged.compaction === undefined && defaultCompaction !== null) merged.compaction = { ...defaultCompaction };
   if (defaultTtlSeconds !== undefined) merged.default_time_to_live = defaultTtlSeconds;
   const out: string[] = [];
   for (const [key, value] of Object.entries(merged)) {
@@ -108,4 +111,17 @@ export function renderTableOptions(
     }
   }
   return out;
+}
+
+/**
+ * Table options validated and rendered before any CQL; render() completes them, once connected, with the compaction
+ * default of the cluster's version when the options name none.
+ */
+export function prepareTableOptions(
+  options: TableOptions | undefined,
+  defaultTtlSeconds?: number,
+): { render(client: Parameters<typeof clusterDefaultCompaction>[0]): string[] } {
+  const clauses = renderTableOptions(options, defaultTtlSeconds, null);
+  if (options?.compaction !== undefined) return { render: () => clauses };
+  return { render: (client) => [`compaction = ${renderMap('compaction', clusterDefaultCompaction(client))}`, ...clauses] };
 }

@@ -168,13 +168,6 @@ export class WriteBatcher {
   }
 }
 
-/** FNV-1a of a key's bytes mixed with a timestamp: the rowId of a version row, without allocating. */
-export function versionRowId(key: Buffer, timestamp: number): number {
-  let h = (0x811c9dc5 ^ (timestamp % 0x7fffffff)) >>> 0;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key[i], 0x01000193);
-  return h | 0;
-}
-
 /**
  * A failure that one row can cause (invalid request, too large, serialisation): worth splitting the batch for.
  * Outages (retriable errors, exhausted retries) fail every row of the batch alike.
