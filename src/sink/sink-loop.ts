@@ -79,6 +79,13 @@ export class SinkLoop {
     abandoned: () => this.p.lifecycle.stopping || this.p.lifecycle.failed,
   };
 
+  /** Durable writes not yet added to the written counter: added once per acknowledged batch (a labelled inc hashes its labels). */
+  private writtenPending = 0;
+  private readonly reportWritten = (): void => {
+    this.m.written.inc(this.writtenPending);
+    this.writtenPending = 0;
+  };
+
   constructor(
     private readonly o: CompiledSinkTaskOptions,
     private readonly p: SinkLoopParts,
@@ -321,7 +328,7 @@ export class SinkLoop {
   private durable(r: IssuedRecord): void {
     this.p.stall.recovered();
     this.p.counts.written++;
-    this.m.written.inc();
+    if (this.writtenPending++ === 0) queueMicrotask(this.reportWritten);
     this.settled(r);
   }
 

@@ -5,6 +5,8 @@
  * (messages: {cmd:'stats'} → {type:'stats'}, {cmd:'stop'} → exit 0; with end offsets it sends {type:'caughtUp'} as soon
  * as its own committed offsets reach them, with the CPU time the process used so far)
  */
+import * as fs from 'fs';
+import * as inspector from 'inspector';
 import { Client } from 'cassandra-driver';
 import { Kafka } from 'kafkajs';
 import { loadConfigFile } from '../../src/config';
@@ -129,12 +131,39 @@ function watchCaughtUp(worker: Worker, end: Record<string, string>): void {
     });
     if (!done) return;
     clearInterval(timer);
+    stopHeapSampling();
     const cpu = process.cpuUsage();
     send({ type: 'caughtUp', at: Date.now(), cpuMicros: cpu.user + cpu.system });
   }, 5);
 }
 
+/** BENCH_CHILD_HEAP_PROFILE=<file>: V8's sampling heap profile from start to caught-up, collected objects included. */
+const heapProfileFile = process.env.BENCH_CHILD_HEAP_PROFILE;
+let heapSession: inspector.Session | undefined;
+
+function startHeapSampling(): void {
+  if (!heapProfileFile) return;
+  heapSession = new inspector.Session();
+  heapSession.connect();
+  heapSession.post('HeapProfiler.startSampling', {
+    samplingInterval: 16384,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as inspector.HeapProfiler.StartSamplingParameterType);
+}
+
+function stopHeapSampling(): void {
+  const session = heapSession;
+  if (!session || !heapProfileFile) return;
+  heapSession = undefined;
+  session.post('HeapProfiler.stopSampling', (err, r) => {
+    if (!err) fs.writeFileSync(heapProfileFile, JSON.stringify(r.profile));
+    session.disconnect();
+  });
+}
+
 async function main(): Promise<void> {
+  startHeapSampling();
   const file = process.argv[2];
   if (!file || !process.send) throw new Error('usage: worker-child <config.yaml> (spawned with an IPC channel)');
   instrumentDriver();

@@ -285,11 +285,9 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   ): void {
     const writer = this.writerCell;
     const bucket = this.reader.bucketFor(key);
-    const params = this.reader.rowKey(key, this.partition, bucket);
-    params.push(int64Bytes(timestamp), value, writer);
     const row: CoalescedWrite = {
       query: this.reader.cql.insert,
-      params,
+      params: this.reader.insertValues(key, this.partition, bucket, int64Bytes(timestamp), value, writer),
       routingKey: this.routingKeyOf(key, bucket),
       rowId: versionRowId(hash, timestamp),
       bytes: key.length + (value === null ? 0 : value.length) + writer.length + ROW_OVERHEAD_BYTES,

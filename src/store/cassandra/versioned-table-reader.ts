@@ -135,6 +135,19 @@ export class VersionedTableReader {
     return bucket === undefined ? [partition, key] : [partition, bucket, key];
   }
 
+  /** The INSERT's bind values of one version row: rowKey's values, then valid_from, value and writer (one array literal). */
+  insertValues(
+    key: Buffer,
+    partition: number | undefined,
+    bucket: number | undefined,
+    validFrom: Buffer,
+    value: Buffer | null,
+    writer: Buffer,
+  ): unknown[] {
+    if (partition === undefined) return [key, validFrom, value, writer];
+    return bucket === undefined ? [partition, key, validFrom, value, writer] : [partition, bucket, key, validFrom, value, writer];
+  }
+
   /** The read statements and bind values locating a key's rows (a bucketed key is in one bucket of any partition). */
   private locate(loc: RowLocator): { q: VersionedReadStatements; params: unknown[] } {
     if (this.ref.scope === 'partitioned' && loc.partition === undefined && loc.partitions !== undefined) {
