@@ -34,6 +34,10 @@ export interface SinkTaskOptions {
    * restarted from the committed offsets (the progress watchdog); undefined: 4 × the session timeout; 0: no watchdog.
    */
   progressTimeoutMs?: number;
+  /** Most bytes one fetch returns per partition. */
+  fetchMaxBytesPerPartition?: number;
+  /** Most bytes one fetch returns. */
+  fetchMaxBytes?: number;
 }
 
 /** Defaults of the optional options (the config schema has the same ones). */
@@ -50,6 +54,8 @@ export const SINK_TASK_DEFAULTS = {
   heartbeatIntervalMs: 3_000,
   partitionsConsumedConcurrently: 8,
   progressTimeoutMs: undefined,
+  fetchMaxBytesPerPartition: 256 << 10,
+  fetchMaxBytes: 1 << 20,
 } as const satisfies Omit<Required<SinkTaskOptions>, 'pipeline' | 'stallTimeoutMs' | 'progressTimeoutMs'> & {
   stallTimeoutMs: undefined;
   progressTimeoutMs: undefined;
@@ -93,7 +99,7 @@ export function compileSinkTaskOptions(o: SinkTaskOptions): CompiledSinkTaskOpti
     ...d,
     retryInitialDelayMs: Math.min(100, d.retryMaxDelayMs),
     budgetWaitMs: Math.max(1, Math.min(1_000, d.heartbeatIntervalMs)),
-    fetch: Object.freeze({ maxBytesPerPartition: 1 << 20, maxBytes: 4 << 20 }),
+    fetch: Object.freeze({ maxBytesPerPartition: d.fetchMaxBytesPerPartition, maxBytes: d.fetchMaxBytes }),
     watchdogTimeoutMs: d.progressTimeoutMs ?? PROGRESS_TIMEOUT_SESSIONS * d.sessionTimeoutMs,
     commitTimeoutMs: Math.max(5_000, d.sessionTimeoutMs),
   });
@@ -115,5 +121,7 @@ export function sinkTaskOptionsFromConfig(config: AdjunctConfig, spec: PipelineS
     heartbeatIntervalMs: config.kafka.heartbeatInterval,
     partitionsConsumedConcurrently: config.worker.partitionsConsumedConcurrently,
     progressTimeoutMs: config.kafka.progressTimeout,
+    fetchMaxBytesPerPartition: config.kafka.fetch.maxBytesPerPartition,
+    fetchMaxBytes: config.kafka.fetch.maxBytes,
   };
 }

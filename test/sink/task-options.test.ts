@@ -14,6 +14,7 @@ describe('sink task options: options → defaults → compiled', () => {
     expect(Object.isFrozen(c)).toBe(true);
     expect(c.budgetWaitMs).toBe(1000);
     expect(c.retryInitialDelayMs).toBe(50);
+    expect(c.fetch).toEqual({ maxBytesPerPartition: 256 << 10, maxBytes: 1 << 20 });
   });
 
   it('refuses tolerance all without a dead-letter queue', () => {
@@ -22,7 +23,7 @@ describe('sink task options: options → defaults → compiled', () => {
 
   it('is taken from the validated config', () => {
     const cfg = parseConfig(`
-kafka: { brokers: ["127.0.0.1:9092"], heartbeatInterval: 2s }
+kafka: { brokers: ["127.0.0.1:9092"], heartbeatInterval: 2s, fetch: { maxBytesPerPartition: 65536 } }
 cassandra: { contactPoints: ["127.0.0.1"], localDataCenter: dc1, keyspace: ks }
 pipelines:
   - name: p
@@ -38,6 +39,7 @@ pipelines:
       retryTimeoutMs: 10_000,
       stallTimeoutMs: 300_000,
       heartbeatIntervalMs: 2_000,
+      fetch: { maxBytesPerPartition: 65_536, maxBytes: 1 << 20 },
     });
   });
 });

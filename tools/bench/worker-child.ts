@@ -8,7 +8,6 @@
 import * as fs from 'fs';
 import * as inspector from 'inspector';
 import { Client } from 'cassandra-driver';
-import { Kafka } from 'kafkajs';
 import { loadConfigFile } from '../../src/config';
 import { describeError } from '../../src/errors';
 import { createLogger } from '../../src/observability/logger';
@@ -105,17 +104,6 @@ function instrumentDriver(): void {
   };
 }
 
-/** Experiment hook: BENCH_CONSUMER_MAX_BYTES overrides the worker consumer's maxBytes (RSS experiments only). */
-function overrideConsumerMaxBytes(): void {
-  const maxBytes = Number(process.env.BENCH_CONSUMER_MAX_BYTES ?? '');
-  if (!(maxBytes > 0)) return;
-  const proto = Kafka.prototype as unknown as { consumer: (c: Record<string, unknown>) => unknown };
-  const consumer = proto.consumer;
-  proto.consumer = function (this: unknown, c: Record<string, unknown>) {
-    return consumer.call(this, { ...c, maxBytes });
-  };
-}
-
 function send(m: ChildMessage): void {
   process.send?.(m);
 }
@@ -167,7 +155,6 @@ async function main(): Promise<void> {
   const file = process.argv[2];
   if (!file || !process.send) throw new Error('usage: worker-child <config.yaml> (spawned with an IPC channel)');
   instrumentDriver();
-  overrideConsumerMaxBytes();
   const loaded = loadConfigFile(file);
   const metrics = new AdjunctMetrics({ defaultMetrics: false });
   const worker = new Worker(loaded, {

@@ -1,5 +1,6 @@
 import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
 import { jsonSerde } from '../../../src/store/serde';
+import { stackEndpoints } from '../../../tools/devstack/endpoints';
 import { createTopic } from '../helpers';
 import { configDoc, names, pipelineGroup, startWorker, waitCaughtUp } from './harness';
 import { useStack } from './harness';
@@ -63,6 +64,37 @@ describe('worker: JSON changelog → versioned global store (real Kafka + Cassan
     expect(metrics).toMatch(/adjunct_records_written_total\{pipeline="rates"\} 5/);
     expect(metrics).toMatch(/adjunct_consumer_lag\{pipeline="rates",topic="[^"]+",partition="\d"\} 0/);
     expect(status.pipelines[0].partitions.every((p) => p.lag === 0)).toBe(true);
+  });
+
+  it('records larger than kafka.fetch.maxBytesPerPartition are still consumed whole (each fetch returns its first batch)', async () => {
+    const n = names('bigfetch');
+    await createTopic(stack.kafka, n.topic, 1);
+    const producer = await stack.producer();
+    const pad = 'x'.repeat(8_000);
+    for (let i = 0; i < 5; i++)
+      await producer.send({
+        topic: n.topic,
+        messages: [{ key: `k${i % 2}`, value: JSON.stringify({ i, pad }), timestamp: String(1000 + i) }],
+      });
+    stack.worker = await startWorker(
+      configDoc(n.keyspace, n.group, [{ name: 'big', topics: [n.topic], store: { name: 'big', historyRetention: '30d' } }], {
+        kafka: { brokers: stackEndpoints().kafkaBrokers, clientId: n.group, fetch: { maxBytesPerPartition: 1024, maxBytes: 1024 } },
+      }),
+    );
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'big'), n.topic);
+    expect(stack.worker.status().pipelines[0].counts).toMatchObject({ consumed: 5, written: 5, deadLettered: 0 });
+    const store = await openCassandraVersionedStore<string, { i: number }>({
+      client: stack.client,
+      keyspace: n.keyspace,
+      storeName: 'big',
+      tableName: 'big_g1',
+      scope: 'global',
+      historyRetentionMs: 30 * 86_400_000,
+      valueSerde: jsonSerde(),
+      writerId: 'test-reader',
+    });
+    expect((await store.history('k0', { order: 'asc' })).map((r) => r.value.i)).toEqual([0, 2, 4]);
+    expect((await store.get('k1'))?.value.i).toBe(3);
   });
 
   it('event time from a field: a tombstone takes the partition stream time; a stray jump is counted; status shows the horizon', async () => {
