@@ -149,8 +149,10 @@ async function run(o: BenchOptions): Promise<void> {
       }
       if (has('lookups') && o.lookups > 0) {
         // The lookups read a table filled by one more (untimed) adjunct run, after every timed phase.
-        if (!o.keep || !has('adjunct')) await runAdjunct(o.rounds, false);
-        const lookupKs = `${adjKs}${!o.keep || !has('adjunct') ? o.rounds : o.rounds - 1}`;
+        // With --keep the last timed adjunct table is still there to read; otherwise one more run fills its own.
+        const fillRound = o.keep && has('adjunct') ? o.rounds - 1 : o.rounds;
+        if (fillRound === o.rounds) await runAdjunct(fillRound, false);
+        const lookupKs = `${adjKs}${fillRound}`;
         const r = await lookupPhases(c, lookupKs, storeName, d, o.lookups, o.lookupConcurrency, o.seed);
         phases.push(r.raw, r.rawPair, r.library);
         lookupsFound = r.found;

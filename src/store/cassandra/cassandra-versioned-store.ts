@@ -284,7 +284,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     hash = keyHash(key),
   ): void {
     const writer = this.writerCell;
-    const bucket = this.reader.bucketFor(key);
+    const bucket = this.reader.bucketFor(key, hash);
     const row: CoalescedWrite = {
       query: this.reader.cql.insert,
       params: this.reader.insertValues(key, this.partition, bucket, int64Bytes(timestamp), value, writer),

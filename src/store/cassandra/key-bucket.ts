@@ -1,3 +1,5 @@
+import { keyHash } from './key-hash';
+
 /** Default number of buckets of a global key-value table (fixed for a table's lifetime). */
 export const DEFAULT_KV_BUCKETS = 16;
 
@@ -13,12 +15,12 @@ export const MAX_BUCKETS = 4096;
 
 /** Stable bucket of an encoded key: FNV-1a 32 of the key bytes modulo buckets (global kv tables and partitioned tables). */
 export function bucketOf(key: Buffer, buckets: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    h ^= key[i];
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h % buckets;
+  return bucketOfHash(keyHash(key), buckets);
+}
+
+/** bucketOf for a key whose keyHash the caller already has (the write path hashes each key once). */
+export function bucketOfHash(hash: number, buckets: number): number {
+  return (hash >>> 0) % buckets;
 }
 
 /** The big-endian int32 serialisation of a single int partition key (its routing key). */

@@ -3,7 +3,8 @@ import { InvalidArgumentError } from '../../errors';
 import { Serde, VersionedRecord } from '../types';
 import { deserializeWith } from '../validation';
 import { CqlExecutor, toNumber } from './cql-executor';
-import { bucketOf } from './key-bucket';
+import { bucketOfHash } from './key-bucket';
+import { keyHash } from './key-hash';
 import { TableRef, VersionedReadStatements, VersionedStatements, versionedStatements } from './layout';
 import { readerTable, TableReaderOptions } from './open-common';
 import { pagedRows } from './paging';
@@ -125,8 +126,9 @@ export class VersionedTableReader {
   }
 
   /** The key-hash bucket of an encoded key in a bucketed table, else undefined. */
-  bucketFor(key: Buffer): number | undefined {
-    return this.ref.scope === 'partitioned' && this.ref.buckets !== undefined ? bucketOf(key, this.ref.buckets) : undefined;
+  bucketFor(key: Buffer, hash?: number): number | undefined {
+    if (this.ref.scope !== 'partitioned' || this.ref.buckets === undefined) return undefined;
+    return bucketOfHash(hash ?? keyHash(key), this.ref.buckets);
   }
 
   /** Bind values locating a key's rows in one Cassandra partition: `[key]`, `[partition, key]` or `[partition, bucket, key]`. */

@@ -1,6 +1,5 @@
 import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
 import { jsonSerde } from '../../../src/store/serde';
-import { stackEndpoints } from '../../../tools/devstack/endpoints';
 import { createTopic } from '../helpers';
 import { configDoc, names, pipelineGroup, startWorker, waitCaughtUp } from './harness';
 import { useStack } from './harness';
@@ -76,11 +75,9 @@ describe('worker: JSON changelog → versioned global store (real Kafka + Cassan
         topic: n.topic,
         messages: [{ key: `k${i % 2}`, value: JSON.stringify({ i, pad }), timestamp: String(1000 + i) }],
       });
-    stack.worker = await startWorker(
-      configDoc(n.keyspace, n.group, [{ name: 'big', topics: [n.topic], store: { name: 'big', historyRetention: '30d' } }], {
-        kafka: { brokers: stackEndpoints().kafkaBrokers, clientId: n.group, fetch: { maxBytesPerPartition: 1024, maxBytes: 1024 } },
-      }),
-    );
+    const doc = configDoc(n.keyspace, n.group, [{ name: 'big', topics: [n.topic], store: { name: 'big', historyRetention: '30d' } }]);
+    doc.kafka = { ...(doc.kafka as object), fetch: { maxBytesPerPartition: 1024, maxBytes: 1024 } };
+    stack.worker = await startWorker(doc);
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'big'), n.topic);
     expect(stack.worker.status().pipelines[0].counts).toMatchObject({ consumed: 5, written: 5, deadLettered: 0 });
     const store = await openCassandraVersionedStore<string, { i: number }>({
