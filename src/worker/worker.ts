@@ -5,15 +5,11 @@ import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { AdjunctConfig, PipelineSpec } from '../config/schema';
 import { LoadedConfig, pathToString } from '../config/load';
 import { deprecationWarnings } from '../config/run-checks';
-import { renderTableOptions, TableOptions } from '../store/cassandra';
-import { tableNameForStore } from '../store/cassandra';
-import { storeTableCollisions } from '../config/cross-check';
-import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra';
 import { ensureCatalog, PipelineStatusTable } from '../catalog';
 import { Generations, TableOwners } from '../generations';
 import { createConverter, createRegistry } from '../converters';
 import { Clock, systemClock } from '../clock';
-import { AdjunctError, asAdjunctError, ConfigError, describeError, isMissingTable, isRecordFailure, publicErrorText } from '../errors';
+import { AdjunctError, asAdjunctError, describeError, isMissingTable, isRecordFailure, publicErrorText } from '../errors';
 import { createExtractor } from '../extract';
 import { createLogger, Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
@@ -28,6 +24,7 @@ import { StoreRetryPolicy } from '../store/cassandra';
 import { createCassandra, createKafka } from './clients';
 import { PipelineRunner, RunnerStatus } from './pipeline-runner';
 import { ensureKeyspaceFor, recordsInFlight, StoreWiring, StreamTimeJump } from './store-wiring';
+import { prepareStore, StoreCatalogParts, validateBeforeAnyCql } from './store-setup';
 
 /** Worker lifecycle states. */
 export type WorkerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'FAILED';
@@ -55,25 +52,8 @@ export interface WorkerOptions {
 }
 
 /** What every pipeline of the worker shares once connected. */
-interface SharedClients {
-  generations: Generations;
-  owners: TableOwners;
+interface SharedClients extends StoreCatalogParts {
   budget: WriteBudget;
-}
-
-/** Every identifier and table option is validated before any CQL is built or sent (also for configs built in code). */
-function validateBeforeAnyCql(cfg: AdjunctConfig): void {
-  for (const spec of cfg.pipelines) {
-    renderTableOptions(spec.store.tableOptions as TableOptions | undefined, spec.store.ttlSeconds);
-    tableNameForStore(spec.store.name);
-    if (spec.store.columns) explicitTypedColumns(spec.store.columns);
-    if (spec.store.keyColumns) explicitKeyColumns(spec.store.keyColumns, spec.extract.key?.fields);
-  }
-  const collisions = storeTableCollisions(cfg.pipelines);
-  if (collisions.length)
-    throw new ConfigError(collisions.map((c) => `pipelines[${c.path[1]}].store.name: ${c.message}`).join('\n'), {
-      context: { problems: collisions },
-    });
 }
 
 /** The adjunct worker: runs every configured pipeline from changelog topics into versioned/kv stores. */
@@ -134,7 +114,7 @@ export class Worker {
     this.cassandra = createCassandra(cfg.cassandra);
     await this.cassandra.connect();
     await ensureKeyspaceFor(this.cassandra, cfg.cassandra);
-    await ensureCatalog(this.cassandra, cfg.cassandra.keyspace);
+    await ensureCatalog(this.cassandra, cfg.cassandra.keyspace, { createTables: cfg.cassandra.autoCreate });
     this.statusTable = new PipelineStatusTable(this.cassandra, cfg.cassandra.keyspace);
     this.kafka = createKafka(cfg.kafka, this.logger);
     this.admin = this.kafka.admin();
@@ -181,15 +161,8 @@ export class Worker {
       this.config.registry,
       (seconds) => writeLatency.observe(seconds),
     );
-    // One owner per base table: claimed (LWT) before the catalog entry is written, so a colliding store never gets one.
-    const owner = { store: spec.store.name, pipeline: spec.name, groupId: this.config.worker.groupId };
+    const { entry, owner } = await prepareStore(wiring, spec, this.config.worker.groupId, shared, this.workerId);
     const catalog = shared.generations.catalog;
-    const existing = await catalog.get(spec.store.name);
-    if (existing) wiring.adoptBaseTable(existing.baseTable);
-    await shared.owners.claim(wiring.baseTable, owner, this.workerId);
-    const entry = await catalog.register(wiring.catalogEntry());
-    wiring.adoptBuckets(entry.buckets);
-    await wiring.ensureTable(entry.currentGeneration);
     const processor = new RecordProcessor(
       createConverter(spec.keyConverter, 'key-convert', this.registry),
       createConverter(spec.valueConverter, 'value-convert', this.registry),

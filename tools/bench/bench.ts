@@ -15,7 +15,7 @@ import { lookupPhases } from './phases/lookups';
 import { rawBatchedInsert, rawConsume, rawInsert } from './phases/raw';
 import { CLIENT_CPUS, pinStack } from './pin';
 import { seedPath } from './phases/seed-path';
-import { cassandraCpuSeconds, cpuBusyShares, cpuJiffies, settleCassandra } from './server-cpu';
+import { cassandraCpuSeconds, cpuBusyShares, cpuJiffies, serviceCpuSeconds, settleCassandra } from './server-cpu';
 import { PhaseResult } from './phases/types';
 import { profileMarkdown, ProfileSummary, summariseProfileFile } from './profile-summary';
 import { BenchReport, machineInfo, medianPhase, ratio, reportMarkdown, targets, writeResults } from './report';
@@ -98,6 +98,7 @@ async function run(o: BenchOptions): Promise<void> {
           const rks = `${ks}_r${round}`;
           let r: PhaseResult;
           const serverCpu0 = cassandraCpuSeconds(stackSettings().stackDir);
+          const kafkaCpu0 = serviceCpuSeconds(stackSettings().stackDir, 'kafka');
           const jiffies0 = cpuJiffies();
           if (phase === 'raw-insert') {
             await createKeyspace(c, rks);
@@ -123,6 +124,11 @@ async function run(o: BenchOptions): Promise<void> {
           const serverCpu1 = cassandraCpuSeconds(stackSettings().stackDir);
           if (serverCpu0 !== undefined && serverCpu1 !== undefined) {
             r.extra = { ...r.extra, serverCpuMicrosPerRecord: ((serverCpu1 - serverCpu0) * 1e6) / r.count };
+          }
+          // The broker shares CPU 0 with Cassandra when pinned: its CPU per record is what serving the fetches costs.
+          const kafkaCpu1 = serviceCpuSeconds(stackSettings().stackDir, 'kafka');
+          if (kafkaCpu0 !== undefined && kafkaCpu1 !== undefined) {
+            r.extra = { ...r.extra, kafkaCpuMicrosPerRecord: ((kafkaCpu1 - kafkaCpu0) * 1e6) / r.count };
           }
           const jiffies1 = cpuJiffies();
           if (jiffies0 && jiffies1)

@@ -88,6 +88,10 @@ export function reportMarkdown(r: BenchReport): string {
       .filter((p) => typeof p.extra?.serverCpuMicrosPerRecord === 'number')
       .map((p) => `${p.phase} ${f1(p.extra!.serverCpuMicrosPerRecord as number, 1)}`)
       .join(' / ')} | |`,
+    `| Kafka broker CPU µs/record (median round): ${r.phases
+      .filter((p) => typeof p.extra?.kafkaCpuMicrosPerRecord === 'number')
+      .map((p) => `${p.phase} ${f1(p.extra!.kafkaCpuMicrosPerRecord as number, 1)}`)
+      .join(' / ')} | |`,
     '',
     `Rates are medians of ${r.options.rounds} rounds in rotated phase order${r.pinned ? '; Cassandra and Kafka pinned to CPU 0, the client under test to CPU 1' : ', unpinned'}. The adjunct phase is timed from process spawn to its last commit (commit interval ${r.options.commitInterval} ms).`,
     '',
@@ -98,7 +102,7 @@ export function reportMarkdown(r: BenchReport): string {
   const w = r.worker as Partial<AdjunctDetails>;
   if (w.requests) {
     lines.push(
-      `Worker requests (client side, counted in the child): ${JSON.stringify(w.requests)}; wall incl. start-up ${f1(w.wallSecondsInclStartup, 1)} s (start-up ${f1(w.startupSeconds, 1)} s); first→last data write ${f1(w.writeSeconds, 2)} s, then ${f1(w.commitLagSeconds, 2)} s until the commits reached the end; RSS at end ${f1(w.endRssMb, 0)} MB (V8 heap used ${f1(w.endHeapUsedMb, 0)} of ${f1(w.endHeapTotalMb, 0)} MB, external ${f1(w.endExternalMb, 0)} MB)${w.childNodeOptions ? ` with child flags ${w.childNodeOptions}` : ''}; child mode ${w.mode}.`,
+      `Worker requests (client side, counted in the child): ${JSON.stringify(w.requests)}; wall incl. start-up ${f1(w.wallSecondsInclStartup, 1)} s (start-up ${f1(w.startupSeconds, 1)} s; schema applied untimed before the spawn in ${f1(w.schemaSeconds, 1)} s); first→last data write ${f1(w.writeSeconds, 2)} s, then ${f1(w.commitLagSeconds, 2)} s until the commits reached the end; RSS at end ${f1(w.endRssMb, 0)} MB (V8 heap used ${f1(w.endHeapUsedMb, 0)} of ${f1(w.endHeapTotalMb, 0)} MB, external ${f1(w.endExternalMb, 0)} MB)${w.childNodeOptions ? ` with child flags ${w.childNodeOptions}` : ''}; child mode ${w.mode}.`,
     );
   }
   if (w.server)

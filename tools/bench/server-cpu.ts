@@ -7,8 +7,13 @@ const TICKS_PER_SECOND = 100;
 
 /** CPU seconds used so far by the stack's Cassandra, or undefined when its pid or /proc is not readable. */
 export function cassandraCpuSeconds(stackDir: string): number | undefined {
+  return serviceCpuSeconds(stackDir, 'cassandra');
+}
+
+/** CPU seconds used so far by one of the stack's services (its pid file), or undefined when not readable. */
+export function serviceCpuSeconds(stackDir: string, service: 'cassandra' | 'kafka'): number | undefined {
   try {
-    const pid = Number(fs.readFileSync(path.join(stackDir, 'cassandra.pid'), 'utf8').trim());
+    const pid = Number(fs.readFileSync(path.join(stackDir, `${service}.pid`), 'utf8').trim());
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

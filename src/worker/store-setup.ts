@@ -1,0 +1,105 @@
+import type { AdjunctConfig, PipelineSpec } from '../config/schema';
+import { storeTableCollisions } from '../config/cross-check';
+import { ensureCatalog } from '../catalog';
+import { ConfigError } from '../errors';
+import { Generations, generationTable, StoreEntry, TableOwner, TableOwners } from '../generations';
+import { explicitKeyColumns, explicitTypedColumns, renderTableOptions, TableOptions, tableNameForStore } from '../store/cassandra';
+import { createCassandra } from './clients';
+import { ensureKeyspaceFor, StoreWiring } from './store-wiring';
+
+/** Every identifier and table option is validated before any CQL is built or sent (also for configs built in code). */
+export function validateBeforeAnyCql(cfg: AdjunctConfig): void {
+  for (const spec of cfg.pipelines) {
+    renderTableOptions(spec.store.tableOptions as TableOptions | undefined, spec.store.ttlSeconds);
+    tableNameForStore(spec.store.name);
+    if (spec.store.columns) explicitTypedColumns(spec.store.columns);
+    if (spec.store.keyColumns) explicitKeyColumns(spec.store.keyColumns, spec.extract.key?.fields);
+  }
+  const collisions = storeTableCollisions(cfg.pipelines);
+  if (collisions.length)
+    throw new ConfigError(collisions.map((c) => `pipelines[${c.path[1]}].store.name: ${c.message}`).join('\n'), {
+      context: { problems: collisions },
+    });
+}
+
+/** What a pipeline's store needs from the catalog before its table can be prepared. */
+export interface StoreCatalogParts {
+  generations: Generations;
+  owners: TableOwners;
+}
+
+/** A store ready for writes: its catalog entry and the owner its base table is claimed for. */
+export interface PreparedStore {
+  entry: StoreEntry;
+  owner: TableOwner;
+}
+
+/**
+ * Makes a pipeline's store ready for writes, in the order that keeps stores apart: claims its base table for the
+ * pipeline's worker group (LWT; a colliding store fails here with TABLE_OWNED, before any catalog entry is written),
+ * registers its catalog entry, and creates the current generation's table (and the stream-time table).
+ */
+export async function prepareStore(
+  wiring: StoreWiring,
+  spec: PipelineSpec,
+  groupId: string,
+  parts: StoreCatalogParts,
+  workerId: string,
+): Promise<PreparedStore> {
+  const owner = { store: spec.store.name, pipeline: spec.name, groupId };
+  const catalog = parts.generations.catalog;
+  const existing = await catalog.get(spec.store.name);
+  if (existing) wiring.adoptBaseTable(existing.baseTable);
+  await parts.owners.claim(wiring.baseTable, owner, workerId);
+  const entry = await catalog.register(wiring.catalogEntry());
+  wiring.adoptBuckets(entry.buckets);
+  await wiring.ensureTable(entry.currentGeneration);
+  return { entry, owner };
+}
+
+/** One store whose schema `applySchema` made ready. */
+export interface AppliedStore {
+  pipeline: string;
+  store: string;
+  /** Table of one generation: the current one, and the one a reload is building, if any. */
+  table: string;
+  generation: number;
+}
+
+/**
+ * Applies a config's Cassandra schema and exits: the keyspace (when cassandra.autoCreate allows), the catalog tables,
+ * and each pipeline's base-table claim, catalog entry and generation tables (current, and building), as a starting worker
+ * does. For deployments whose workers run with cassandra.autoCreate off (a role without CREATE); connects only Cassandra.
+ */
+export async function applySchema(config: AdjunctConfig, workerId: string): Promise<{ keyspace: string; stores: AppliedStore[] }> {
+  validateBeforeAnyCql(config);
+  // This command is what applies the schema: cassandra.autoCreate governs the workers, which may lack the rights.
+  const cassandra = { ...config.cassandra, autoCreate: true };
+  const client = createCassandra(cassandra);
+  try {
+    await client.connect();
+    const keyspace = config.cassandra.keyspace;
+    await ensureKeyspaceFor(client, cassandra);
+    await ensureCatalog(client, keyspace);
+    const parts = {
+      generations: new Generations(client, keyspace, config.worker.generationPoll),
+      owners: new TableOwners(client, keyspace),
+    };
+    const stores: AppliedStore[] = [];
+    for (const spec of config.pipelines) {
+      const wiring = new StoreWiring(client, cassandra, spec);
+      const { entry } = await prepareStore(wiring, spec, config.worker.groupId, parts, workerId);
+      const generations = [entry.currentGeneration];
+      // A reload in progress (`adjunct reload --catalog`) also needs the table it builds.
+      if (entry.buildingGeneration !== null && entry.buildingGeneration !== entry.currentGeneration) {
+        await wiring.ensureTable(entry.buildingGeneration);
+        generations.push(entry.buildingGeneration);
+      }
+      for (const generation of generations)
+        stores.push({ pipeline: spec.name, store: spec.store.name, table: generationTable(wiring.baseTable, generation), generation });
+    }
+    return { keyspace, stores };
+  } finally {
+    await client.shutdown().catch(() => undefined);
+  }
+}

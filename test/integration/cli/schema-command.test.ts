@@ -1,0 +1,123 @@
+import { execFile } from 'child_process';
+import * as path from 'path';
+import { openLookup } from '../../../src/lookup';
+import { createTopic } from '../helpers';
+import { configDoc, eventually, names, startWorker, useStack, waitCaughtUp, writeConfigFile, pipelineGroup } from '../worker/harness';
+
+jest.setTimeout(180_000);
+
+// `adjunct schema`: an operator applies the schema ahead of the workers; a worker started afterwards uses it as it is
+// (no rebuild, same generation), a second run changes nothing, and a colliding store is refused before any write.
+
+const ROOT = path.resolve(__dirname, '../../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      TSX,
+      ['src/cli/main.ts', ...args],
+      { cwd: ROOT, env: { ...process.env, ADJUNCT_LOG_LEVEL: 'silent' }, timeout: 90_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
+  });
+}
+
+describe('adjunct schema (real Cassandra and Kafka)', () => {
+  const stack = useStack();
+
+  it('creates the catalog and store tables; a worker started afterwards writes into them; a rerun is a no-op', async () => {
+    const n = names('schema');
+    await createTopic(stack.kafka, n.topic, 2);
+    const doc = configDoc(n.keyspace, n.group, [{ name: 'rates', topics: [n.topic], store: { name: 'rates' } }]);
+    const file = writeConfigFile(doc);
+
+    const first = await cli(['schema', '-c', file, '--json']);
+    expect(first).toMatchObject({ code: 0 });
+    const applied = JSON.parse(first.stdout) as {
+      keyspace: string;
+      stores: { pipeline: string; store: string; table: string; generation: number }[];
+    };
+    expect(applied).toEqual({ keyspace: n.keyspace, stores: [{ pipeline: 'rates', store: 'rates', table: 'rates_g1', generation: 1 }] });
+    const tables = async () =>
+      (
+        await stack.client.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [n.keyspace], { prepare: true })
+      ).rows
+        .map((r) => r.get('table_name') as string)
+        .sort();
+    const created = await tables();
+    expect(created).toEqual(
+      expect.arrayContaining(['adjunct_stores', 'adjunct_pipeline_status', 'adjunct_table_owners', 'adjunct_stream_time', 'rates_g1']),
+    );
+
+    // Nothing to change the second time: same answer, same tables.
+    const again = await cli(['schema', '-c', file, '--json']);
+    expect(again).toMatchObject({ code: 0 });
+    expect(JSON.parse(again.stdout)).toEqual(applied);
+    expect(await tables()).toEqual(created);
+
+    // A worker of the same group starts on the applied schema: generation 1, no new table, records land in rates_g1.
+    const producer = await stack.producer();
+    await producer.send({
+      topic: n.topic,
+      messages: [
+        { key: 'EUR', value: JSON.stringify({ rate: 1 }), timestamp: '1000', partition: 0 },
+        { key: 'EUR', value: JSON.stringify({ rate: 2 }), timestamp: '2000', partition: 0 },
+        { key: 'GBP', value: JSON.stringify({ rate: 3 }), timestamp: '1500', partition: 1 },
+      ],
+    });
+    stack.worker = await startWorker(doc);
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
+    const lookup = await openLookup({ client: stack.client, keyspace: n.keyspace });
+    try {
+      const store = lookup.store<string, { rate: number }>('rates');
+      expect((await store.info()).table).toBe('rates_g1');
+      await eventually(async () => (await store.get('EUR', 1999))?.value.rate === 1, 30_000, 'EUR as of 1999');
+      expect(await store.get('EUR', 2500)).toMatchObject({ value: { rate: 2 }, timestamp: 2000 });
+      expect(await store.get('GBP', 1500)).toMatchObject({ value: { rate: 3 }, timestamp: 1500 });
+    } finally {
+      await lookup.close();
+    }
+    expect(await tables()).toEqual(created);
+  });
+
+  it('with cassandra.autoCreate false a worker changes no schema: it refuses a missing catalog, and runs once `adjunct schema` applied it', async () => {
+    const n = names('schema_dml');
+    await createTopic(stack.kafka, n.topic, 1);
+    await stack.client.execute(`CREATE KEYSPACE ${n.keyspace} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+    const doc = configDoc(n.keyspace, n.group, [{ name: 'rates', topics: [n.topic], store: { name: 'rates' } }]);
+    (doc.cassandra as Record<string, unknown>).autoCreate = false;
+    const tableCount = async () =>
+      (await stack.client.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [n.keyspace], { prepare: true }))
+        .rowLength;
+
+    const refused = await startWorker(doc).catch((e: unknown) => e as { code?: string; message: string });
+    expect(refused).toMatchObject({ code: 'TABLE_NOT_FOUND' });
+    expect((refused as Error).message).toContain('adjunct schema');
+    expect(await tableCount()).toBe(0);
+
+    expect(await cli(['schema', '-c', writeConfigFile(doc)])).toMatchObject({ code: 0 });
+    const producer = await stack.producer();
+    await producer.send({ topic: n.topic, messages: [{ key: 'EUR', value: JSON.stringify({ rate: 7 }), timestamp: '1000' }] });
+    stack.worker = await startWorker(doc);
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
+    const row = await stack.client.execute(`SELECT valid_from FROM ${n.keyspace}.rates_g1`);
+    expect(row.rows.map((r) => Number(r.get('valid_from')))).toEqual([1000]);
+  });
+
+  it('refuses a store whose tables another worker group owns (TABLE_OWNED, config exit code), before writing its catalog entry', async () => {
+    const n = names('schema_own');
+    const owner = writeConfigFile(configDoc(n.keyspace, n.group, [{ name: 'rates', topics: [n.topic], store: { name: 'rates' } }]));
+    expect(await cli(['schema', '-c', owner])).toMatchObject({ code: 0 });
+    const other = writeConfigFile(configDoc(n.keyspace, `${n.group}_other`, [{ name: 'fx', topics: [n.topic], store: { name: 'rates' } }]));
+    const refused = await cli(['schema', '-c', other, '--json']);
+    expect(refused.code).toBe(2);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ error: 'TABLE_OWNED', exitCode: 2 });
+    expect(JSON.parse(refused.stdout).message).toContain(`worker group "${n.group}"`);
+    const entry = await stack.client.execute(`SELECT store, base_table FROM ${n.keyspace}.adjunct_stores`);
+    expect(entry.rows.map((r) => r.get('store'))).toEqual(['rates']);
+  });
+});
