@@ -122,16 +122,18 @@ async function run(o: BenchOptions): Promise<void> {
             }
           }
           const serverCpu1 = cassandraCpuSeconds(stackSettings().stackDir);
-          if (serverCpu0 !== undefined && serverCpu1 !== undefined) {
+          // A phase that measured its own timed window (the adjunct phase: spawn → caught up) keeps its figures.
+          const own = r.extra ?? {};
+          if (serverCpu0 !== undefined && serverCpu1 !== undefined && own.serverCpuMicrosPerRecord === undefined) {
             r.extra = { ...r.extra, serverCpuMicrosPerRecord: ((serverCpu1 - serverCpu0) * 1e6) / r.count };
           }
           // The broker shares CPU 0 with Cassandra when pinned: its CPU per record is what serving the fetches costs.
           const kafkaCpu1 = serviceCpuSeconds(stackSettings().stackDir, 'kafka');
-          if (kafkaCpu0 !== undefined && kafkaCpu1 !== undefined) {
+          if (kafkaCpu0 !== undefined && kafkaCpu1 !== undefined && own.kafkaCpuMicrosPerRecord === undefined) {
             r.extra = { ...r.extra, kafkaCpuMicrosPerRecord: ((kafkaCpu1 - kafkaCpu0) * 1e6) / r.count };
           }
           const jiffies1 = cpuJiffies();
-          if (jiffies0 && jiffies1)
+          if (jiffies0 && jiffies1 && own.cpuBusy === undefined)
             r.extra = { ...r.extra, cpuBusy: cpuBusyShares(jiffies0, jiffies1).map((x) => Math.round(x * 100) / 100) };
           byRound.set(phase, [...(byRound.get(phase) ?? []), r]);
           log(`round ${round + 1}/${o.rounds}: ${line(r)}`);

@@ -37,18 +37,19 @@ export async function spawnWorkerChild(
   configFile: string,
   logFile: string,
   opts: { cpuProfDir?: string; endOffsets?: Record<string, string>; cpus?: string } = {},
-): Promise<{ child: ChildProcess; mode: ChildMode }> {
+): Promise<{ child: ChildProcess; mode: ChildMode; nodeFlags: string[] }> {
   const bundle = await bundleWorkerChild();
   const root = repoRoot();
   const prof = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`, '--cpu-prof-interval=500'] : [];
   // Extra node flags for the child only (e.g. BENCH_CHILD_NODE_OPTIONS="--max-semi-space-size=4"), for memory experiments.
   const extra = (process.env.BENCH_CHILD_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
-  // The heap bounds `adjunct run` applies by default (bin/node-flags.js), unless the experiment flags set them.
+  // The flags `adjunct run` applies by default (bin/node-flags.js: heap bounds; single-threaded GC on one CPU) for the
+  // CPUs the child gets (its taskset list when pinned), unless the experiment flags set them.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { missingNodeFlags } = require(path.join(root, 'bin', 'node-flags.js')) as {
-    missingNodeFlags(execArgv: string[], nodeOptions?: string): string[];
+    missingNodeFlags(execArgv: string[], nodeOptions?: string, cpus?: number): string[];
   };
-  extra.push(...missingNodeFlags(extra, process.env.NODE_OPTIONS));
+  extra.push(...missingNodeFlags(extra, process.env.NODE_OPTIONS, opts.cpus ? cpuListSize(opts.cpus) : undefined));
   const entry = bundle ? [bundle] : ['--import', 'tsx', path.join(root, 'tools', 'bench', 'worker-child.ts')];
   const fd = fs.openSync(logFile, 'a');
   const args = [
@@ -67,7 +68,7 @@ export async function spawnWorkerChild(
     env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1' },
   });
   fs.closeSync(fd);
-  return { child, mode: bundle ? 'bundle' : 'tsx' };
+  return { child, mode: bundle ? 'bundle' : 'tsx', nodeFlags: extra };
 }
 
 /** VmRSS and VmHWM of a process in MiB (null when it is gone). */
@@ -125,4 +126,12 @@ export function nextMessage<T extends { type: string }>(child: ChildProcess, typ
     child.on('message', onMsg);
     child.on('exit', onExit);
   });
+}
+
+/** Number of CPUs in a taskset CPU list such as "1", "0,2" or "0-3". */
+export function cpuListSize(list: string): number {
+  return list.split(',').reduce((n, part) => {
+    const [a, b] = part.split('-').map(Number);
+    return n + (b === undefined ? 1 : b - a + 1);
+  }, 0);
 }

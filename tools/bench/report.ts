@@ -102,7 +102,7 @@ export function reportMarkdown(r: BenchReport): string {
   const w = r.worker as Partial<AdjunctDetails>;
   if (w.requests) {
     lines.push(
-      `Worker requests (client side, counted in the child): ${JSON.stringify(w.requests)}; wall incl. start-up ${f1(w.wallSecondsInclStartup, 1)} s (start-up ${f1(w.startupSeconds, 1)} s; schema applied untimed before the spawn in ${f1(w.schemaSeconds, 1)} s); first→last data write ${f1(w.writeSeconds, 2)} s, then ${f1(w.commitLagSeconds, 2)} s until the commits reached the end; RSS at end ${f1(w.endRssMb, 0)} MB (V8 heap used ${f1(w.endHeapUsedMb, 0)} of ${f1(w.endHeapTotalMb, 0)} MB, external ${f1(w.endExternalMb, 0)} MB)${w.childNodeOptions ? ` with child flags ${w.childNodeOptions}` : ''}; child mode ${w.mode}.`,
+      `Worker requests (client side, counted in the child): ${JSON.stringify(w.requests)}; wall incl. start-up ${f1(w.wallSecondsInclStartup, 1)} s (start-up ${f1(w.startupSeconds, 1)} s; schema applied untimed before the spawn in ${f1(w.schemaSeconds, 1)} s); first→last data write ${f1(w.writeSeconds, 2)} s, then ${f1(w.commitLagSeconds, 2)} s until the commits reached the end; RSS at end ${f1(w.endRssMb, 0)} MB (V8 heap used ${f1(w.endHeapUsedMb, 0)} of ${f1(w.endHeapTotalMb, 0)} MB, external ${f1(w.endExternalMb, 0)} MB)${w.nodeFlags?.length ? `; node flags ${w.nodeFlags.join(' ')}` : ''}${w.childNodeOptions ? ` (experiment flags ${w.childNodeOptions})` : ''}; child mode ${w.mode}.`,
     );
   }
   if (w.server)

@@ -10,7 +10,8 @@ import { Client } from 'cassandra-driver';
 import { stringify } from 'yaml';
 import { parseConfig } from '../../../src/config';
 import { applySchema } from '../../../src/worker/store-setup';
-import { stackEndpoints } from '../../devstack/endpoints';
+import { stackEndpoints, stackSettings } from '../../devstack/endpoints';
+import { cassandraCpuSeconds, cpuBusyShares, cpuJiffies, serviceCpuSeconds } from '../server-cpu';
 import { ChildMode, nextMessage, sampleRss, spawnWorkerChild } from '../child-process';
 import { caughtUp, cassandraContactPoints, endOffsets } from '../infra';
 import { serverCounts, ServerCounts } from '../server-counters';
@@ -65,6 +66,8 @@ export interface AdjunctDetails {
   endExternalMb: number;
   /** BENCH_CHILD_NODE_OPTIONS given to the child, if any. */
   childNodeOptions?: string;
+  /** Every node flag the child ran with: the defaults of `adjunct run` (bin/node-flags.js) and any experiment flags. */
+  nodeFlags: string[];
   requests: RequestCounts;
   requestsPerRecord: number;
   dataTableRequestsPerRecord: number;
@@ -135,8 +138,12 @@ export async function adjunctPhase(
   const profDir = o.profile ? path.join(o.workDir, 'profile') : undefined;
   if (profDir) fs.mkdirSync(profDir, { recursive: true });
   const end = await endOffsets(admin, o.topic);
+  // Server CPU and CPU busy shares over the timed window only (spawn → caught up), without the schema or the stop.
+  const stackDir = stackSettings().stackDir;
+  const cpuAt = () => ({ cassandra: cassandraCpuSeconds(stackDir), kafka: serviceCpuSeconds(stackDir, 'kafka'), jiffies: cpuJiffies() });
+  const cpuStart = cpuAt();
   const spawnedAt = Date.now();
-  const { child, mode } = await spawnWorkerChild(cfgFile, logFile, {
+  const { child, mode, nodeFlags } = await spawnWorkerChild(cfgFile, logFile, {
     cpuProfDir: profDir,
     endOffsets: Object.fromEntries([...end].map(([p, o]) => [String(p), o.toString()])),
     cpus: o.cpus,
@@ -159,10 +166,13 @@ export async function adjunctPhase(
   const deadline = Date.now() + Math.max(600_000, o.records * 5);
   while (!caught) {
     if (failed) throw new Error(`worker failed: ${failed} (see ${logFile})`);
-    if (child.exitCode !== null) throw new Error(`worker child exited with ${child.exitCode} (see ${logFile})`);
+    // A V8 abort ends the child by a signal (exitCode stays null).
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`worker child exited with ${child.exitCode ?? child.signalCode} (see ${logFile})`);
     if (Date.now() > deadline) throw new Error(`worker did not catch up in time (see ${logFile})`);
     await new Promise((r) => setTimeout(r, 20));
   }
+  const cpuEnd = cpuAt();
   // The group's committed offsets, read back from Kafka, must agree with what the child reported.
   if (!(await caughtUp(admin, `${o.groupId}.bench.g1`, o.topic, end)))
     throw new Error(`worker reported caught up, but the group's committed offsets are behind (see ${logFile})`);
@@ -203,6 +213,7 @@ export async function adjunctPhase(
     endHeapTotalMb: stats.heapTotalMb,
     endExternalMb: stats.externalMb,
     childNodeOptions: process.env.BENCH_CHILD_NODE_OPTIONS || undefined,
+    nodeFlags,
     requests: stats.counts,
     requestsPerRecord: total / o.records,
     dataTableRequestsPerRecord: stats.counts.dataTable / o.records,
@@ -219,7 +230,22 @@ export async function adjunctPhase(
     unit: 'records',
     seconds: ms / 1000,
     ratePerSec: ratePerSec(o.records, ms),
-    extra: { statementsPerRecord: details.requestsPerRecord, cpuMicrosPerRecord: details.cpuMicrosPerRecord },
+    extra: {
+      statementsPerRecord: details.requestsPerRecord,
+      cpuMicrosPerRecord: details.cpuMicrosPerRecord,
+      ...windowedServerCpu(cpuStart, cpuEnd, o.records),
+    },
     details,
   };
+}
+
+type CpuSample = { cassandra?: number; kafka?: number; jiffies?: { busy: number; total: number }[] };
+
+/** Cassandra and Kafka CPU per record and each CPU's busy share between two samples (fields left out when unreadable). */
+function windowedServerCpu(a: CpuSample, b: CpuSample, records: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (a.cassandra !== undefined && b.cassandra !== undefined) out.serverCpuMicrosPerRecord = ((b.cassandra - a.cassandra) * 1e6) / records;
+  if (a.kafka !== undefined && b.kafka !== undefined) out.kafkaCpuMicrosPerRecord = ((b.kafka - a.kafka) * 1e6) / records;
+  if (a.jiffies && b.jiffies) out.cpuBusy = cpuBusyShares(a.jiffies, b.jiffies).map((x) => Math.round(x * 100) / 100);
+  return out;
 }

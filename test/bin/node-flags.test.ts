@@ -1,0 +1,41 @@
+import * as os from 'os';
+import * as path from 'path';
+
+// bin/node-flags.js: the V8 flags `adjunct run` re-executes itself with (plain JS, loaded as the bin script loads it).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const flags = require(path.resolve(__dirname, '../../bin/node-flags.js')) as {
+  availableCpus(): number;
+  quotaCpus(cpuMax?: string, v1Quota?: string, v1Period?: string): number;
+  missingNodeFlags(execArgv: string[], nodeOptions?: string, cpus?: number): string[];
+};
+
+describe('bin/node-flags.js', () => {
+  it('adds the heap bounds always, and a single-threaded GC only on one CPU', () => {
+    expect(flags.missingNodeFlags([], undefined, 4)).toEqual(['--max-old-space-size=128', '--max-semi-space-size=8']);
+    expect(flags.missingNodeFlags([], undefined, 1)).toEqual([
+      '--max-old-space-size=128',
+      '--max-semi-space-size=8',
+      '--single-threaded-gc',
+    ]);
+  });
+
+  it('leaves out what NODE_OPTIONS or the command line sets, or negates (--no-…), in either spelling', () => {
+    expect(flags.missingNodeFlags(['--max_old_space_size=512'], '--single-threaded-gc', 1)).toEqual(['--max-semi-space-size=8']);
+    expect(flags.missingNodeFlags([], '--no-single-threaded-gc --max-semi-space-size=16', 1)).toEqual(['--max-old-space-size=128']);
+  });
+
+  it("reads a cgroup's CPU quota (v2 cpu.max, v1 quota/period); none or unreadable is unlimited", () => {
+    expect(flags.quotaCpus('100000 100000')).toBe(1);
+    expect(flags.quotaCpus('150000 100000')).toBe(1.5);
+    expect(flags.quotaCpus('max 100000')).toBe(Infinity);
+    expect(flags.quotaCpus(undefined, '50000', '100000')).toBe(0.5);
+    expect(flags.quotaCpus(undefined, '-1', '100000')).toBe(Infinity);
+    expect(flags.quotaCpus(undefined, undefined, undefined)).toBe(Infinity);
+  });
+
+  it('counts at least one CPU and no more than the process may use', () => {
+    const n = flags.availableCpus();
+    expect(n).toBeGreaterThanOrEqual(1);
+    expect(n).toBeLessThanOrEqual(os.cpus().length);
+  });
+});
