@@ -3,6 +3,7 @@
  * consumption, the adjunct worker (child process: throughput, peak RSS, requests per record), the seed's naive
  * versioned write path, and as-of lookups (library vs bare SELECT). Writes bench/results/*.json. See --help.
  */
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { Client } from 'cassandra-driver';
@@ -245,10 +246,30 @@ try {
   process.exit(2);
 }
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
-run(opts).then(
-  () => process.exit(0),
-  (e) => {
-    process.stderr.write(`bench failed: ${(e as Error).stack ?? String(e)}\n`);
-    process.exit(1);
-  },
-);
+// The raw clients run in this process, on the client core when pinned: they get the GC flags `adjunct run` gets on one
+// CPU (bin/node-flags.js), so both sides of every ratio run with the same V8 settings. Applied by re-executing once.
+const gcFlags = opts.pin && process.env.BENCH_REEXECED !== '1' ? singleCpuFlagsMissing() : [];
+if (gcFlags.length > 0) {
+  const r = spawnSync(process.execPath, [...process.execArgv, ...gcFlags, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_REEXECED: '1' },
+  });
+  process.exit(r.status ?? 1);
+} else
+  run(opts).then(
+    () => process.exit(0),
+    (e) => {
+      process.stderr.write(`bench failed: ${(e as Error).stack ?? String(e)}\n`);
+      process.exit(1);
+    },
+  );
+
+/** The single-CPU flags of bin/node-flags.js this process lacks (the heap bounds are the worker's, not the bench's). */
+function singleCpuFlagsMissing(): string[] {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const f = require(path.join(repoRoot(), 'bin', 'node-flags.js')) as {
+    SINGLE_CPU_FLAGS: string[];
+    missingNodeFlags(execArgv: string[], nodeOptions?: string, cpus?: number): string[];
+  };
+  return f.missingNodeFlags(process.execArgv, process.env.NODE_OPTIONS, 1).filter((x) => f.SINGLE_CPU_FLAGS.includes(x));
+}

@@ -12,7 +12,7 @@ export interface BenchReport {
   date: string;
   records: number;
   options: BenchOptions;
-  machine: { cpus: number; cpuModel: string; memGb: number; node: string; platform: string; kernel: string };
+  machine: { cpus: number; cpuModel: string; memGb: number; node: string; platform: string; kernel: string; benchNodeFlags?: string[] };
   dataset: { outOfOrderShare: number; minTs: number; maxTs: number; produceSeconds: number };
   phases: PhaseResult[];
   ratios: {
@@ -42,6 +42,8 @@ export function machineInfo(): BenchReport['machine'] {
     node: process.version,
     platform: process.platform,
     kernel: os.release(),
+    // V8 flags of the bench process, where the raw clients run (the worker child's are in worker.nodeFlags).
+    benchNodeFlags: process.execArgv.filter((a) => /^--(no-)?[a-z-]+(=\S+)?$/.test(a) && !/^--(require|import|loader)/.test(a)),
   };
 }
 
