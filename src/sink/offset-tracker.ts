@@ -14,7 +14,8 @@ export interface TrackedRecord {
  * record and the persisted stream time matches the committed offset exactly.
  */
 export class OffsetTracker {
-  private readonly queue: TrackedRecord[] = [];
+  /** Issued records in offset order; the durable prefix's slots are released (null) as soon as it advances. */
+  private readonly queue: (TrackedRecord | null)[] = [];
   private head = 0;
   /** The newest record of the durable prefix (its fields do not change once done). */
   private durable: TrackedRecord | null = null;
@@ -43,10 +44,16 @@ export class OffsetTracker {
   private advance(): void {
     const q = this.queue;
     let head = this.head;
-    if (head >= q.length || !q[head].done) return;
-    while (head < q.length && q[head].done) head++;
-    this.durable = q[head - 1];
-    // The durable prefix is dropped from the queue (references released) once it is large.
+    let e = q[head];
+    if (!e?.done) return;
+    // Each record leaves the queue as it joins the durable prefix: nothing keeps a written record (its key and value
+    // buffers) alive until a commit, so it dies young instead of being promoted to V8's old space.
+    do {
+      this.durable = e;
+      q[head++] = null;
+      e = q[head];
+    } while (e?.done);
+    // The released slots are dropped from the array once they are many.
     if (head > 1024 && head * 2 > q.length) {
       q.splice(0, head);
       head = 0;
@@ -66,7 +73,8 @@ export class OffsetTracker {
 
   /** Offset of the oldest record not yet durable, if any. */
   get oldestPending(): bigint | null {
-    return this.head < this.queue.length ? BigInt(this.queue[this.head].offset) : null;
+    const e = this.queue[this.head];
+    return e ? BigInt(e.offset) : null;
   }
 
   /** Next offset to commit (every earlier record durable) and the observed stream time as of it; null if nothing durable yet. */
