@@ -1,30 +1,14 @@
-import { execFile } from 'child_process';
-import * as path from 'path';
 import { openLookup } from '../../../src/lookup';
 import { createTopic } from '../helpers';
 import { configDoc, eventually, names, startWorker, useStack, waitCaughtUp, writeConfigFile, pipelineGroup } from '../worker/harness';
+import { runCli } from '../worker/generations-scenario';
 
 jest.setTimeout(180_000);
 
 // `adjunct schema`: an operator applies the schema ahead of the workers; a worker started afterwards uses it as it is
 // (no rebuild, same generation), a second run changes nothing, and a colliding store is refused before any write.
 
-const ROOT = path.resolve(__dirname, '../../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
-
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      TSX,
-      ['src/cli/main.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, ADJUNCT_LOG_LEVEL: 'silent' }, timeout: 90_000 },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      },
-    );
-  });
-}
+const cli = runCli;
 
 describe('adjunct schema (real Cassandra and Kafka)', () => {
   const stack = useStack();
