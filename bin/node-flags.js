@@ -1,9 +1,10 @@
 // Default V8 flags of the adjunct process, applied by bin/adjunct.js and the bench's worker child unless the same flags
-// (or their --no- forms) are already set in NODE_OPTIONS or on the node command line:
+// (or their --no- forms) are already set on the node command line (or, for the heap bounds, in NODE_OPTIONS):
 // - heap bounds (peak RSS ≤ 256 MB at 1M records);
 // - on a single CPU, a single-threaded garbage collector: V8's parallel and concurrent GC helper threads can only
-//   preempt the one thread doing the work there (bench, 300k records pinned to one core: worker CPU 22.0 and 22.7
-//   µs/record against 25.5 and 26.2 with the helpers).
+//   preempt the one thread doing the work there (bench, 300k records pinned to one core: worker CPU 19.2–22.7
+//   µs/record against 23.6–26.2 with the helpers). Node refuses this flag in NODE_OPTIONS: opt out with
+//   ADJUNCT_SINGLE_THREADED_GC=0 (or `node --no-single-threaded-gc bin/adjunct.js`).
 const fs = require('fs');
 const os = require('os');
 
@@ -38,15 +39,16 @@ function availableCpus() {
   return Math.max(1, Math.min(affinity, Math.ceil(quota)));
 }
 
-/** The default flags for a process with `cpus` CPUs. */
-function defaultNodeFlags(cpus) {
-  return cpus <= 1 ? [...DEFAULT_NODE_FLAGS, ...SINGLE_CPU_FLAGS] : [...DEFAULT_NODE_FLAGS];
+/** The default flags for a process with `cpus` CPUs (`env`: ADJUNCT_SINGLE_THREADED_GC=0 keeps V8's GC helpers). */
+function defaultNodeFlags(cpus, env = process.env) {
+  const single = cpus <= 1 && env.ADJUNCT_SINGLE_THREADED_GC !== '0';
+  return single ? [...DEFAULT_NODE_FLAGS, ...SINGLE_CPU_FLAGS] : [...DEFAULT_NODE_FLAGS];
 }
 
 /** The default flags (for `cpus`, by default this process's) that neither execArgv nor NODE_OPTIONS sets or negates. */
-function missingNodeFlags(execArgv, nodeOptions, cpus = availableCpus()) {
+function missingNodeFlags(execArgv, nodeOptions, cpus = availableCpus(), env = process.env) {
   const given = [...execArgv, ...(nodeOptions || '').split(/\s+/)].map((a) => a.split('=')[0].replace(/_/g, '-'));
-  return defaultNodeFlags(cpus).filter((f) => {
+  return defaultNodeFlags(cpus, env).filter((f) => {
     const name = f.split('=')[0];
     return !given.includes(name) && !given.includes(`--no-${name.slice(2)}`);
   });

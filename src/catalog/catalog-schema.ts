@@ -2,7 +2,6 @@ import { Client } from 'cassandra-driver';
 import { validateKeyspaceName } from '../store/cassandra';
 import { CqlExecutor } from '../store/cassandra';
 import { requireSchemaAgreement } from './catalog-cql';
-import { StoreError } from '../errors';
 
 /** CQL of the catalog tables (store generations, pipeline status, base-table owners, pause flags, worker heartbeats), created in the store keyspace. */
 export function catalogDdl(keyspace: string): string[] {
@@ -37,31 +36,25 @@ const ADDED_COLUMNS: readonly { table: string; column: string; type: string }[] 
   { table: 'adjunct_pipeline_status', column: 'start_offsets', type: 'text' },
 ];
 
-/** Names of the catalog tables, in creation order. */
-const CATALOG_TABLES = ['adjunct_stores', 'adjunct_pipeline_status', 'adjunct_pipeline_control', 'adjunct_workers', 'adjunct_table_owners'];
+/** The table a catalog DDL statement creates. */
+function tableOf(ddl: string): string {
+  return /IF NOT EXISTS [a-z0-9_]+\.([a-z0-9_]+) \(/i.exec(ddl)![1];
+}
 
 /**
- * Creates the catalog tables that are missing, adds columns newer releases need, and waits for schema agreement. A
- * catalog already in place costs one read and no DDL. With `createTables: false` (cassandra.autoCreate off: a role
- * without CREATE/ALTER) nothing is changed: a missing table or column is a TABLE_NOT_FOUND / SCHEMA_OUTDATED error
- * that names `adjunct schema`, the command that applies it.
+ * Creates the catalog tables that are missing (a catalog in place costs a read instead of five DDL statements), adds
+ * columns newer releases need, and waits for schema agreement (also when another worker created the tables just now).
  */
-export async function ensureCatalog(client: Client, keyspace: string, options: { createTables?: boolean } = {}): Promise<void> {
+export async function ensureCatalog(client: Client, keyspace: string): Promise<void> {
   const exec = new CqlExecutor(client, {}, { keyspace });
-  const ddls = catalogDdl(keyspace);
   const tables = await exec.read(
     'SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?',
     [keyspace],
     'reading the catalog tables',
   );
   const present = new Set(tables.rows.map((r) => String(r.get('table_name'))));
-  const missingTables = CATALOG_TABLES.filter((t) => !present.has(t));
-  if (missingTables.length) {
-    if (options.createTables === false)
-      throw schemaMissing('TABLE_NOT_FOUND', keyspace, `catalog table(s) ${missingTables.join(', ')} do not exist`);
-    for (const t of missingTables) await exec.ddl(ddls[CATALOG_TABLES.indexOf(t)], 'creating the adjunct catalog tables');
-    await requireSchemaAgreement(client, 'creating the adjunct catalog tables');
-  }
+  for (const ddl of catalogDdl(keyspace)) if (!present.has(tableOf(ddl))) await exec.ddl(ddl, 'creating the adjunct catalog tables');
+  await requireSchemaAgreement(client, 'creating the adjunct catalog tables');
   // Only the tables that gained columns (the store keyspace also holds every generation table).
   const rs = await client.execute(
     'SELECT table_name, column_name FROM system_schema.columns WHERE keyspace_name=? AND table_name IN ?',
@@ -71,23 +64,10 @@ export async function ensureCatalog(client: Client, keyspace: string, options: {
   const have = new Set(rs.rows.map((r) => `${r.get('table_name') as string}.${r.get('column_name') as string}`));
   const missing = ADDED_COLUMNS.filter((c) => !have.has(`${c.table}.${c.column}`));
   if (!missing.length) return;
-  if (options.createTables === false)
-    throw schemaMissing(
-      'SCHEMA_OUTDATED',
-      keyspace,
-      `catalog column(s) ${missing.map((c) => `${c.table}.${c.column}`).join(', ')} do not exist`,
-    );
   // Concurrent workers may race to add a column: "already exists" means another one did.
   for (const c of missing)
     await exec.ddl(`ALTER TABLE ${keyspace}.${c.table} ADD ${c.column} ${c.type}`, 'adding catalog columns').catch((e: unknown) => {
       if (!/already exist|conflicts with an existing column/i.test(String((e as Error)?.message))) throw e;
     });
   await requireSchemaAgreement(client, 'adding catalog columns');
-}
-
-function schemaMissing(code: 'TABLE_NOT_FOUND' | 'SCHEMA_OUTDATED', keyspace: string, what: string): StoreError {
-  return new StoreError(
-    `${what} in keyspace ${keyspace} and cassandra.autoCreate is false: apply the schema with \`adjunct schema -c <config>\` (a role that may create tables), then start the worker`,
-    { code, retriable: false, stage: 'schema', context: { keyspace } },
-  );
 }

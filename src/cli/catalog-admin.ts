@@ -23,7 +23,7 @@ export async function catalogAdmin(
   const client = createCassandra(cfg.cassandra);
   try {
     await client.connect();
-    await ensureCatalog(client, cfg.cassandra.keyspace, { createTables: cfg.cassandra.autoCreate });
+    await ensureCatalog(client, cfg.cassandra.keyspace);
     const g = new Generations(client, cfg.cassandra.keyspace, cfg.worker.generationPoll);
     const store = spec.store.name;
     switch (actionName) {

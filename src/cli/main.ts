@@ -5,6 +5,8 @@ import { describeError } from '../errors';
 import { ExitCode, exitCodeOfError } from './exit-codes';
 import { runCommand } from './run-command';
 import { registerReadCommands } from './read-commands';
+import { action } from './command-action';
+import { schemaCommand, SchemaOpts } from './schema-command';
 
 /** Builds the commander program (exported for tests). */
 export function buildProgram(): Command {
@@ -74,6 +76,15 @@ export function buildProgram(): Command {
     .action(() => {
       console.log(JSON.stringify(configJsonSchema(), null, 2));
     });
+
+  program
+    .command('schema')
+    .description(
+      "create the config's keyspace (if cassandra.autoCreate), catalog and store tables as a starting worker would, then exit (schema changes ahead of a deployment)",
+    )
+    .requiredOption('-c, --config <file>', 'pipelines YAML')
+    .option('--json', 'machine-readable output')
+    .action(action((o: SchemaOpts) => schemaCommand(o)));
 
   registerReadCommands(program);
   return program;

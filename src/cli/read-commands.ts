@@ -2,12 +2,11 @@ import { Command, Option } from 'commander';
 import { adminCommand, AdminOpts } from './admin-command';
 import { action } from './command-action';
 import { lookupCommand, LookupOpts } from './lookup-command';
-import { schemaCommand, SchemaOpts } from './schema-command';
 import { serveCommand, ServeOpts } from './serve-command';
 import { statusCommand, StatusOpts } from './status-command';
 import { DEFAULT_URL } from './worker-api';
 
-/** Registers status/lookup/reload/rollback/pause/resume/schema/serve (implemented with the lookup library and the HTTP API). */
+/** Registers status/lookup/reload/rollback/pause/resume/serve (implemented with the lookup library and the HTTP API). */
 export function registerReadCommands(program: Command): void {
   const urlOption = () => new Option('--url <url>', "base URL of a running worker's HTTP API").default(DEFAULT_URL);
 
@@ -55,15 +54,6 @@ export function registerReadCommands(program: Command): void {
       .option('--to <generation>', 'rollback: the generation to make current (required for rollback)')
       .action(action((pipeline: string, o: AdminOpts) => adminCommand(name, pipeline, o)));
   }
-
-  program
-    .command('schema')
-    .description(
-      "create the config's keyspace (if cassandra.autoCreate), catalog and store tables as a starting worker would, then exit (schema changes ahead of deployment)",
-    )
-    .requiredOption('-c, --config <file>', 'pipelines YAML')
-    .option('--json', 'machine-readable output')
-    .action(action((o: SchemaOpts) => schemaCommand(o)));
 
   program
     .command('serve')

@@ -67,14 +67,13 @@ export interface AppliedStore {
 }
 
 /**
- * Applies a config's Cassandra schema and exits: the keyspace (when cassandra.autoCreate allows), the catalog tables,
- * and each pipeline's base-table claim, catalog entry and generation tables (current, and building), as a starting worker
- * does. For deployments whose workers run with cassandra.autoCreate off (a role without CREATE); connects only Cassandra.
+ * Applies a config's Cassandra schema, as a starting worker would, and returns: the keyspace (when cassandra.autoCreate
+ * allows), the catalog tables, and each pipeline's base-table claim, catalog entry and generation tables (current, and
+ * the one a reload is building). For schema changes made ahead of a deployment; connects only Cassandra.
  */
 export async function applySchema(config: AdjunctConfig, workerId: string): Promise<{ keyspace: string; stores: AppliedStore[] }> {
   validateBeforeAnyCql(config);
-  // This command is what applies the schema: cassandra.autoCreate governs the workers, which may lack the rights.
-  const cassandra = { ...config.cassandra, autoCreate: true };
+  const cassandra = config.cassandra;
   const client = createCassandra(cassandra);
   try {
     await client.connect();

@@ -147,7 +147,6 @@ export class StoreWiring {
       tableOptions: this.spec.store.tableOptions as TableOptions | undefined,
       defaultTtlSeconds: this.spec.store.ttlSeconds,
       autoCreate: this.cfg.autoCreate,
-      createTables: this.cfg.autoCreate,
       replication: replicationOf(this.cfg),
       readConsistency: this.cfg.readConsistency,
       writeConsistency: this.cfg.writeConsistency,

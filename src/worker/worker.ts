@@ -114,7 +114,7 @@ export class Worker {
     this.cassandra = createCassandra(cfg.cassandra);
     await this.cassandra.connect();
     await ensureKeyspaceFor(this.cassandra, cfg.cassandra);
-    await ensureCatalog(this.cassandra, cfg.cassandra.keyspace, { createTables: cfg.cassandra.autoCreate });
+    await ensureCatalog(this.cassandra, cfg.cassandra.keyspace);
     this.statusTable = new PipelineStatusTable(this.cassandra, cfg.cassandra.keyspace);
     this.kafka = createKafka(cfg.kafka, this.logger);
     this.admin = this.kafka.admin();

@@ -6,7 +6,7 @@ import * as path from 'path';
 const flags = require(path.resolve(__dirname, '../../bin/node-flags.js')) as {
   availableCpus(): number;
   quotaCpus(cpuMax?: string, v1Quota?: string, v1Period?: string): number;
-  missingNodeFlags(execArgv: string[], nodeOptions?: string, cpus?: number): string[];
+  missingNodeFlags(execArgv: string[], nodeOptions?: string, cpus?: number, env?: NodeJS.ProcessEnv): string[];
 };
 
 describe('bin/node-flags.js', () => {
@@ -19,9 +19,16 @@ describe('bin/node-flags.js', () => {
     ]);
   });
 
-  it('leaves out what NODE_OPTIONS or the command line sets, or negates (--no-…), in either spelling', () => {
-    expect(flags.missingNodeFlags(['--max_old_space_size=512'], '--single-threaded-gc', 1)).toEqual(['--max-semi-space-size=8']);
-    expect(flags.missingNodeFlags([], '--no-single-threaded-gc --max-semi-space-size=16', 1)).toEqual(['--max-old-space-size=128']);
+  it('leaves out what the command line sets or negates (--no-…) and the heap bounds NODE_OPTIONS sets, in either spelling', () => {
+    expect(flags.missingNodeFlags(['--max_old_space_size=512', '--single-threaded-gc'], undefined, 1)).toEqual(['--max-semi-space-size=8']);
+    expect(flags.missingNodeFlags(['--no-single-threaded-gc'], '--max-semi-space-size=16', 1)).toEqual(['--max-old-space-size=128']);
+  });
+
+  it("ADJUNCT_SINGLE_THREADED_GC=0 keeps V8's GC helpers on one CPU (node refuses the flag in NODE_OPTIONS)", () => {
+    expect(flags.missingNodeFlags([], undefined, 1, { ADJUNCT_SINGLE_THREADED_GC: '0' })).toEqual([
+      '--max-old-space-size=128',
+      '--max-semi-space-size=8',
+    ]);
   });
 
   it("reads a cgroup's CPU quota (v2 cpu.max, v1 quota/period); none or unreadable is unlimited", () => {

@@ -16,7 +16,7 @@ import { lookupPhases } from './phases/lookups';
 import { rawBatchedInsert, rawConsume, rawInsert } from './phases/raw';
 import { CLIENT_CPUS, pinStack } from './pin';
 import { seedPath } from './phases/seed-path';
-import { cassandraCpuSeconds, cpuBusyShares, cpuJiffies, serviceCpuSeconds, settleCassandra } from './server-cpu';
+import { cpuBetween, sampleCpu, settleCassandra } from './server-cpu';
 import { PhaseResult } from './phases/types';
 import { profileMarkdown, ProfileSummary, summariseProfileFile } from './profile-summary';
 import { BenchReport, machineInfo, medianPhase, ratio, reportMarkdown, targets, writeResults } from './report';
@@ -98,9 +98,7 @@ async function run(o: BenchOptions): Promise<void> {
         for (const phase of order) {
           const rks = `${ks}_r${round}`;
           let r: PhaseResult;
-          const serverCpu0 = cassandraCpuSeconds(stackSettings().stackDir);
-          const kafkaCpu0 = serviceCpuSeconds(stackSettings().stackDir, 'kafka');
-          const jiffies0 = cpuJiffies();
+          const cpu0 = sampleCpu(stackSettings().stackDir);
           if (phase === 'raw-insert') {
             await createKeyspace(c, rks);
             r = await rawInsert(c, rks, d, o.concurrency);
@@ -122,20 +120,8 @@ async function run(o: BenchOptions): Promise<void> {
               log(`profile: ${a.details.profileFile}\n${profileMarkdown(profile, 25)}`);
             }
           }
-          const serverCpu1 = cassandraCpuSeconds(stackSettings().stackDir);
           // A phase that measured its own timed window (the adjunct phase: spawn → caught up) keeps its figures.
-          const own = r.extra ?? {};
-          if (serverCpu0 !== undefined && serverCpu1 !== undefined && own.serverCpuMicrosPerRecord === undefined) {
-            r.extra = { ...r.extra, serverCpuMicrosPerRecord: ((serverCpu1 - serverCpu0) * 1e6) / r.count };
-          }
-          // The broker shares CPU 0 with Cassandra when pinned: its CPU per record is what serving the fetches costs.
-          const kafkaCpu1 = serviceCpuSeconds(stackSettings().stackDir, 'kafka');
-          if (kafkaCpu0 !== undefined && kafkaCpu1 !== undefined && own.kafkaCpuMicrosPerRecord === undefined) {
-            r.extra = { ...r.extra, kafkaCpuMicrosPerRecord: ((kafkaCpu1 - kafkaCpu0) * 1e6) / r.count };
-          }
-          const jiffies1 = cpuJiffies();
-          if (jiffies0 && jiffies1 && own.cpuBusy === undefined)
-            r.extra = { ...r.extra, cpuBusy: cpuBusyShares(jiffies0, jiffies1).map((x) => Math.round(x * 100) / 100) };
+          r.extra = { ...cpuBetween(cpu0, sampleCpu(stackSettings().stackDir), r.count), ...r.extra };
           byRound.set(phase, [...(byRound.get(phase) ?? []), r]);
           log(`round ${round + 1}/${o.rounds}: ${line(r)}`);
           // Every phase starts on an idle Cassandra: the previous phase's tables are dropped (a kept table's memtables

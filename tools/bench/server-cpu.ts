@@ -64,3 +64,27 @@ export async function settleCassandra(stackDir: string, idleShare = 0.1, maxMs =
   }
   return (Date.now() - t0) / 1000;
 }
+
+/** The stack's Cassandra and Kafka CPU seconds and every CPU's jiffies at one moment (fields unset when unreadable). */
+export interface CpuSample {
+  cassandra?: number;
+  kafka?: number;
+  jiffies?: { busy: number; total: number }[];
+}
+
+/** Samples the stack's server CPU counters and the CPUs' jiffies now. */
+export function sampleCpu(stackDir: string): CpuSample {
+  return { cassandra: cassandraCpuSeconds(stackDir), kafka: serviceCpuSeconds(stackDir, 'kafka'), jiffies: cpuJiffies() };
+}
+
+/**
+ * Cassandra's and the Kafka broker's CPU µs per record and each CPU's busy share between two samples, as a phase's
+ * extra fields (the broker shares CPU 0 with Cassandra when pinned: its share is what serving the fetches costs).
+ */
+export function cpuBetween(a: CpuSample, b: CpuSample, records: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (a.cassandra !== undefined && b.cassandra !== undefined) out.serverCpuMicrosPerRecord = ((b.cassandra - a.cassandra) * 1e6) / records;
+  if (a.kafka !== undefined && b.kafka !== undefined) out.kafkaCpuMicrosPerRecord = ((b.kafka - a.kafka) * 1e6) / records;
+  if (a.jiffies && b.jiffies) out.cpuBusy = cpuBusyShares(a.jiffies, b.jiffies).map((x) => Math.round(x * 100) / 100);
+  return out;
+}

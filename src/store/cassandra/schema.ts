@@ -123,15 +123,12 @@ export async function ensureTable(
 ): Promise<void> {
   if (await tableExists(exec, ref.keyspace, ref.table)) return;
   if (options.createTables === false) {
-    throw new StoreError(
-      `table ${qualified(ref)} does not exist and table creation is off (createTables false; in a worker, cassandra.autoCreate false: apply it with \`adjunct schema\`)`,
-      {
-        code: 'TABLE_NOT_FOUND',
-        retriable: false,
-        stage: 'schema',
-        context: { ...ref },
-      },
-    );
+    throw new StoreError(`table ${qualified(ref)} does not exist and createTables is false`, {
+      code: 'TABLE_NOT_FOUND',
+      retriable: false,
+      stage: 'schema',
+      context: { ...ref },
+    });
   }
   const withParts = [ddl.clustering, ...withOptions].filter((p) => p !== '');
   const cql = `CREATE TABLE IF NOT EXISTS ${qualified(ref)} (${ddl.columns})${withParts.length ? ` WITH ${withParts.join(' AND ')}` : ''}`;

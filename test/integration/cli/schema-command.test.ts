@@ -8,8 +8,6 @@ jest.setTimeout(180_000);
 // `adjunct schema`: an operator applies the schema ahead of the workers; a worker started afterwards uses it as it is
 // (no rebuild, same generation), a second run changes nothing, and a colliding store is refused before any write.
 
-const cli = runCli;
-
 describe('adjunct schema (real Cassandra and Kafka)', () => {
   const stack = useStack();
 
@@ -19,7 +17,7 @@ describe('adjunct schema (real Cassandra and Kafka)', () => {
     const doc = configDoc(n.keyspace, n.group, [{ name: 'rates', topics: [n.topic], store: { name: 'rates' } }]);
     const file = writeConfigFile(doc);
 
-    const first = await cli(['schema', '-c', file, '--json']);
+    const first = await runCli(['schema', '-c', file, '--json']);
     expect(first).toMatchObject({ code: 0 });
     const applied = JSON.parse(first.stdout) as {
       keyspace: string;
@@ -38,7 +36,7 @@ describe('adjunct schema (real Cassandra and Kafka)', () => {
     );
 
     // Nothing to change the second time: same answer, same tables.
-    const again = await cli(['schema', '-c', file, '--json']);
+    const again = await runCli(['schema', '-c', file, '--json']);
     expect(again).toMatchObject({ code: 0 });
     expect(JSON.parse(again.stdout)).toEqual(applied);
     expect(await tables()).toEqual(created);
@@ -68,36 +66,25 @@ describe('adjunct schema (real Cassandra and Kafka)', () => {
     expect(await tables()).toEqual(created);
   });
 
-  it('with cassandra.autoCreate false a worker changes no schema: it refuses a missing catalog, and runs once `adjunct schema` applied it', async () => {
-    const n = names('schema_dml');
-    await createTopic(stack.kafka, n.topic, 1);
-    await stack.client.execute(`CREATE KEYSPACE ${n.keyspace} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+  it('with cassandra.autoCreate false it creates no keyspace: a missing one is KEYSPACE_NOT_FOUND and nothing is created', async () => {
+    const n = names('schema_noks');
     const doc = configDoc(n.keyspace, n.group, [{ name: 'rates', topics: [n.topic], store: { name: 'rates' } }]);
     (doc.cassandra as Record<string, unknown>).autoCreate = false;
-    const tableCount = async () =>
-      (await stack.client.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [n.keyspace], { prepare: true }))
-        .rowLength;
-
-    const refused = await startWorker(doc).catch((e: unknown) => e as { code?: string; message: string });
-    expect(refused).toMatchObject({ code: 'TABLE_NOT_FOUND' });
-    expect((refused as Error).message).toContain('adjunct schema');
-    expect(await tableCount()).toBe(0);
-
-    expect(await cli(['schema', '-c', writeConfigFile(doc)])).toMatchObject({ code: 0 });
-    const producer = await stack.producer();
-    await producer.send({ topic: n.topic, messages: [{ key: 'EUR', value: JSON.stringify({ rate: 7 }), timestamp: '1000' }] });
-    stack.worker = await startWorker(doc);
-    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
-    const row = await stack.client.execute(`SELECT valid_from FROM ${n.keyspace}.rates_g1`);
-    expect(row.rows.map((r) => Number(r.get('valid_from')))).toEqual([1000]);
+    const refused = await runCli(['schema', '-c', writeConfigFile(doc), '--json']);
+    expect(refused.code).not.toBe(0);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ error: 'KEYSPACE_NOT_FOUND' });
+    const ks = await stack.client.execute('SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?', [n.keyspace], {
+      prepare: true,
+    });
+    expect(ks.rowLength).toBe(0);
   });
 
   it('refuses a store whose tables another worker group owns (TABLE_OWNED, config exit code), before writing its catalog entry', async () => {
     const n = names('schema_own');
     const owner = writeConfigFile(configDoc(n.keyspace, n.group, [{ name: 'rates', topics: [n.topic], store: { name: 'rates' } }]));
-    expect(await cli(['schema', '-c', owner])).toMatchObject({ code: 0 });
+    expect(await runCli(['schema', '-c', owner])).toMatchObject({ code: 0 });
     const other = writeConfigFile(configDoc(n.keyspace, `${n.group}_other`, [{ name: 'fx', topics: [n.topic], store: { name: 'rates' } }]));
-    const refused = await cli(['schema', '-c', other, '--json']);
+    const refused = await runCli(['schema', '-c', other, '--json']);
     expect(refused.code).toBe(2);
     expect(JSON.parse(refused.stdout)).toMatchObject({ error: 'TABLE_OWNED', exitCode: 2 });
     expect(JSON.parse(refused.stdout).message).toContain(`worker group "${n.group}"`);

@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { parseConfig } from '../../../src/config';
 import { applySchema } from '../../../src/worker/store-setup';
 import { stackEndpoints, stackSettings } from '../../devstack/endpoints';
-import { cassandraCpuSeconds, cpuBusyShares, cpuJiffies, serviceCpuSeconds } from '../server-cpu';
+import { cpuBetween, sampleCpu } from '../server-cpu';
 import { ChildMode, nextMessage, sampleRss, spawnWorkerChild } from '../child-process';
 import { caughtUp, cassandraContactPoints, endOffsets } from '../infra';
 import { serverCounts, ServerCounts } from '../server-counters';
@@ -140,8 +140,7 @@ export async function adjunctPhase(
   const end = await endOffsets(admin, o.topic);
   // Server CPU and CPU busy shares over the timed window only (spawn → caught up), without the schema or the stop.
   const stackDir = stackSettings().stackDir;
-  const cpuAt = () => ({ cassandra: cassandraCpuSeconds(stackDir), kafka: serviceCpuSeconds(stackDir, 'kafka'), jiffies: cpuJiffies() });
-  const cpuStart = cpuAt();
+  const cpuStart = sampleCpu(stackDir);
   const spawnedAt = Date.now();
   const { child, mode, nodeFlags } = await spawnWorkerChild(cfgFile, logFile, {
     cpuProfDir: profDir,
@@ -172,7 +171,7 @@ export async function adjunctPhase(
     if (Date.now() > deadline) throw new Error(`worker did not catch up in time (see ${logFile})`);
     await new Promise((r) => setTimeout(r, 20));
   }
-  const cpuEnd = cpuAt();
+  const cpuEnd = sampleCpu(stackDir);
   // The group's committed offsets, read back from Kafka, must agree with what the child reported.
   if (!(await caughtUp(admin, `${o.groupId}.bench.g1`, o.topic, end)))
     throw new Error(`worker reported caught up, but the group's committed offsets are behind (see ${logFile})`);
@@ -233,19 +232,8 @@ export async function adjunctPhase(
     extra: {
       statementsPerRecord: details.requestsPerRecord,
       cpuMicrosPerRecord: details.cpuMicrosPerRecord,
-      ...windowedServerCpu(cpuStart, cpuEnd, o.records),
+      ...cpuBetween(cpuStart, cpuEnd, o.records),
     },
     details,
   };
-}
-
-type CpuSample = { cassandra?: number; kafka?: number; jiffies?: { busy: number; total: number }[] };
-
-/** Cassandra and Kafka CPU per record and each CPU's busy share between two samples (fields left out when unreadable). */
-function windowedServerCpu(a: CpuSample, b: CpuSample, records: number): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (a.cassandra !== undefined && b.cassandra !== undefined) out.serverCpuMicrosPerRecord = ((b.cassandra - a.cassandra) * 1e6) / records;
-  if (a.kafka !== undefined && b.kafka !== undefined) out.kafkaCpuMicrosPerRecord = ((b.kafka - a.kafka) * 1e6) / records;
-  if (a.jiffies && b.jiffies) out.cpuBusy = cpuBusyShares(a.jiffies, b.jiffies).map((x) => Math.round(x * 100) / 100);
-  return out;
 }
