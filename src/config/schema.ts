@@ -81,7 +81,12 @@ export const CassandraConfig = z.strictObject({
   contactPoints: z.array(z.string().min(1)).min(1),
   localDataCenter: z.string().default('datacenter1'),
   keyspace: Identifier.default('adjunct'),
-  autoCreate: z.boolean().default(true).describe('create the keyspace when missing (false: a missing keyspace is a KEYSPACE_NOT_FOUND error); catalog and store tables are created when missing either way'),
+  autoCreate: z
+    .boolean()
+    .default(true)
+    .describe(
+      'create the keyspace when missing (false: a missing keyspace is a KEYSPACE_NOT_FOUND error); catalog and store tables are created when missing either way',
+    ),
   replication: z
     .union([
       z.strictObject({ class: z.literal('SimpleStrategy'), replicationFactor: z.number().int().min(1).max(10) }),
