@@ -20,7 +20,10 @@ export function configDoc(
 ): Record<string, unknown> {
   const ep = stackEndpoints();
   return {
-    kafka: { brokers: ep.kafkaBrokers, clientId: groupId },
+    // The progress watchdog (default 4 × sessionTimeout = 120 s) restarts a consumer that kafkajs left assigned but not
+    // fetching; tests wait 60 s for a catch-up, so their workers check at 30 s (freezes in the fault tests last ≤ 20 s,
+    // and paused or stalled tasks are never restarted by it).
+    kafka: { brokers: ep.kafkaBrokers, clientId: groupId, progressTimeout: '30s' },
     cassandra: {
       contactPoints: ep.cassandraContactPoints.map((c) => (c.includes(':') ? c : `${c}:${ep.cassandraPort}`)),
       localDataCenter: ep.localDataCenter,
