@@ -3,30 +3,40 @@ import { validateKeyspaceName } from '../store/cassandra';
 import { CqlExecutor } from '../store/cassandra';
 import { requireSchemaAgreement } from './catalog-cql';
 
-/** CQL of the catalog tables (store generations, pipeline status, base-table owners, pause flags, worker heartbeats), created in the store keyspace. */
-export function catalogDdl(keyspace: string): string[] {
-  validateKeyspaceName(keyspace);
-  return [
-    `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_stores (
-      store text PRIMARY KEY,
+/** Columns and keys of each catalog table (store generations, pipeline status, pause flags, worker heartbeats, base-table owners). */
+const CATALOG_TABLES: readonly { table: string; body: string }[] = [
+  {
+    table: 'adjunct_stores',
+    body: `store text PRIMARY KEY,
       kind text, scope text, key_serde text, value_serde text, base_table text,
       history_retention_ms bigint, buckets int,
       current_generation int, previous_generation int, previous_drop_after timestamp,
       building_generation int, dropping_generation int, last_generation int, updated_at timestamp)`,
-    `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_pipeline_status (
-      pipeline text, generation int,
+  },
+  {
+    table: 'adjunct_pipeline_status',
+    body: `pipeline text, generation int,
       store text, state text, records_done bigint, records_total bigint,
       end_offsets text, start_offsets text, progress text, last_error text, worker text, updated_at timestamp,
       PRIMARY KEY ((pipeline), generation)) WITH CLUSTERING ORDER BY (generation DESC)`,
-    `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_pipeline_control (
-      pipeline text PRIMARY KEY, paused boolean, updated_at timestamp)`,
-    `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_workers (
-      pipeline text, worker text, generation int, role text, updated_at timestamp,
+  },
+  { table: 'adjunct_pipeline_control', body: `pipeline text PRIMARY KEY, paused boolean, updated_at timestamp)` },
+  {
+    table: 'adjunct_workers',
+    body: `pipeline text, worker text, generation int, role text, updated_at timestamp,
       PRIMARY KEY ((pipeline), worker, generation))`,
-    `CREATE TABLE IF NOT EXISTS ${keyspace}.adjunct_table_owners (
-      base_table text PRIMARY KEY,
+  },
+  {
+    table: 'adjunct_table_owners',
+    body: `base_table text PRIMARY KEY,
       store text, pipeline text, group_id text, worker text, claimed_at timestamp)`,
-  ];
+  },
+];
+
+/** The catalog tables of a keyspace with their CREATE statements. */
+function catalogTables(keyspace: string): { table: string; ddl: string }[] {
+  validateKeyspaceName(keyspace);
+  return CATALOG_TABLES.map(({ table, body }) => ({ table, ddl: `CREATE TABLE IF NOT EXISTS ${keyspace}.${table} (\n      ${body}` }));
 }
 
 /** Columns added to catalog tables after their first release: a catalog created earlier gets them by ALTER TABLE. */
@@ -35,11 +45,6 @@ const ADDED_COLUMNS: readonly { table: string; column: string; type: string }[] 
   { table: 'adjunct_stores', column: 'last_generation', type: 'int' },
   { table: 'adjunct_pipeline_status', column: 'start_offsets', type: 'text' },
 ];
-
-/** The table a catalog DDL statement creates. */
-function tableOf(ddl: string): string {
-  return /IF NOT EXISTS [a-z0-9_]+\.([a-z0-9_]+) \(/i.exec(ddl)![1];
-}
 
 /**
  * Creates the catalog tables that are missing (a catalog in place costs a read instead of five DDL statements), adds
@@ -53,7 +58,7 @@ export async function ensureCatalog(client: Client, keyspace: string): Promise<v
     'reading the catalog tables',
   );
   const present = new Set(tables.rows.map((r) => String(r.get('table_name'))));
-  for (const ddl of catalogDdl(keyspace)) if (!present.has(tableOf(ddl))) await exec.ddl(ddl, 'creating the adjunct catalog tables');
+  for (const t of catalogTables(keyspace)) if (!present.has(t.table)) await exec.ddl(t.ddl, 'creating the adjunct catalog tables');
   await requireSchemaAgreement(client, 'creating the adjunct catalog tables');
   // Only the tables that gained columns (the store keyspace also holds every generation table).
   const rs = await client.execute(

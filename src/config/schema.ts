@@ -13,6 +13,13 @@ export const Duration = z.union([z.number().int().nonnegative(), z.string()]).tr
 });
 
 /** Lowercase CQL-safe identifier (keyspace, store names are normalised from free text but must stay simple). */
+/** A size in bytes, 1 KiB to 1 GiB. */
+const ByteSize = z
+  .number()
+  .int()
+  .min(1024)
+  .max(1 << 30);
+
 export const Identifier = z
   .string()
   .regex(CQL_NAME_PATTERN, `must match ${CQL_NAME_PATTERN.source} (lowercase letters, digits, underscore; starts with a letter)`);
@@ -51,22 +58,10 @@ export const KafkaConfig = z.strictObject({
   ),
   fetch: z
     .strictObject({
-      maxBytesPerPartition: z
-        .number()
-        .int()
-        .min(1024)
-        .max(1 << 30)
-        .default(256 << 10)
-        .describe(
-          "most bytes one fetch returns per partition (Kafka's max.partition.fetch.bytes; a larger first record batch still comes whole)",
-        ),
-      maxBytes: z
-        .number()
-        .int()
-        .min(1024)
-        .max(1 << 30)
-        .default(1 << 20)
-        .describe("most bytes one fetch returns (Kafka's fetch.max.bytes)"),
+      maxBytesPerPartition: ByteSize.default(256 << 10).describe(
+        "most bytes one fetch returns per partition (Kafka's max.partition.fetch.bytes; a larger first record batch still comes whole)",
+      ),
+      maxBytes: ByteSize.default(1 << 20).describe("most bytes one fetch returns (Kafka's fetch.max.bytes)"),
     })
     .prefault({})
     .describe(
@@ -140,13 +135,9 @@ export const WorkerConfig = z
       .describe(
         'most Cassandra write requests (batches) in flight per pipeline; records in flight per worker are bounded at maxInFlight × cassandra.writeBatch.maxRows',
       ),
-    maxInFlightBytes: z
-      .number()
-      .int()
-      .min(1024)
-      .max(1 << 30)
-      .default(16 << 20)
-      .describe('bound on the key+value bytes of in-flight writes per worker (a larger record is written alone)'),
+    maxInFlightBytes: ByteSize.default(16 << 20).describe(
+      'bound on the key+value bytes of in-flight writes per worker (a larger record is written alone)',
+    ),
     partitionsConsumedConcurrently: z.number().int().min(1).max(256).default(8),
     commitInterval: Duration.default(1_000),
     shutdownTimeout: Duration.default(30_000),

@@ -1,3 +1,4 @@
+import type { Client } from 'cassandra-driver';
 import type { AdjunctConfig, PipelineSpec } from '../config/schema';
 import { storeTableCollisions } from '../config/cross-check';
 import { ensureCatalog } from '../catalog';
@@ -26,6 +27,17 @@ export function validateBeforeAnyCql(cfg: AdjunctConfig): void {
 export interface StoreCatalogParts {
   generations: Generations;
   owners: TableOwners;
+}
+
+/**
+ * Makes a connected client's keyspace (when cassandra.autoCreate allows) and catalog ready, and returns the catalog
+ * parts every store's preparation uses: the one start-up sequence of a worker and of `adjunct schema`.
+ */
+export async function prepareCatalog(client: Client, config: AdjunctConfig): Promise<StoreCatalogParts> {
+  const keyspace = config.cassandra.keyspace;
+  await ensureKeyspaceFor(client, config.cassandra);
+  await ensureCatalog(client, keyspace);
+  return { generations: new Generations(client, keyspace, config.worker.generationPoll), owners: new TableOwners(client, keyspace) };
 }
 
 /** A store ready for writes: its catalog entry and the owner its base table is claimed for. */
@@ -73,20 +85,13 @@ export interface AppliedStore {
  */
 export async function applySchema(config: AdjunctConfig, workerId: string): Promise<{ keyspace: string; stores: AppliedStore[] }> {
   validateBeforeAnyCql(config);
-  const cassandra = config.cassandra;
-  const client = createCassandra(cassandra);
+  const client = createCassandra(config.cassandra);
   try {
     await client.connect();
-    const keyspace = config.cassandra.keyspace;
-    await ensureKeyspaceFor(client, cassandra);
-    await ensureCatalog(client, keyspace);
-    const parts = {
-      generations: new Generations(client, keyspace, config.worker.generationPoll),
-      owners: new TableOwners(client, keyspace),
-    };
+    const parts = await prepareCatalog(client, config);
     const stores: AppliedStore[] = [];
     for (const spec of config.pipelines) {
-      const wiring = new StoreWiring(client, cassandra, spec);
+      const wiring = new StoreWiring(client, config.cassandra, spec);
       const { entry } = await prepareStore(wiring, spec, config.worker.groupId, parts, workerId);
       const generations = [entry.currentGeneration];
       // A reload in progress (`adjunct reload --catalog`) also needs the table it builds.
@@ -97,7 +102,7 @@ export async function applySchema(config: AdjunctConfig, workerId: string): Prom
       for (const generation of generations)
         stores.push({ pipeline: spec.name, store: spec.store.name, table: generationTable(wiring.baseTable, generation), generation });
     }
-    return { keyspace, stores };
+    return { keyspace: config.cassandra.keyspace, stores };
   } finally {
     await client.shutdown().catch(() => undefined);
   }

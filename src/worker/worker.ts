@@ -5,8 +5,7 @@ import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { AdjunctConfig, PipelineSpec } from '../config/schema';
 import { LoadedConfig, pathToString } from '../config/load';
 import { deprecationWarnings } from '../config/run-checks';
-import { ensureCatalog, PipelineStatusTable } from '../catalog';
-import { Generations, TableOwners } from '../generations';
+import { PipelineStatusTable } from '../catalog';
 import { createConverter, createRegistry } from '../converters';
 import { Clock, systemClock } from '../clock';
 import { AdjunctError, asAdjunctError, describeError, isMissingTable, isRecordFailure, publicErrorText } from '../errors';
@@ -23,8 +22,8 @@ import { WriteBudget } from '../sink/write-budget';
 import { StoreRetryPolicy } from '../store/cassandra';
 import { createCassandra, createKafka } from './clients';
 import { PipelineRunner, RunnerStatus } from './pipeline-runner';
-import { ensureKeyspaceFor, recordsInFlight, StoreWiring, StreamTimeJump } from './store-wiring';
-import { prepareStore, StoreCatalogParts, validateBeforeAnyCql } from './store-setup';
+import { recordsInFlight, StoreWiring, StreamTimeJump } from './store-wiring';
+import { prepareCatalog, prepareStore, StoreCatalogParts, validateBeforeAnyCql } from './store-setup';
 
 /** Worker lifecycle states. */
 export type WorkerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'FAILED';
@@ -113,8 +112,7 @@ export class Worker {
     const cfg = this.config;
     this.cassandra = createCassandra(cfg.cassandra);
     await this.cassandra.connect();
-    await ensureKeyspaceFor(this.cassandra, cfg.cassandra);
-    await ensureCatalog(this.cassandra, cfg.cassandra.keyspace);
+    const catalog = await prepareCatalog(this.cassandra, cfg);
     this.statusTable = new PipelineStatusTable(this.cassandra, cfg.cassandra.keyspace);
     this.kafka = createKafka(cfg.kafka, this.logger);
     this.admin = this.kafka.admin();
@@ -135,11 +133,7 @@ export class Worker {
     // With write batching, maxInFlight bounds Cassandra requests (batches); the record budget lets them be full.
     const budget = new WriteBudget(recordsInFlight(cfg), cfg.worker.maxInFlightBytes);
     this.metrics.reportWritesInFlight(budget);
-    return {
-      generations: new Generations(this.cassandra, cfg.cassandra.keyspace, cfg.worker.generationPoll),
-      owners: new TableOwners(this.cassandra, cfg.cassandra.keyspace),
-      budget,
-    };
+    return { ...catalog, budget };
   }
 
   /** The runner of one pipeline: its table, its shared task parts (settings compiled once) and its generations. */
