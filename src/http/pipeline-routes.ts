@@ -39,6 +39,7 @@ function pipelineStatusJson(workerId: string | undefined, p: HttpPipelineStatus)
     ...(p.stalledBy ? { stalledBy: p.stalledBy } : {}),
     ...(p.bootstrap ? { bootstrap: p.bootstrap } : {}),
     ...(p.building ? { building: { generation: p.building.generation } } : {}),
+    ...(p.consumer ? { consumer: p.consumer } : {}),
   };
 }
 

@@ -28,6 +28,8 @@ export interface HttpPipelineStatus {
   stalledBy?: string;
   bootstrap?: { state: string; done?: number; total?: number };
   building?: { generation: number };
+  /** The task's consumer: fetch requests completed, the last one's time, batches in progress. */
+  consumer?: { fetches: number; lastFetchAt: string | null; batchesInProgress: number };
 }
 
 /** What the HTTP server needs from a worker (implemented by Worker). */

@@ -94,6 +94,7 @@ export class PipelineTask {
     this.consumer = consumer;
     this.commitOffsets = confirmedCommit(consumer);
     this.watchdog = this.createWatchdog();
+    consumer.on(consumer.events.FETCH, () => this.watchdog?.fetchCompleted());
     consumer.on(consumer.events.START_BATCH_PROCESS, (e) =>
       this.watchdog?.fetched(e.payload.topic, e.payload.partition, e.payload.lastOffset),
     );
@@ -127,7 +128,13 @@ export class PipelineTask {
     return new ProgressWatchdog({
       clock,
       timeoutMs: o.watchdogTimeoutMs,
-      offsets: () => fetchPartitionOffsets(admin, groupId, topics, { timeoutMs: 0 }),
+      // One attempt, bounded: an admin request that never answers must not stop the checks.
+      offsets: () =>
+        withKafkaTimeout(
+          `the offsets of group ${groupId}`,
+          fetchPartitionOffsets(admin, groupId, topics, { timeoutMs: 0 }),
+          o.commitTimeoutMs,
+        ),
       reading: () => this.core.lifecycle.state === 'RUNNING' && !this.core.parts.stall.failing,
       progress: () => {
         const c = this.core.counts;
@@ -136,19 +143,23 @@ export class PipelineTask {
       log: this.log,
       onStuck: (stuck) => {
         metrics.consumerRestarts.inc({ pipeline: o.pipeline });
+        const activity = this.watchdog?.activity();
         this.log.warn(
           {
             groupId,
             timeoutMs: o.watchdogTimeoutMs,
+            fetches: activity?.fetches,
+            lastFetchAt: activity?.lastFetchAt == null ? null : new Date(activity.lastFetchAt).toISOString(),
             partitions: stuck.map((s) => ({
               topic: s.topic,
               partition: s.partition,
               position: s.position.toString(),
               highWatermark: s.highWatermark.toString(),
               idleMs: s.idleMs,
+              reason: s.reason,
             })),
           },
-          'consumer stuck: assigned partitions have records to read but their position did not move; restarting the task from its committed offsets',
+          'consumer stuck: assigned partitions did not move (nothing read past the position, or a batch settling nothing); restarting the task from its committed offsets',
         );
         this.core.target.onStuck?.();
       },
@@ -213,7 +224,10 @@ export class PipelineTask {
 
   /** Status snapshot for /status and the CLI. */
   status(): PipelineStatus {
-    return this.core.status();
+    const a = this.watchdog?.activity();
+    if (!a) return this.core.status();
+    const lastFetchAt = a.lastFetchAt === null ? null : new Date(a.lastFetchAt).toISOString();
+    return { ...this.core.status(), consumer: { fetches: a.fetches, lastFetchAt, batchesInProgress: a.batchesInProgress } };
   }
 }
 

@@ -13,6 +13,18 @@ export interface StuckPartition {
   highWatermark: bigint;
   /** Milliseconds since the position last moved (or the assignment, the task last getting on, or the records to read appearing). */
   idleMs: number;
+  /** Why it is stuck: nothing read past the position, or a batch handed to the task that settles nothing. */
+  reason: 'not-reading' | 'batch-not-settling';
+}
+
+/** The task's consumer's fetch activity, for status and the stuck report. */
+export interface FetchActivity {
+  /** Fetch requests kafkajs completed since the task started. */
+  fetches: number;
+  /** When the last one completed (epoch ms), null before any. */
+  lastFetchAt: number | null;
+  /** Batches handed to the task and not finished yet. */
+  batchesInProgress: number;
 }
 
 /** Collaborators of the watchdog. */
@@ -20,7 +32,7 @@ export interface ProgressWatchdogParts {
   clock: Clock;
   /** How long an assigned partition with records to read may keep its position. */
   timeoutMs: number;
-  /** Log start/end and the group's committed offsets of the task's topics (one attempt; a failure skips the check). */
+  /** Log start/end and the group's committed offsets of the task's topics (one bounded attempt; a failure skips the check). */
   offsets: () => Promise<PartitionOffsets[]>;
   /** True while the task should be reading: RUNNING and not retrying a failing dependency (paused and stalled tasks wait on purpose). */
   reading: () => boolean;
@@ -47,16 +59,22 @@ interface Watched {
 
 /**
  * Notices a consumer that stopped reading (kafkajs, after a broker failure, can keep a member in the group that never
- * fetches again, or fetch the same batch again and again): an assigned partition whose log end is beyond the task's
- * position, where the position did not move for `timeoutMs` while the task should be reading (RUNNING, no failing
- * dependency being retried) and no batch of it in progress gets on with its records. It then reports the partitions
- * once; the task's owner restarts the consumer from the committed offsets. Nothing is skipped or committed here.
+ * fetches again, or fetch the same batch again and again), or a batch that stopped settling:
+ * - an assigned partition whose log end is beyond the task's position, where the position did not move for
+ *   `timeoutMs` and no batch of it in progress gets on with its records;
+ * - a partition with a batch in progress that settled no record for `timeoutMs` (whatever kafkajs fetched).
+ * Only while the task should be reading (RUNNING, no failing dependency being retried) and Kafka answers the offsets
+ * look-up. It then reports the partitions once; the task's owner restarts the consumer from the committed offsets.
+ * Nothing is skipped or committed here.
  */
 export class ProgressWatchdog {
   private readonly watched = new Map<string, Watched>();
   private lastProgress = Number.NaN;
   private fired = false;
+  private checking = false;
   private timer?: NodeJS.Timeout;
+  private fetches = 0;
+  private lastFetchAt: number | null = null;
 
   constructor(private readonly p: ProgressWatchdogParts) {}
 
@@ -74,6 +92,19 @@ export class ProgressWatchdog {
           busy: 0,
           laggingSince: null,
         });
+  }
+
+  /** kafkajs completed a fetch request (with or without records). */
+  fetchCompleted(): void {
+    this.fetches++;
+    this.lastFetchAt = this.p.clock.now();
+  }
+
+  /** The consumer's fetch activity so far. */
+  activity(): FetchActivity {
+    let batchesInProgress = 0;
+    for (const w of this.watched.values()) batchesInProgress += w.busy;
+    return { fetches: this.fetches, lastFetchAt: this.lastFetchAt, batchesInProgress };
   }
 
   /** kafkajs fetched a batch of the partition up to `lastOffset` (also a batch of control records only). */
@@ -116,7 +147,16 @@ export class ProgressWatchdog {
 
   /** One check: the stuck partitions (reported to onStuck once), or none. */
   async check(): Promise<StuckPartition[]> {
-    if (this.fired || !this.watched.size) return [];
+    if (this.fired || this.checking || !this.watched.size) return [];
+    this.checking = true;
+    try {
+      return await this.checkOnce();
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  private async checkOnce(): Promise<StuckPartition[]> {
     const now = this.p.clock.now();
     const progress = this.p.progress();
     const gotOn = progress !== this.lastProgress;
@@ -150,12 +190,24 @@ export class ProgressWatchdog {
       const position = w.through !== null && w.through > base ? w.through : base;
       if (o.high <= position) {
         w.laggingSince = null;
+        // Fetched to the log end, but the batch handed over settles nothing: stuck in the task, not in kafkajs.
+        const idleMs = now - w.activeAt;
+        if (w.busy > 0 && idleMs >= this.p.timeoutMs)
+          out.push({ topic: o.topic, partition: o.partition, position, highWatermark: o.high, idleMs, reason: 'batch-not-settling' });
         continue;
       }
       // Records that arrived after a quiet spell are read from when a check first saw them, not from the last move.
       w.laggingSince ??= now;
       const idleMs = now - Math.max(w.activeAt, w.laggingSince);
-      if (idleMs >= this.p.timeoutMs) out.push({ topic: o.topic, partition: o.partition, position, highWatermark: o.high, idleMs });
+      if (idleMs >= this.p.timeoutMs)
+        out.push({
+          topic: o.topic,
+          partition: o.partition,
+          position,
+          highWatermark: o.high,
+          idleMs,
+          reason: w.busy > 0 ? 'batch-not-settling' : 'not-reading',
+        });
     }
     return out;
   }

@@ -46,4 +46,6 @@ export interface PipelineStatus {
   /** Why the task is STALLED (the last infrastructure failure), while it is. */
   stalledBy?: string;
   counts: TaskCounts;
+  /** The task's Kafka consumer: fetch requests completed, the last one's time (ISO), batches in progress (absent without a watchdog). */
+  consumer?: { fetches: number; lastFetchAt: string | null; batchesInProgress: number };
 }

@@ -9,11 +9,12 @@ const TIMEOUT = 32_000;
 function setup(offsets: PartitionOffsets[]) {
   const clock = new ManualClock();
   const reported: StuckPartition[][] = [];
-  const state = { reading: true, offsets, failOffsets: false, progress: 0 };
+  const state = { reading: true, offsets, failOffsets: false, progress: 0, gate: Promise.resolve() };
   const dog = new ProgressWatchdog({
     clock,
     timeoutMs: TIMEOUT,
     offsets: async () => {
+      await state.gate;
       if (state.failOffsets) throw new Error('broker down');
       return state.offsets;
     },
@@ -42,7 +43,7 @@ describe('progress watchdog', () => {
     expect(await dog.check()).toEqual([]);
     clock.advance(1);
     const stuck = await dog.check();
-    expect(stuck).toEqual([{ topic: 't', partition: 0, position: 100n, highWatermark: 500n, idleMs: TIMEOUT }]);
+    expect(stuck).toEqual([{ topic: 't', partition: 0, position: 100n, highWatermark: 500n, idleMs: TIMEOUT, reason: 'not-reading' }]);
     expect(reported).toEqual([stuck]);
     clock.advance(TIMEOUT);
     expect(await dog.check()).toEqual([]);
@@ -73,7 +74,9 @@ describe('progress watchdog', () => {
       expect(await dog.check()).toEqual([]);
     }
     clock.advance(TIMEOUT / 8);
-    expect(await dog.check()).toEqual([{ topic: 't', partition: 0, position: 200n, highWatermark: 500n, idleMs: TIMEOUT }]);
+    expect(await dog.check()).toEqual([
+      { topic: 't', partition: 0, position: 200n, highWatermark: 500n, idleMs: TIMEOUT, reason: 'not-reading' },
+    ]);
   });
 
   it('records arriving after a quiet spell get the full timeout from when a check first sees them', async () => {
@@ -94,7 +97,9 @@ describe('progress watchdog', () => {
     dog.assigned({ t: [0, 1] });
     expect(await dog.check()).toEqual([]);
     clock.advance(TIMEOUT);
-    expect(await dog.check()).toEqual([{ topic: 't', partition: 1, position: 10n, highWatermark: 50n, idleMs: TIMEOUT }]);
+    expect(await dog.check()).toEqual([
+      { topic: 't', partition: 1, position: 10n, highWatermark: 50n, idleMs: TIMEOUT, reason: 'not-reading' },
+    ]);
   });
 
   it('a batch in progress that gets on with its records is slow, not stuck; one that settles nothing for the timeout is stuck', async () => {
@@ -109,7 +114,53 @@ describe('progress watchdog', () => {
     clock.advance(TIMEOUT - 1);
     expect(await dog.check()).toEqual([]);
     clock.advance(1);
-    expect(await dog.check()).toEqual([{ topic: 't', partition: 0, position: 100n, highWatermark: 500n, idleMs: TIMEOUT }]);
+    expect(await dog.check()).toEqual([
+      { topic: 't', partition: 0, position: 100n, highWatermark: 500n, idleMs: TIMEOUT, reason: 'batch-not-settling' },
+    ]);
+  });
+
+  it('a batch fetched up to the log end that settles nothing for the timeout is stuck in the task (kafkajs has nothing left to fetch)', async () => {
+    const { clock, state, dog } = setup([part(0, null, 40n)]);
+    dog.assigned({ t: [0] });
+    dog.fetched('t', 0, '39');
+    dog.batchStarted('t', 0);
+    clock.advance(TIMEOUT / 2);
+    state.progress++; // the batch got on: slow, not stuck
+    expect(await dog.check()).toEqual([]);
+    clock.advance(TIMEOUT - 1);
+    expect(await dog.check()).toEqual([]);
+    clock.advance(1);
+    expect(await dog.check()).toEqual([
+      { topic: 't', partition: 0, position: 40n, highWatermark: 40n, idleMs: TIMEOUT, reason: 'batch-not-settling' },
+    ]);
+    // Once the batch ends, a partition fetched to the log end is idle, not stuck.
+    const other = setup([part(0, null, 40n)]);
+    other.dog.assigned({ t: [0] });
+    other.dog.fetched('t', 0, '39');
+    other.dog.batchStarted('t', 0);
+    other.dog.batchEnded('t', 0, 40n);
+    other.clock.advance(10 * TIMEOUT);
+    expect(await other.dog.check()).toEqual([]);
+  });
+
+  it('counts completed fetches and batches in progress; a check never overlaps the one still waiting for Kafka', async () => {
+    const { clock, state, dog } = setup([part(0, 100n, 500n)]);
+    dog.assigned({ t: [0] });
+    expect(dog.activity()).toEqual({ fetches: 0, lastFetchAt: null, batchesInProgress: 0 });
+    clock.advance(5);
+    dog.fetchCompleted();
+    dog.batchStarted('t', 0);
+    expect(dog.activity()).toEqual({ fetches: 1, lastFetchAt: clock.now(), batchesInProgress: 1 });
+    dog.batchEnded('t', 0, null);
+    clock.advance(TIMEOUT);
+    expect(await dog.check()).toEqual([]); // the first check to see records to read starts their timeout
+    clock.advance(TIMEOUT);
+    let answer!: () => void;
+    state.gate = new Promise<void>((r) => (answer = r));
+    const first = dog.check();
+    expect(await dog.check()).toEqual([]); // skipped: the first is still waiting for Kafka
+    answer();
+    expect(await first).toHaveLength(1);
   });
 
   it('a busy partition does not hide another one that gets nothing (kafkajs fetches per broker)', async () => {

@@ -99,7 +99,7 @@ describe('bootstrap, reload, rollback and offset reset (real Kafka + Cassandra)'
     }
     expect(row.recordsDone).toBe(row.recordsTotal);
     // Then the dependent pipeline runs.
-    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'tx'), streamTopic, 60_000);
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'tx'), streamTopic);
     expect(await count(stack.client, n.keyspace, 'tx_g1')).toBe(50);
     expect(stack.worker.isReady()).toBe(true);
   });

@@ -21,8 +21,9 @@ export function configDoc(
   const ep = stackEndpoints();
   return {
     // The progress watchdog (default 4 × sessionTimeout = 120 s) restarts a consumer that kafkajs left assigned but not
-    // fetching; tests wait 60 s for a catch-up, so their workers check at 30 s (freezes in the fault tests last ≤ 20 s,
-    // and paused or stalled tasks are never restarted by it).
+    // fetching, or whose batch settles nothing; tests wait 90 s for a catch-up, so their workers check at 30 s (detection
+    // ≤ 37.5 s, plus up to a session timeout for the group to evict the wedged member). Freezes in the fault tests last
+    // ≤ 20 s, and paused or stalled tasks are never restarted by it.
     kafka: { brokers: ep.kafkaBrokers, clientId: groupId, progressTimeout: '30s' },
     cassandra: {
       contactPoints: ep.cassandraContactPoints.map((c) => (c.includes(':') ? c : `${c}:${ep.cassandraPort}`)),
@@ -113,8 +114,8 @@ export function recentWorkerLogs(lines = 60): string {
   return `\nlast ${Math.min(lines, recentLines.length)} worker log lines:\n${recentLines.slice(-lines).join('\n')}${status}`;
 }
 
-/** Waits until the group's committed offsets reach the topic's end offsets (bounded). */
-export async function waitCaughtUp(admin: Admin, groupId: string, topic: string, timeoutMs = 60_000): Promise<void> {
+/** Waits until the group's committed offsets reach the topic's end offsets (bounded: room for one watchdog restart). */
+export async function waitCaughtUp(admin: Admin, groupId: string, topic: string, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
