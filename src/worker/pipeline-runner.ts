@@ -1,10 +1,11 @@
-import { FollowStep, generationGroup, LiveWriter, planFollow, ReadyTracker, WriterHeartbeat, WriterRole } from '../generations';
+import { generationGroup, ReadyTracker, WriterHeartbeat, WriterRole } from '../generations';
 import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
 import { PipelineParts } from '../sink/pipeline-parts';
 import { PipelineState, PipelineTask } from '../sink/pipeline-task';
 import { warnKafkaRetry } from '../kafka/kafka-retry';
 import { checkStartPositions, OffsetLossPolicy } from '../offsets';
+import { CatalogFollower } from './catalog-follower';
 import { GenerationTasks } from './generation-tasks';
 import { PipelineRunnerDeps } from './runner-deps';
 import { RunnerStatus, runnerStatus } from './runner-status';
@@ -24,9 +25,8 @@ export class PipelineRunner {
   private generation: number;
   private stopped = false;
   private janitor?: NodeJS.Timeout;
-  private follower?: NodeJS.Timeout;
   private paused = false;
-  private writers: LiveWriter[] = [];
+  private readonly follower: CatalogFollower;
   private readonly heartbeat: WriterHeartbeat;
   private readonly log: Logger;
   private readonly subscription: TopicSubscription;
@@ -51,6 +51,22 @@ export class PipelineRunner {
       () => this.reload(),
       (task) => this.restartStuck(task),
     );
+    this.follower = new CatalogFollower({
+      view: () => this.d.generations.view(this.name, this.store),
+      writers: () => this.d.generations.writers(this.name),
+      local: () => ({ main: this.main ? this.generation : undefined, build: this.build?.generation, paused: this.paused }),
+      handlers: {
+        stopBuild: () => this.stopBuild(),
+        promoteBuild: () => this.promoteBuild(),
+        restartMain: (g) => this.restartMain(g),
+        joinBuild: (g) => this.joinBuild(g),
+        pause: () => this.pauseTasks(),
+        resume: () => this.resumeTasks(),
+      },
+      exclusive: (fn) => this.exclusive(fn),
+      stopped: () => this.stopped,
+      log: this.log,
+    });
   }
 
   /** Pipeline name. */
@@ -90,13 +106,7 @@ export class PipelineRunner {
     if (view.building !== null || this.d.spec.resetOffset || positions.reload) await this.reload();
     this.subscription.watch((change) => this.resubscribe(change));
     this.heartbeat.start(this.d.generationPollMs);
-    this.follower = setInterval(
-      () =>
-        void this.follow().catch((e) =>
-          this.log.warn({ err: describeError(e) }, 'following the catalog failed; retrying at the next poll'),
-        ),
-      this.d.generationPollMs,
-    );
+    this.follower.start(this.d.generationPollMs);
     this.janitor = setInterval(
       () => void this.dropExpiredGeneration().catch((e) => this.log.warn({ err: describeError(e) }, 'generation clean-up failed')),
       Math.max(this.d.generationPollMs, 1000),
@@ -123,38 +133,7 @@ export class PipelineRunner {
    * or rollback done anywhere, applies pause/resume, and refreshes this worker's heartbeats.
    */
   follow(): Promise<void> {
-    return this.exclusive(async () => {
-      if (this.stopped) return;
-      await this.converge();
-      this.writers = await this.d.generations.writers(this.name);
-    });
-  }
-
-  /** Re-reads the catalog row and pause flag and applies the steps that bring this worker's tasks in line with it. */
-  private async converge(): Promise<void> {
-    const view = await this.d.generations.view(this.name, this.store);
-    const steps = planFollow(view, { main: this.main ? this.generation : undefined, build: this.build?.generation, paused: this.paused });
-    for (const step of steps) await this.apply(step);
-  }
-
-  private async apply(step: FollowStep): Promise<void> {
-    if (step.kind !== 'pause' && step.kind !== 'resume')
-      this.log.warn({ step: step.kind, generation: step.generation, current: this.generation }, 'following the catalog');
-    switch (step.kind) {
-      case 'stopBuild':
-        return this.stopBuild();
-      case 'promoteBuild':
-        return this.promoteBuild();
-      case 'restartMain':
-        return this.restartMain(step.generation);
-      case 'joinBuild':
-        await this.joinBuild(step.generation);
-        return;
-      case 'pause':
-        return this.pauseTasks();
-      case 'resume':
-        return this.resumeTasks();
-    }
+    return this.follower.follow();
   }
 
   /** Resolves when the current generation is READY (bootstrap pipelines) — immediately otherwise. */
@@ -294,7 +273,7 @@ export class PipelineRunner {
     return this.exclusive(async () => {
       const r = await this.d.generations.rollbackTo(this.store, to, this.d.spec.keepPreviousGeneration);
       if (r.changed) this.log.warn(r, 'rollback: store switched back to the previous generation');
-      await this.converge();
+      await this.follower.converge();
       return r;
     });
   }
@@ -308,7 +287,7 @@ export class PipelineRunner {
 
   /** Follows the catalog now rather than at the next poll (a generation this worker writes was retired, or its table is gone). */
   followSoon(): void {
-    void this.follow().catch((e) => this.log.warn({ err: describeError(e) }, 'following the catalog failed; retrying at the next poll'));
+    this.follower.followSoon();
   }
 
   /** The progress watchdog found a task's consumer stuck: that task is restarted in place (`GenerationTasks.restart`). */
@@ -389,7 +368,7 @@ export class PipelineRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.janitor) clearInterval(this.janitor);
-    if (this.follower) clearInterval(this.follower);
+    this.follower.stop();
     this.subscription.stop();
     this.mainTracker?.stop();
     this.build?.tracker.stop();
@@ -413,7 +392,7 @@ export class PipelineRunner {
       mainTracker: this.mainTracker,
       build: this.build,
       paused: this.paused,
-      writers: this.writers,
+      writers: this.follower.writers,
     });
   }
 }
