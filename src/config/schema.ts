@@ -12,7 +12,6 @@ export const Duration = z.union([z.number().int().nonnegative(), z.string()]).tr
   return ms;
 });
 
-/** Lowercase CQL-safe identifier (keyspace, store names are normalised from free text but must stay simple). */
 /** A size in bytes, 1 KiB to 1 GiB. */
 const ByteSize = z
   .number()
@@ -20,6 +19,7 @@ const ByteSize = z
   .min(1024)
   .max(1 << 30);
 
+/** Lowercase CQL-safe identifier (keyspace, store names are normalised from free text but must stay simple). */
 export const Identifier = z
   .string()
   .regex(CQL_NAME_PATTERN, `must match ${CQL_NAME_PATTERN.source} (lowercase letters, digits, underscore; starts with a letter)`);

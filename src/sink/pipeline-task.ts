@@ -143,13 +143,11 @@ export class PipelineTask {
       log: this.log,
       onStuck: (stuck) => {
         metrics.consumerRestarts.inc({ pipeline: o.pipeline });
-        const activity = this.watchdog?.activity();
         this.log.warn(
           {
             groupId,
             timeoutMs: o.watchdogTimeoutMs,
-            fetches: activity?.fetches,
-            lastFetchAt: activity?.lastFetchAt == null ? null : new Date(activity.lastFetchAt).toISOString(),
+            consumer: this.consumerStatus(),
             partitions: stuck.map((s) => ({
               topic: s.topic,
               partition: s.partition,
@@ -224,10 +222,19 @@ export class PipelineTask {
 
   /** Status snapshot for /status and the CLI. */
   status(): PipelineStatus {
+    const consumer = this.consumerStatus();
+    return consumer ? { ...this.core.status(), consumer } : this.core.status();
+  }
+
+  /** The consumer's fetch activity as status shows it (none without a watchdog). */
+  private consumerStatus(): PipelineStatus['consumer'] {
     const a = this.watchdog?.activity();
-    if (!a) return this.core.status();
-    const lastFetchAt = a.lastFetchAt === null ? null : new Date(a.lastFetchAt).toISOString();
-    return { ...this.core.status(), consumer: { fetches: a.fetches, lastFetchAt, batchesInProgress: a.batchesInProgress } };
+    if (!a) return undefined;
+    return {
+      fetches: a.fetches,
+      lastFetchAt: a.lastFetchAt === null ? null : new Date(a.lastFetchAt).toISOString(),
+      batchesInProgress: a.batchesInProgress,
+    };
   }
 }
 

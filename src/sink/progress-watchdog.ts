@@ -188,17 +188,14 @@ export class ProgressWatchdog {
       if (!w) continue;
       const base = o.committed ?? o.low;
       const position = w.through !== null && w.through > base ? w.through : base;
-      if (o.high <= position) {
-        w.laggingSince = null;
-        // Fetched to the log end, but the batch handed over settles nothing: stuck in the task, not in kafkajs.
-        const idleMs = now - w.activeAt;
-        if (w.busy > 0 && idleMs >= this.p.timeoutMs)
-          out.push({ topic: o.topic, partition: o.partition, position, highWatermark: o.high, idleMs, reason: 'batch-not-settling' });
-        continue;
-      }
+      const lagging = o.high > position;
       // Records that arrived after a quiet spell are read from when a check first saw them, not from the last move.
-      w.laggingSince ??= now;
-      const idleMs = now - Math.max(w.activeAt, w.laggingSince);
+      w.laggingSince = lagging ? (w.laggingSince ?? now) : null;
+      // A batch in progress is judged by what it settles (whatever kafkajs fetched); otherwise by reading past the position.
+      let idleMs: number;
+      if (w.busy > 0) idleMs = now - w.activeAt;
+      else if (w.laggingSince !== null) idleMs = now - Math.max(w.activeAt, w.laggingSince);
+      else continue;
       if (idleMs >= this.p.timeoutMs)
         out.push({
           topic: o.topic,

@@ -40,7 +40,12 @@ function serverProperties(s: StackSettings, node: StackNode): string {
   return node.count === 1 ? singleNodeProperties(s, node) : quorumNodeProperties(s, node);
 }
 
-/** The listeners and the log folder of a broker+controller (the same lines on one node and in a quorum). */
+/**
+ * The listeners and the log of a broker+controller (the same lines on one node and in a quorum). Time-based retention
+ * is off: the tests, the demo and the bench produce records whose event times lie years back (stream time is the
+ * point), and the broker's retention check (every 5 minutes) would otherwise delete a topic's whole log mid-test,
+ * leaving a consumer nothing to read (the "assigned but never fetches" CI failures of rounds 5–8).
+ */
 function listenerProperties(s: StackSettings, node: StackNode): string[] {
   return [
     `listeners=PLAINTEXT://${node.host}:${s.kafkaPort},CONTROLLER://${node.host}:${s.kafkaControllerPort}`,
@@ -49,6 +54,7 @@ function listenerProperties(s: StackSettings, node: StackNode): string[] {
     'inter.broker.listener.name=PLAINTEXT',
     'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
     `log.dirs=${dirs(s, node).data}`,
+    'log.retention.ms=-1',
     'num.partitions=1',
   ];
 }

@@ -20,10 +20,11 @@ export function configDoc(
 ): Record<string, unknown> {
   const ep = stackEndpoints();
   return {
-    // The progress watchdog (default 4 × sessionTimeout = 120 s) restarts a consumer that kafkajs left assigned but not
-    // fetching, or whose batch settles nothing; tests wait 90 s for a catch-up, so their workers check at 30 s (detection
-    // ≤ 37.5 s, plus up to a session timeout for the group to evict the wedged member). Freezes in the fault tests last
-    // ≤ 20 s, and paused or stalled tasks are never restarted by it.
+    // The progress watchdog (default 4 × sessionTimeout = 120 s) restarts a consumer that stopped reading, or whose batch
+    // settles nothing; tests wait 90 s for a catch-up, so their workers check at 30 s (detection ≤ 37.5 s, plus up to a
+    // session timeout for the group to evict a wedged member). Freezes in the fault tests last ≤ 20 s, and paused or
+    // stalled tasks are never restarted by it. (The "assigned but never reads" failures were the broker deleting old-dated
+    // test records by time retention: the devstack turns it off, tools/devstack/kafka.ts.)
     kafka: { brokers: ep.kafkaBrokers, clientId: groupId, progressTimeout: '30s' },
     cassandra: {
       contactPoints: ep.cassandraContactPoints.map((c) => (c.includes(':') ? c : `${c}:${ep.cassandraPort}`)),
