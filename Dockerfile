@@ -12,8 +12,8 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${BASE_IMAGE}
 ENV NODE_ENV=production
-# Bounded heap: with the consumer's 4 MB fetch bound the worker stays under 256 MB RSS (measured: 196 MB at 1M records with 96/8).
-ENV NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=8"
+# V8 heap settings: bin/adjunct.js applies bin/node-flags.js's defaults (heap bounds, young generation and old-space
+# growth; single-threaded GC on one CPU) by re-executing itself once; NODE_OPTIONS or the node command line overrides them.
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules

@@ -11,23 +11,34 @@ const flags = require(path.resolve(__dirname, '../../bin/node-flags.js')) as {
 
 describe('bin/node-flags.js', () => {
   it('adds the heap bounds always, and a single-threaded GC only on one CPU', () => {
-    expect(flags.missingNodeFlags([], undefined, 4)).toEqual(['--max-old-space-size=128', '--max-semi-space-size=8']);
+    expect(flags.missingNodeFlags([], undefined, 4)).toEqual([
+      '--max-old-space-size=128',
+      '--max-semi-space-size=16',
+      '--heap-growing-percent=300',
+    ]);
     expect(flags.missingNodeFlags([], undefined, 1)).toEqual([
       '--max-old-space-size=128',
-      '--max-semi-space-size=8',
+      '--max-semi-space-size=16',
+      '--heap-growing-percent=300',
       '--single-threaded-gc',
     ]);
   });
 
   it('leaves out what the command line sets or negates (--no-…) and the heap bounds NODE_OPTIONS sets, in either spelling', () => {
-    expect(flags.missingNodeFlags(['--max_old_space_size=512', '--single-threaded-gc'], undefined, 1)).toEqual(['--max-semi-space-size=8']);
-    expect(flags.missingNodeFlags(['--no-single-threaded-gc'], '--max-semi-space-size=16', 1)).toEqual(['--max-old-space-size=128']);
+    expect(
+      flags.missingNodeFlags(['--max_old_space_size=512', '--single-threaded-gc', '--heap-growing-percent=100'], undefined, 1),
+    ).toEqual(['--max-semi-space-size=16']);
+    expect(flags.missingNodeFlags(['--no-single-threaded-gc'], '--max-semi-space-size=32', 1)).toEqual([
+      '--max-old-space-size=128',
+      '--heap-growing-percent=300',
+    ]);
   });
 
   it("ADJUNCT_SINGLE_THREADED_GC=0 keeps V8's GC helpers on one CPU (node refuses the flag in NODE_OPTIONS)", () => {
     expect(flags.missingNodeFlags([], undefined, 1, { ADJUNCT_SINGLE_THREADED_GC: '0' })).toEqual([
       '--max-old-space-size=128',
-      '--max-semi-space-size=8',
+      '--max-semi-space-size=16',
+      '--heap-growing-percent=300',
     ]);
   });
 

@@ -1,5 +1,5 @@
 /**
- * Big records through a worker process at the Docker image's heap limit (NODE_OPTIONS of the Dockerfile): no
+ * Big records through a worker process at the default heap limit (bin/node-flags.js, also the Docker image's): no
  * out-of-memory, every record stored. Full profile: 1,000 records of 1 MB (Kafka's default maximum message size), what
  * in-flight writes hold. ci profile: 2,500 records with their own 60 KB keys (150 MB of keys), what the retention
  * clean-up tracks (each key once, bounded by bytes; holding them all overflowed this heap).
@@ -10,8 +10,8 @@ import { killWorker } from '../integration/worker/processes';
 import { useStack } from '../integration/worker/harness';
 import { note, PROFILE, SIZES, waitOutput, workerDoc } from './lib';
 
-/** The heap settings of the Docker image (Dockerfile ENV NODE_OPTIONS). */
-const DOCKER_NODE_OPTIONS = '--max-old-space-size=128 --max-semi-space-size=8';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { DEFAULT_NODE_FLAGS } = require('../../bin/node-flags.js') as { DEFAULT_NODE_FLAGS: string[] };
 
 describe(`fault: 1 MB records at the container heap limit (${PROFILE} profile)`, () => {
   const stack = useStack();
@@ -50,7 +50,8 @@ describe(`fault: 1 MB records at the container heap limit (${PROFILE} profile)`,
         { name: 'p', topics: [n.topic], valueConverter: 'string', store: { name: 's', valueSerde: 'string', historyRetention: '1h' } },
       ]),
     );
-    const w = stack.spawn(file, { NODE_OPTIONS: DOCKER_NODE_OPTIONS });
+    // No NODE_OPTIONS: bin/adjunct.js re-executes itself with its default flags, as `adjunct run` and the image do.
+    const w = stack.spawn(file, { NODE_OPTIONS: '' });
     await waitOutput(w, /worker running/);
     await eventually(
       async () => {
@@ -89,6 +90,6 @@ describe(`fault: 1 MB records at the container heap limit (${PROFILE} profile)`,
     } while (pageState);
     expect(bad.slice(0, 5)).toEqual([]);
     expect(rows).toBe(size.records);
-    note(`big records: ${rows}/${size.records} stored at ${DOCKER_NODE_OPTIONS}, ${Date.now() - t0} ms total`);
+    note(`big records: ${rows}/${size.records} stored at ${DEFAULT_NODE_FLAGS.join(' ')}, ${Date.now() - t0} ms total`);
   });
 });
