@@ -3,6 +3,7 @@ import { auth, Client } from 'cassandra-driver';
 import { Kafka, logLevel, SASLOptions } from 'kafkajs';
 import type { AdjunctConfig } from '../config/schema';
 import { installFastVarLong } from '../kafka/fast-varlong';
+import { installLeanFrameWriter, installLeanPreparedBatch } from '../store/cassandra';
 import { Logger } from '../observability/logger';
 
 type Tls = boolean | { ca?: string; cert?: string; key?: string; rejectUnauthorized: boolean } | undefined;
@@ -55,8 +56,15 @@ export function contactPointPort(contactPoints: readonly string[]): number | und
   return only === undefined ? undefined : Number(only);
 }
 
-/** Creates the Cassandra client (token-aware, prepared statements, configured consistency and timeouts). */
+/**
+ * Creates the Cassandra client (token-aware, prepared statements, configured consistency and timeouts), with the
+ * driver's leaner request writing and batch preparation (see fast-frame-writer and fast-prepared-batch). The batch
+ * preparation's self-check settles in microtasks, before any connection can answer, so it is decided before the first
+ * request.
+ */
 export function createCassandra(cfg: AdjunctConfig['cassandra']): Client {
+  installLeanFrameWriter();
+  void installLeanPreparedBatch();
   const ssl = tlsOptions(cfg.ssl);
   const port = contactPointPort(cfg.contactPoints);
   return new Client({

@@ -55,7 +55,7 @@ export async function spawnWorkerChild(
   const args = [
     ...prof,
     ...extra,
-    '--enable-source-maps',
+    // No --enable-source-maps: `adjunct run` runs without it, and it costs the child its bundle's map at start-up.
     ...entry,
     configFile,
     ...(opts.endOffsets ? [JSON.stringify(opts.endOffsets)] : []),

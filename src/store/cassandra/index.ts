@@ -20,3 +20,5 @@ export * from './typed-column-spec';
 export * from './typed-columns';
 export * from './batch-sender';
 export * from './write-batcher';
+export { installLeanFrameWriter } from './fast-frame-writer';
+export { installLeanPreparedBatch } from './fast-prepared-batch';
