@@ -43,6 +43,28 @@ export class OffsetLossGuard {
   async admit(st: PartitionState, firstOffset: bigint): Promise<boolean> {
     const expected = st.expectedNext;
     if (expected === null || firstOffset === expected) return true;
+    return this.judge(st, expected);
+  }
+
+  /**
+   * Judges a partition whose log start passed its position while no batch came (the progress watchdog saw it): the
+   * consumer resumes at `logStart`, so a batch arriving from there is not judged again. False when the task failed.
+   */
+  async behindLogStart(st: PartitionState, logStart: bigint): Promise<boolean> {
+    const expected = st.expectedNext;
+    if (expected === null || expected >= logStart) return true;
+    st.expectedNext = logStart;
+    try {
+      return await this.judge(st, expected);
+    } catch (e) {
+      // Undecided (the log look-up failed): the next batch from the log start is judged instead.
+      if (st.expectedNext === logStart) st.expectedNext = expected;
+      throw e;
+    }
+  }
+
+  /** The policy's decision on a partition whose consumer is no longer at `expected`, against its log now. */
+  private async judge(st: PartitionState, expected: bigint): Promise<boolean> {
     const log = await this.p.partitionLog(st.topic, st.partition);
     if (!log) return true; // a partition the broker does not list has no log to compare with
     const decision = this.policy.decide({ topic: st.topic, partition: st.partition, expected, ...log });

@@ -161,6 +161,17 @@ export class PipelineTask {
         );
         this.core.target.onStuck?.();
       },
+      onBehindLogStart: (behind) => {
+        for (const b of behind)
+          void this.core
+            .behindLogStart(b.topic, b.partition, b.logStart)
+            .catch((e) =>
+              this.log.warn(
+                { topic: b.topic, partition: b.partition, err: describeError(e) },
+                'offset-loss check failed; the next batch is checked instead',
+              ),
+            );
+      },
     });
   }
 

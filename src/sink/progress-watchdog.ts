@@ -17,6 +17,19 @@ export interface StuckPartition {
   reason: 'not-reading' | 'batch-not-settling';
 }
 
+/**
+ * An opened partition, idle (no batch in progress) over two checks, whose log start passed the position the task
+ * reached: retention deleted records it never read, and no batch will arrive to show the jump (the log holds nothing
+ * past its start, or kafkajs reset the fetch and waits for new records).
+ */
+export interface BehindLogStart {
+  topic: string;
+  partition: number;
+  /** Where the task's position was (after the last record fetched or processed). */
+  position: bigint;
+  logStart: bigint;
+}
+
 /** The task's consumer's fetch activity, for status and the stuck report. */
 export interface FetchActivity {
   /** Fetch requests kafkajs completed since the task started. */
@@ -40,6 +53,8 @@ export interface ProgressWatchdogParts {
   progress: () => number;
   /** The consumer is stuck on these partitions: restart it from the committed offsets (called once). */
   onStuck: (stuck: StuckPartition[]) => void;
+  /** Records were deleted past these partitions' positions (each position reported once); the offset-loss policy decides. */
+  onBehindLogStart?: (behind: BehindLogStart[]) => void;
   log: Logger;
 }
 
@@ -55,6 +70,10 @@ interface Watched {
   busy: number;
   /** When a check first saw records to read beyond the position (null: none at the last check). */
   laggingSince: number | null;
+  /** The position an idle check last found below the log start (reported at the next one if nothing moved). */
+  behindAt: bigint | null;
+  /** The position last reported behind the log start (never twice). */
+  reportedBehind: bigint | null;
 }
 
 /**
@@ -91,6 +110,8 @@ export class ProgressWatchdog {
           through: null,
           busy: 0,
           laggingSince: null,
+          behindAt: null,
+          reportedBehind: null,
         });
   }
 
@@ -115,7 +136,9 @@ export class ProgressWatchdog {
   /** The task started processing a batch of the partition. */
   batchStarted(topic: string, partition: number): void {
     const w = this.watched.get(topicPartitionKey(topic, partition));
-    if (w) w.busy++;
+    if (!w) return;
+    w.busy++;
+    w.behindAt = null;
   }
 
   /** The task finished a batch of the partition; `position` is the next offset it expects (null: unknown). */
@@ -171,12 +194,37 @@ export class ProgressWatchdog {
       this.p.log.debug({ err: describeError(e) }, 'progress watchdog: offsets unavailable, check skipped');
       return [];
     }
+    const behind = this.behindOf(offsets);
+    if (behind.length && this.p.reading()) this.p.onBehindLogStart?.(behind);
     const stuck = this.stuckOf(offsets);
     if (!stuck.length || this.fired || !this.p.reading()) return [];
     this.fired = true;
     this.stop();
     this.p.onStuck(stuck);
     return stuck;
+  }
+
+  /**
+   * Idle partitions whose log start passed the position they reached, on two checks in a row with no batch between
+   * (a batch kafkajs fetched but did not hand over yet would have moved the position or been in progress).
+   */
+  private behindOf(offsets: PartitionOffsets[]): BehindLogStart[] {
+    const out: BehindLogStart[] = [];
+    for (const o of offsets) {
+      const w = this.watched.get(topicPartitionKey(o.topic, o.partition));
+      if (!w) continue;
+      const position = w.through;
+      if (w.busy > 0 || position === null || position >= o.low) {
+        w.behindAt = null;
+        continue;
+      }
+      if (w.behindAt === position && w.reportedBehind !== position) {
+        w.reportedBehind = position;
+        out.push({ topic: o.topic, partition: o.partition, position, logStart: o.low });
+      }
+      w.behindAt = position;
+    }
+    return out;
   }
 
   /** The watched partitions with records to read whose position did not move for the timeout. */

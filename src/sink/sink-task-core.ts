@@ -22,6 +22,7 @@ export class SinkTaskCore {
   readonly committer: OffsetCommitter;
   /** The group's committed positions (taken at start, before kafkajs can reset them). */
   readonly positions: GroupPositions;
+  private readonly guard: OffsetLossGuard;
 
   constructor(
     readonly parts: PipelineParts,
@@ -45,9 +46,20 @@ export class SinkTaskCore {
     const partitionLog: PartitionLogLookup = (topic, partition) =>
       bound(`the log offsets of ${topic}/${partition}`, lookup(topic, partition));
     const guard = new OffsetLossGuard(o, { ...shared, partitionLog, reload: target.reload, countLost, restorePositions });
+    this.guard = guard;
     const { processor, budget } = parts;
     this.loop = new SinkLoop(o, { ...shared, partitions: this.partitions, processor, errors, guard, budget, counts: this.counts });
     this.committer = new OffsetCommitter(o.pipeline, this.partitions, commitOffsets, metrics, o.commitTimeoutMs, log);
+  }
+
+  /**
+   * Records were deleted past an opened partition's position and no batch came to show it (the progress watchdog saw
+   * the log start beyond it): the offset-loss policy decides as for a batch that jumps.
+   */
+  async behindLogStart(topic: string, partition: number, logStart: bigint): Promise<void> {
+    const st = this.partitions.get(topic, partition);
+    if (st === undefined || !this.lifecycle.accepting) return;
+    await this.guard.behindLogStart(st, logStart);
   }
 
   /** Status snapshot for /status and the CLI. */

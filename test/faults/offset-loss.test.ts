@@ -178,4 +178,44 @@ describe('fault: offsets deleted by retention before the pipeline read them', ()
       expect(await storedKeys(n.keyspace, 's_g2')).toEqual(range(150, 200));
     });
   });
+
+  describe('at run time, the log emptied past the position (no batch comes to show the gap)', () => {
+    /** 100 records stored and committed; paused; 100 more produced; every offset deleted (0..199); resumed. */
+    async function emptyAtRunTime(policy: Policy) {
+      const s = await setUp(policy, 'e');
+      await send(stack.kafka, s.n.topic, 0, 100);
+      const worker = await s.start();
+      await waitCaughtUp(stack.admin, s.group, s.n.topic);
+      const runner = worker.runner('p');
+      await runner.pause();
+      await send(stack.kafka, s.n.topic, 100, 200);
+      await stack.admin.deleteTopicRecords({ topic: s.n.topic, partitions: [{ partition: 0, offset: '200' }] });
+      await runner.resume();
+      note(`${policy}, log emptied: 100 records stored, paused, 100 more produced, offsets 0..199 deleted, resumed; nothing new`);
+      return { ...s, worker };
+    }
+
+    it('policy fail: the progress watchdog sees the log start past the position; FAILED naming 100..199, the group stays at 100', async () => {
+      const { n, worker, committed } = await emptyAtRunTime('fail');
+      await eventually(async () => worker.state === 'FAILED', 60_000, 'worker FAILED');
+      expect(worker.lastError?.code).toBe('OFFSET_OUT_OF_RANGE');
+      expect(worker.lastError?.message).toContain(`${n.topic}/0 offsets 100..199 (100 records)`);
+      await worker.stop();
+      stack.worker = undefined;
+      expect(await committed()).toBe(100n);
+      expect((await storedKeys(n.keyspace, 's_g1')).length).toBe(100);
+    });
+
+    it('policy latest: the 100 lost offsets are counted once (status, metric) and records produced later are stored', async () => {
+      const { n, group, worker } = await emptyAtRunTime('latest');
+      await eventually(async () => worker.status().pipelines[0].counts.lostOffsets === 100, 60_000, '100 lost offsets counted');
+      expect(await lostMetric(n.topic)).toBe(100);
+      await send(stack.kafka, n.topic, 200, 210);
+      await waitCaughtUp(stack.admin, group, n.topic);
+      const st = worker.status().pipelines[0];
+      expect(st.state).toBe('RUNNING');
+      expect(st.counts.lostOffsets).toBe(100);
+      expect(await storedKeys(n.keyspace, 's_g1')).toEqual([...range(0, 100), ...range(200, 210)]);
+    });
+  });
 });

@@ -1,7 +1,7 @@
 import { PartitionOffsets } from '../../src/bootstrap/topic-offsets';
 import { ManualClock } from '../../src/clock';
 import { createLogger } from '../../src/observability/logger';
-import { ProgressWatchdog, StuckPartition } from '../../src/sink/progress-watchdog';
+import { BehindLogStart, ProgressWatchdog, StuckPartition } from '../../src/sink/progress-watchdog';
 
 const TIMEOUT = 32_000;
 
@@ -9,6 +9,7 @@ const TIMEOUT = 32_000;
 function setup(offsets: PartitionOffsets[]) {
   const clock = new ManualClock();
   const reported: StuckPartition[][] = [];
+  const behind: BehindLogStart[][] = [];
   const state = { reading: true, offsets, failOffsets: false, progress: 0, gate: Promise.resolve() };
   const dog = new ProgressWatchdog({
     clock,
@@ -21,9 +22,10 @@ function setup(offsets: PartitionOffsets[]) {
     reading: () => state.reading,
     progress: () => state.progress,
     onStuck: (s) => reported.push(s),
+    onBehindLogStart: (b) => behind.push(b),
     log: createLogger('silent'),
   });
-  return { clock, reported, state, dog };
+  return { clock, reported, behind, state, dog };
 }
 
 const part = (partition: number, committed: bigint | null, high: bigint, low = 0n): PartitionOffsets => ({
@@ -207,5 +209,60 @@ describe('progress watchdog', () => {
     expect(await dog.check()).toEqual([]);
     clock.advance(TIMEOUT);
     expect(await dog.check()).toHaveLength(1);
+  });
+
+  describe('records deleted past the position with no batch to show it', () => {
+    it('reports an idle partition whose log start passed its position on the second check in a row, once', async () => {
+      const { behind, state, dog } = setup([part(0, 100n, 100n)]);
+      dog.assigned({ t: [0] });
+      dog.batchStarted('t', 0);
+      dog.batchEnded('t', 0, 100n);
+      await dog.check();
+      expect(behind).toEqual([]);
+      // Retention (or delete-records) moves the log start to the end: kafkajs resets the fetch and commits its sentinel.
+      state.offsets = [part(0, null, 200n, 200n)];
+      await dog.check();
+      expect(behind).toEqual([]);
+      await dog.check();
+      expect(behind).toEqual([[{ topic: 't', partition: 0, position: 100n, logStart: 200n }]]);
+      await dog.check();
+      expect(behind).toHaveLength(1);
+    });
+
+    it('is quiet while a batch is in progress, when one ran between the checks, and once the position reached the log start', async () => {
+      const { behind, state, dog } = setup([part(0, 100n, 300n, 200n)]);
+      dog.assigned({ t: [0] });
+      dog.fetched('t', 0, '99');
+      await dog.check();
+      dog.batchStarted('t', 0);
+      await dog.check();
+      await dog.check();
+      expect(behind).toEqual([]);
+      dog.batchEnded('t', 0, null);
+      await dog.check();
+      dog.batchStarted('t', 0);
+      dog.batchEnded('t', 0, null);
+      await dog.check();
+      expect(behind).toEqual([]);
+      dog.fetched('t', 0, '249');
+      state.offsets = [part(0, null, 300n, 200n)];
+      await dog.check();
+      await dog.check();
+      expect(behind).toEqual([]);
+    });
+
+    it('never reports a partition the task has not fetched from, nor while the task is not reading', async () => {
+      const { behind, state, dog } = setup([part(0, null, 200n, 200n), part(1, 100n, 200n, 200n)]);
+      dog.assigned({ t: [0, 1] });
+      dog.fetched('t', 1, '99');
+      state.reading = false;
+      await dog.check();
+      await dog.check();
+      expect(behind).toEqual([]);
+      state.reading = true;
+      await dog.check();
+      await dog.check();
+      expect(behind).toEqual([[{ topic: 't', partition: 1, position: 100n, logStart: 200n }]]);
+    });
   });
 });
