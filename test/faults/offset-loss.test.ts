@@ -77,18 +77,21 @@ describe('fault: offsets deleted by retention before the pipeline read them', ()
     return s;
   }
 
-  /** 100 records stored and committed; paused; 100 more produced; offsets 0..149 deleted; resumed. */
-  async function loseAtRunTime(policy: Policy) {
-    const s = await setUp(policy, 'r');
+  /**
+   * 100 records stored and committed; paused; 100 more produced; offsets 0..deleteUpTo-1 deleted (150: a gap before
+   * records still in the log; 200: the log emptied, no batch comes after the gap); resumed.
+   */
+  async function loseAtRunTime(policy: Policy, deleteUpTo = 150) {
+    const s = await setUp(policy, deleteUpTo === 150 ? 'r' : 'e');
     await send(stack.kafka, s.n.topic, 0, 100);
     const worker = await s.start();
     await waitCaughtUp(stack.admin, s.group, s.n.topic);
     const runner = worker.runner('p');
     await runner.pause();
     await send(stack.kafka, s.n.topic, 100, 200);
-    await stack.admin.deleteTopicRecords({ topic: s.n.topic, partitions: [{ partition: 0, offset: '150' }] });
+    await stack.admin.deleteTopicRecords({ topic: s.n.topic, partitions: [{ partition: 0, offset: String(deleteUpTo) }] });
     await runner.resume();
-    note(`${policy} at run time: 100 records stored, paused, 100 more produced, offsets 0..149 deleted, resumed`);
+    note(`${policy} at run time: 100 records stored, paused, 100 more produced, offsets 0..${deleteUpTo - 1} deleted, resumed`);
     return { ...s, runner, worker };
   }
 
@@ -180,23 +183,8 @@ describe('fault: offsets deleted by retention before the pipeline read them', ()
   });
 
   describe('at run time, the log emptied past the position (no batch comes to show the gap)', () => {
-    /** 100 records stored and committed; paused; 100 more produced; every offset deleted (0..199); resumed. */
-    async function emptyAtRunTime(policy: Policy) {
-      const s = await setUp(policy, 'e');
-      await send(stack.kafka, s.n.topic, 0, 100);
-      const worker = await s.start();
-      await waitCaughtUp(stack.admin, s.group, s.n.topic);
-      const runner = worker.runner('p');
-      await runner.pause();
-      await send(stack.kafka, s.n.topic, 100, 200);
-      await stack.admin.deleteTopicRecords({ topic: s.n.topic, partitions: [{ partition: 0, offset: '200' }] });
-      await runner.resume();
-      note(`${policy}, log emptied: 100 records stored, paused, 100 more produced, offsets 0..199 deleted, resumed; nothing new`);
-      return { ...s, worker };
-    }
-
     it('policy fail: the progress watchdog sees the log start past the position; FAILED naming 100..199, the group stays at 100', async () => {
-      const { n, worker, committed } = await emptyAtRunTime('fail');
+      const { n, worker, committed } = await loseAtRunTime('fail', 200);
       await eventually(async () => worker.state === 'FAILED', 60_000, 'worker FAILED');
       expect(worker.lastError?.code).toBe('OFFSET_OUT_OF_RANGE');
       expect(worker.lastError?.message).toContain(`${n.topic}/0 offsets 100..199 (100 records)`);
@@ -207,7 +195,7 @@ describe('fault: offsets deleted by retention before the pipeline read them', ()
     });
 
     it('policy latest: the 100 lost offsets are counted once (status, metric) and records produced later are stored', async () => {
-      const { n, group, worker } = await emptyAtRunTime('latest');
+      const { n, group, worker } = await loseAtRunTime('latest', 200);
       await eventually(async () => worker.status().pipelines[0].counts.lostOffsets === 100, 60_000, '100 lost offsets counted');
       expect(await lostMetric(n.topic)).toBe(100);
       await send(stack.kafka, n.topic, 200, 210);
