@@ -12,8 +12,10 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${BASE_IMAGE}
 ENV NODE_ENV=production
-# V8 heap settings: bin/adjunct.js applies bin/node-flags.js's defaults (heap bounds, young generation and old-space
-# growth; single-threaded GC on one CPU) by re-executing itself once; NODE_OPTIONS or the node command line overrides them.
+# V8 heap settings: bin/node-flags.js's defaults (test/bin/node-flags.test.ts checks they agree), given here so that
+# bin/adjunct.js need not re-execute itself behind a relay process (it still does on one CPU, for --single-threaded-gc).
+# NODE_OPTIONS overrides the heap bounds; node refuses --heap-growing-percent there, so it is on the ENTRYPOINT.
+ENV NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=16"
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
@@ -24,5 +26,5 @@ EXPOSE 8080
 # Liveness on the HTTP port the mounted config uses (ADJUNCT_HTTP_PORT, default 8080).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.ADJUNCT_HTTP_PORT || 8080}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "bin/adjunct.js"]
+ENTRYPOINT ["node", "--heap-growing-percent=300", "bin/adjunct.js"]
 CMD ["run", "--config", "/etc/adjunct/pipelines.yaml"]

@@ -41,37 +41,47 @@ export class OffsetLossGuard {
 
   /** Checks where a batch starts; returns false when the task must not process it (policy fail). */
   async admit(st: PartitionState, firstOffset: bigint): Promise<boolean> {
+    // A judgement the progress watchdog started on this partition decides first (it may move the expected offset).
+    if (st.judging !== undefined && !(await st.judging.catch(() => true))) return false;
     const expected = st.expectedNext;
     if (expected === null || firstOffset === expected) return true;
-    return this.judge(st, expected);
+    return (await this.judge(st, expected)).go;
   }
 
   /**
-   * Judges a partition whose log start passed its position while no batch came (the progress watchdog saw it): the
-   * consumer resumes at `logStart`, so a batch arriving from there is not judged again. False when the task failed.
+   * Judges a partition whose log start passed its position while no batch came (the progress watchdog saw it); a
+   * batch arriving meanwhile waits for the decision. Once decided the partition is expected at the log start the
+   * decision saw, so a batch from there is not judged again. False when the task failed. A failed log look-up decides
+   * nothing: the expected offset stays, and the next check or batch judges again.
    */
-  async behindLogStart(st: PartitionState, logStart: bigint): Promise<boolean> {
+  behindLogStart(st: PartitionState, logStart: bigint): Promise<boolean> {
+    if (st.judging !== undefined) return st.judging;
     const expected = st.expectedNext;
-    if (expected === null || expected >= logStart) return true;
-    st.expectedNext = logStart;
-    try {
-      return await this.judge(st, expected);
-    } catch (e) {
-      // Undecided (the log look-up failed): the next batch from the log start is judged instead.
-      if (st.expectedNext === logStart) st.expectedNext = expected;
-      throw e;
-    }
+    if (expected === null || expected >= logStart) return Promise.resolve(true);
+    const judging = this.judge(st, expected)
+      .then(({ go, logStart: seen }) => {
+        if (go && seen !== undefined && st.expectedNext === expected && seen > expected) st.expectedNext = seen;
+        return go;
+      })
+      .finally(() => {
+        if (st.judging === judging) st.judging = undefined;
+      });
+    st.judging = judging;
+    return judging;
   }
 
-  /** The policy's decision on a partition whose consumer is no longer at `expected`, against its log now. */
-  private async judge(st: PartitionState, expected: bigint): Promise<boolean> {
+  /**
+   * The policy's decision on a partition whose consumer is no longer at `expected`, against its log now: whether to go
+   * on, and the log start the decision saw.
+   */
+  private async judge(st: PartitionState, expected: bigint): Promise<{ go: boolean; logStart?: bigint }> {
     const log = await this.p.partitionLog(st.topic, st.partition);
-    if (!log) return true; // a partition the broker does not list has no log to compare with
+    if (!log) return { go: true }; // a partition the broker does not list has no log to compare with
     const decision = this.policy.decide({ topic: st.topic, partition: st.partition, expected, ...log });
-    if (decision.kind === 'continue') return true;
+    if (decision.kind === 'continue') return { go: true, logStart: log.logStart };
     this.p.countLost(Number(decision.loss.lost));
     if (decision.kind === 'reload') this.p.reload();
-    if (decision.kind !== 'fail') return true;
+    if (decision.kind !== 'fail') return { go: true, logStart: log.logStart };
     // kafkajs committed its reset (earliest) over the group's position: put the position before the gap back first,
     // so a restart fails again instead of starting past the gap.
     st.restorePosition = true;
@@ -79,6 +89,6 @@ export class OffsetLossGuard {
       .restorePositions()
       .catch((e) => this.p.log.warn({ err: describeError(e) }, 'restoring the group position failed; retried at stop'));
     this.p.lifecycle.fail(decision.error);
-    return false;
+    return { go: false };
   }
 }

@@ -27,6 +27,8 @@ export class PartitionState {
   resend = false;
   /** Records left pending on purpose (tolerance none, shutdown, failure): the commit never passes them. */
   stuck = 0;
+  /** An offset-loss judgement the progress watchdog started (no batch showed the gap); the next batch waits for it. */
+  judging?: Promise<boolean>;
 
   constructor(
     readonly topic: string,

@@ -19,8 +19,8 @@ export interface StuckPartition {
 
 /**
  * An opened partition, idle (no batch in progress) over two checks, whose log start passed the position the task
- * reached: retention deleted records it never read, and no batch will arrive to show the jump (the log holds nothing
- * past its start, or kafkajs reset the fetch and waits for new records).
+ * reached and whose out-of-range fetch kafkajs reset (its sentinel is the group's offset): retention deleted records
+ * the task never read, and no batch will arrive to show the jump (the log holds nothing past its start).
  */
 export interface BehindLogStart {
   topic: string;
@@ -70,10 +70,8 @@ interface Watched {
   busy: number;
   /** When a check first saw records to read beyond the position (null: none at the last check). */
   laggingSince: number | null;
-  /** The position an idle check last found below the log start (reported at the next one if nothing moved). */
+  /** The position an idle check last found below the log start (reported from the next one on while nothing moved). */
   behindAt: bigint | null;
-  /** The position last reported behind the log start (never twice). */
-  reportedBehind: bigint | null;
 }
 
 /**
@@ -111,7 +109,6 @@ export class ProgressWatchdog {
           busy: 0,
           laggingSince: null,
           behindAt: null,
-          reportedBehind: null,
         });
   }
 
@@ -185,7 +182,11 @@ export class ProgressWatchdog {
     const gotOn = progress !== this.lastProgress;
     this.lastProgress = progress;
     const reading = this.p.reading();
-    for (const w of this.watched.values()) if (!reading || (gotOn && w.busy > 0)) w.activeAt = now;
+    for (const w of this.watched.values()) {
+      if (!reading || (gotOn && w.busy > 0)) w.activeAt = now;
+      // Two checks in a row means two while reading: a pause or a stall in between starts the count again.
+      if (!reading) w.behindAt = null;
+    }
     if (!reading) return [];
     let offsets: PartitionOffsets[];
     try {
@@ -205,8 +206,11 @@ export class ProgressWatchdog {
   }
 
   /**
-   * Idle partitions whose log start passed the position they reached, on two checks in a row with no batch between
-   * (a batch kafkajs fetched but did not hand over yet would have moved the position or been in progress).
+   * Idle partitions whose log start passed the position they reached and whose group offset is kafkajs's reset
+   * sentinel (it found that position out of range and committed its reset to the earliest offset; the task's own
+   * commits are real offsets), on two checks in a row while reading with no batch between. The sentinel keeps a batch
+   * kafkajs fetched from the position but has not handed over yet from being taken for a loss, unless retention also
+   * passed that batch's end meanwhile (kafkajs then resets its next fetch): then those records are counted, loudly, too.
    */
   private behindOf(offsets: PartitionOffsets[]): BehindLogStart[] {
     const out: BehindLogStart[] = [];
@@ -214,14 +218,11 @@ export class ProgressWatchdog {
       const w = this.watched.get(topicPartitionKey(o.topic, o.partition));
       if (!w) continue;
       const position = w.through;
-      if (w.busy > 0 || position === null || position >= o.low) {
+      if (w.busy > 0 || position === null || position >= o.low || o.committed !== null) {
         w.behindAt = null;
         continue;
       }
-      if (w.behindAt === position && w.reportedBehind !== position) {
-        w.reportedBehind = position;
-        out.push({ topic: o.topic, partition: o.partition, position, logStart: o.low });
-      }
+      if (w.behindAt === position) out.push({ topic: o.topic, partition: o.partition, position, logStart: o.low });
       w.behindAt = position;
     }
     return out;

@@ -1,3 +1,4 @@
+import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
@@ -7,6 +8,7 @@ const flags = require(path.resolve(__dirname, '../../bin/node-flags.js')) as {
   availableCpus(): number;
   quotaCpus(cpuMax?: string, v1Quota?: string, v1Period?: string): number;
   missingNodeFlags(execArgv: string[], nodeOptions?: string, cpus?: number, env?: NodeJS.ProcessEnv): string[];
+  DEFAULT_NODE_FLAGS: string[];
 };
 
 describe('bin/node-flags.js', () => {
@@ -55,5 +57,15 @@ describe('bin/node-flags.js', () => {
     const n = flags.availableCpus();
     expect(n).toBeGreaterThanOrEqual(1);
     expect(n).toBeLessThanOrEqual(os.cpus().length);
+  });
+
+  it("the Docker image's NODE_OPTIONS and ENTRYPOINT give exactly the defaults, so the container's worker is not re-executed", () => {
+    const dockerfile = fs.readFileSync(path.resolve(__dirname, '../../Dockerfile'), 'utf8');
+    const nodeOptions = /^ENV NODE_OPTIONS="([^"]*)"/m.exec(dockerfile)?.[1];
+    const entrypoint = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]') as string[];
+    expect(entrypoint[0]).toBe('node');
+    const execArgv = entrypoint.slice(1, entrypoint.indexOf('bin/adjunct.js'));
+    expect([...(nodeOptions ?? '').split(' '), ...execArgv].sort()).toEqual([...flags.DEFAULT_NODE_FLAGS].sort());
+    expect(flags.missingNodeFlags(execArgv, nodeOptions, 2)).toEqual([]);
   });
 });

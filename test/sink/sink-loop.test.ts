@@ -295,3 +295,60 @@ describe('offsets that fell off the log at run time', () => {
     expect(t.writer.written).toHaveLength(2);
   });
 });
+
+describe('offsets that fell off the log with no batch after the gap (reported by the progress watchdog)', () => {
+  /** A task that stored offsets 10..11 (expected next: 12), whose log then lost everything up to 30. */
+  async function behindTask(policy: 'fail' | 'latest') {
+    const t = fakeTask({ onOffsetOutOfRange: policy }, { committed: 10n, logStart: 0n });
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'], 10)).b);
+    await settle();
+    let answer!: () => void;
+    const lookups: number[] = [];
+    t.parts.admin.fetchTopicOffsets = async () => {
+      lookups.push(lookups.length);
+      if (lookups.length === 1) await new Promise<void>((r) => (answer = r));
+      return [{ partition: 0, offset: '0', low: '30', high: '30' }];
+    };
+    return { t, lookups, answer: () => answer() };
+  }
+
+  it('policy latest: counted once, and a batch arriving during the decision waits for it (not judged again)', async () => {
+    const { t, lookups, answer } = await behindTask('latest');
+    const judged = t.core.behindLogStart('t', 0, 30n);
+    const batch = t.core.loop.eachBatch(batchOf(messages(['3'], 30)).b);
+    await settle();
+    expect(t.writer.written).toHaveLength(2); // the batch waits for the judgement
+    answer();
+    await Promise.all([judged, batch]);
+    expect(t.core.counts.lostOffsets).toBe(18);
+    expect(t.writer.written).toHaveLength(3);
+    await t.core.behindLogStart('t', 0, 30n); // the watchdog reports again while its check still sees it: decided already
+    expect(t.core.counts.lostOffsets).toBe(18);
+    expect(lookups).toHaveLength(1);
+  });
+
+  it('policy fail: FAILED naming 12..29; a batch arriving meanwhile is not processed, and the position before the gap is committed', async () => {
+    const { t, answer } = await behindTask('fail');
+    const judged = t.core.behindLogStart('t', 0, 30n);
+    const batch = t.core.loop.eachBatch(batchOf(messages(['3'], 30)).b);
+    answer();
+    await Promise.all([judged, batch]);
+    expect(t.fatal.map((e) => e.code)).toEqual(['OFFSET_OUT_OF_RANGE']);
+    expect(t.fatal[0].message).toContain('t/0 offsets 12..29 (18 records)');
+    expect(t.writer.written).toHaveLength(2);
+    expect(t.commits.at(-1)).toEqual([{ topic: 't', partition: 0, offset: '12' }]);
+  });
+
+  it('a failed log look-up decides nothing: the next batch from the log start is judged', async () => {
+    const t = fakeTask({ onOffsetOutOfRange: 'latest' }, { committed: 10n, logStart: 0n });
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'], 10)).b);
+    t.parts.admin.fetchTopicOffsets = async () => {
+      throw new Error('broker down');
+    };
+    await expect(t.core.behindLogStart('t', 0, 30n)).rejects.toThrow('broker down');
+    expect(t.core.counts.lostOffsets).toBe(0);
+    t.parts.admin.fetchTopicOffsets = async () => [{ partition: 0, offset: '0', low: '30', high: '31' }];
+    await t.core.loop.eachBatch(batchOf(messages(['3'], 30)).b);
+    expect(t.core.counts.lostOffsets).toBe(18);
+  });
+});
