@@ -168,7 +168,7 @@ export class PipelineTask {
             .catch((e) =>
               this.log.warn(
                 { topic: b.topic, partition: b.partition, err: describeError(e) },
-                'offset-loss check failed; the next batch is checked instead',
+                'offset-loss check failed; the next watchdog check or batch decides',
               ),
             );
       },

@@ -53,7 +53,7 @@ export interface ProgressWatchdogParts {
   progress: () => number;
   /** The consumer is stuck on these partitions: restart it from the committed offsets (called once). */
   onStuck: (stuck: StuckPartition[]) => void;
-  /** Records were deleted past these partitions' positions (each position reported once); the offset-loss policy decides. */
+  /** Records were deleted past these partitions' positions (reported on every check while it lasts); the offset-loss policy decides once. */
   onBehindLogStart?: (behind: BehindLogStart[]) => void;
   log: Logger;
 }

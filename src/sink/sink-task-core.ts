@@ -45,10 +45,10 @@ export class SinkTaskCore {
     const lookup = partitionLogLookup(parts.admin);
     const partitionLog: PartitionLogLookup = (topic, partition) =>
       bound(`the log offsets of ${topic}/${partition}`, lookup(topic, partition));
-    const guard = new OffsetLossGuard(o, { ...shared, partitionLog, reload: target.reload, countLost, restorePositions });
-    this.guard = guard;
+    this.guard = new OffsetLossGuard(o, { ...shared, partitionLog, reload: target.reload, countLost, restorePositions });
     const { processor, budget } = parts;
-    this.loop = new SinkLoop(o, { ...shared, partitions: this.partitions, processor, errors, guard, budget, counts: this.counts });
+    const { partitions, guard, counts } = this;
+    this.loop = new SinkLoop(o, { ...shared, partitions, processor, errors, guard, budget, counts });
     this.committer = new OffsetCommitter(o.pipeline, this.partitions, commitOffsets, metrics, o.commitTimeoutMs, log);
   }
 

@@ -82,7 +82,7 @@ describe('fault: offsets deleted by retention before the pipeline read them', ()
    * records still in the log; 200: the log emptied, no batch comes after the gap); resumed.
    */
   async function loseAtRunTime(policy: Policy, deleteUpTo = 150) {
-    const s = await setUp(policy, deleteUpTo === 150 ? 'r' : 'e');
+    const s = await setUp(policy, `r${deleteUpTo}`);
     await send(stack.kafka, s.n.topic, 0, 100);
     const worker = await s.start();
     await waitCaughtUp(stack.admin, s.group, s.n.topic);

@@ -43,7 +43,7 @@ const HEADER_ROOM = 9;
 /** First buffer size of a request (pooled by Node below 4 KiB); it grows ×4 when full. */
 const FIRST_BYTES = 2048;
 
-/** The buffer of `w` with room for `n` more body bytes, and the offset they go at. */
+/** The buffer of `w`, grown when needed so that `n` more body bytes fit after its header room and body. */
 function reserve(w: FrameWriterLike, n: number): Buffer {
   const end = HEADER_ROOM + w.bodyLength;
   let buf = w.leanBuf;
