@@ -1,5 +1,6 @@
 import { AdjunctError } from '../../errors';
 import type { RowListener } from '../types';
+import { StagedRows } from './staged-rows';
 
 /** One row write handed to the batcher: a prepared statement, its bind values and where the row lives. */
 export interface CoalescedWrite {
@@ -45,14 +46,6 @@ interface Pending {
   listener: RowListener;
 }
 
-interface OpenBatch {
-  group: string;
-  rows: Pending[];
-  bytes: number;
-  rowIds: Set<number>;
-  timer?: NodeJS.Timeout;
-}
-
 interface SealedBatch {
   rows: Pending[];
   timestamp: number;
@@ -60,14 +53,18 @@ interface SealedBatch {
 
 /**
  * Coalesces row writes issued concurrently into UNLOGGED batches of one replica set (so a batch never fans out from
- * its coordinator; on one node everything shares a group), bounded by bytes and rows, with a short linger.
+ * its coordinator; on one node everything shares a group), bounded by bytes and rows, with a short linger. Rows wait
+ * staged until a request slot is free; a batch is cut from them then, taking the rows of one Cassandra partition
+ * together (StagedRows), so the queue that forms while Cassandra is busy becomes fewer, cheaper mutations.
  * Each write's promise settles only when its batch is acknowledged. A batch's client timestamp is fixed when it is
- * sealed (in issue order within a group), so retries and splits cannot reorder rows. A batch that fails with a
- * non-retriable error (or a dropped table) is split in halves until the failing row stands alone: one poison row never
- * fails its neighbours.
+ * cut, and a later write of a row is never cut before an earlier one, so retries and splits cannot reorder a row's
+ * writes. A batch that fails with a non-retriable error (or a dropped table) is split in halves until the failing row
+ * stands alone: one poison row never fails its neighbours.
  */
 export class WriteBatcher {
-  private readonly open = new Map<string, OpenBatch>();
+  /** Staged rows per replica group, in the order groups are served (round-robin). */
+  private readonly staging = new Map<string, StagedRows<Pending>>();
+  /** Single-row requests of a batcher with linger 0, in issue order (timestamps fixed at issue). */
   private readonly ready: SealedBatch[] = [];
   private inFlight = 0;
   /** Requests sent (batches and single statements, splits included). */
@@ -86,59 +83,44 @@ export class WriteBatcher {
   /** Adds a row write; the listener hears when the request carrying it is acknowledged (the sink's path: no promise). */
   add(w: CoalescedWrite, listener: RowListener): void {
     const p: Pending = { write: w, listener };
-    if (this.options.lingerMs <= 0 || w.bytes >= this.options.maxBytes) {
-      this.enqueue([p]);
+    if (this.options.lingerMs <= 0) {
+      this.ready.push({ rows: [p], timestamp: this.sender.nextTimestamp() });
+      this.pump();
       return;
     }
     const group = this.sender.groupOf(w.routingKey);
-    let b = this.open.get(group);
-    if (b && (b.bytes + w.bytes > this.options.maxBytes || b.rowIds.has(w.rowId))) {
-      this.seal(b);
-      b = undefined;
+    let st = this.staging.get(group);
+    if (st === undefined) {
+      const fresh = new StagedRows<Pending>(group);
+      fresh.timer = setTimeout(() => {
+        fresh.timer = undefined;
+        fresh.lingered = true;
+        this.pump();
+      }, this.options.lingerMs);
+      this.staging.set(group, fresh);
+      st = fresh;
     }
-    if (!b) b = this.openBatch(group);
-    b.rows.push(p);
-    b.bytes += w.bytes;
-    b.rowIds.add(w.rowId);
-    if (b.rows.length >= this.options.maxRows) this.seal(b);
+    st.add(p);
+    if (st.lingered || st.fillsBatch(this.options)) this.pump();
   }
 
-  private openBatch(group: string): OpenBatch {
-    const b: OpenBatch = { group, rows: [], bytes: 0, rowIds: new Set() };
-    b.timer = setTimeout(() => this.seal(b), this.options.lingerMs);
-    this.open.set(group, b);
-    return b;
-  }
-
-  /** Sends every open batch now (shutdown, tests). */
+  /** Sends every staged row as soon as slots allow, without waiting for the linger (shutdown, tests). */
   flush(): void {
-    for (const b of [...this.open.values()]) this.seal(b);
-  }
-
-  /** Rows waiting in open or sealed batches, not yet sent. */
-  get queued(): number {
-    let n = 0;
-    for (const b of this.open.values()) n += b.rows.length;
-    for (const b of this.ready) n += b.rows.length;
-    return n;
-  }
-
-  private seal(b: OpenBatch): void {
-    if (this.open.get(b.group) !== b) return;
-    this.open.delete(b.group);
-    if (b.timer) clearTimeout(b.timer);
-    this.enqueue(b.rows);
-  }
-
-  /** Fixes the batch's timestamp now (issue order) and sends it when a request slot is free. */
-  private enqueue(rows: Pending[]): void {
-    this.ready.push({ rows, timestamp: this.sender.nextTimestamp() });
+    for (const st of this.staging.values()) st.lingered = true;
     this.pump();
   }
 
+  /** Rows staged or waiting for a slot, not yet sent. */
+  get queued(): number {
+    let n = this.ready.length;
+    for (const st of this.staging.values()) n += st.rows;
+    return n;
+  }
+
   private pump(): void {
-    while (this.inFlight < this.options.maxConcurrent && this.ready.length > 0) {
-      const b = this.ready.shift()!;
+    while (this.inFlight < this.options.maxConcurrent) {
+      const b = this.nextBatch();
+      if (b === undefined) return;
       this.inFlight++;
       const started = performance.now();
       void this.deliver(b.rows, b.timestamp).finally(() => {
@@ -147,6 +129,21 @@ export class WriteBatcher {
         this.pump();
       });
     }
+  }
+
+  /** The next request to send: a waiting single row, else a batch cut from a group that fills one or has lingered. */
+  private nextBatch(): SealedBatch | undefined {
+    const single = this.ready.shift();
+    if (single !== undefined) return single;
+    for (const st of this.staging.values()) {
+      if (!st.lingered && !st.fillsBatch(this.options)) continue;
+      const rows = st.cut(this.options);
+      this.staging.delete(st.group);
+      if (st.rows > 0) this.staging.set(st.group, st);
+      else if (st.timer !== undefined) clearTimeout(st.timer);
+      return { rows, timestamp: this.sender.nextTimestamp() };
+    }
+    return undefined;
   }
 
   /** Sends rows as one request; on a row-specific failure splits them in halves to isolate the bad row. */
