@@ -137,6 +137,42 @@ describe('WriteBatcher', () => {
     expect([...ts].sort((x, y) => x - y)).toEqual(ts);
   });
 
+  it('while every slot is busy, takes the queued rows of one Cassandra partition into one batch', async () => {
+    const s = new FakeSender();
+    s.holdAcks = true;
+    const b = new WriteBatcher(s, { ...defaults, maxConcurrent: 1 });
+    const p = [b.write(row('first', 'a-x'))];
+    jest.advanceTimersByTime(5);
+    await settle();
+    expect(s.sent.map((x) => x.rows)).toEqual([['first']]);
+    // Issued while the only slot is busy: two Cassandra partitions, interleaved.
+    for (const [id, part] of [['x1', 'a-x'], ['y1', 'a-y'], ['x2', 'a-x'], ['y2', 'a-y'], ['x3', 'a-x']]) p.push(b.write(row(id, part)));
+    s.ackAll();
+    await settle();
+    s.ackAll();
+    await settle();
+    jest.advanceTimersByTime(5);
+    await settle();
+    s.ackAll();
+    await Promise.all(p);
+    const [first, grouped, rest] = s.sent.map((x) => x.rows);
+    expect(s.sent).toHaveLength(3);
+    expect(first).toEqual(['first']);
+    // Sorted by partition (in either order), issue order within one: x1 x2 x3 | y1 y2, cut at 4 rows.
+    expect([['x1', 'x2', 'x3', 'y1'], ['y1', 'y2', 'x1', 'x2']]).toContainEqual(grouped);
+    expect([...grouped, ...rest].sort()).toEqual(['x1', 'x2', 'x3', 'y1', 'y2']);
+  });
+
+  it('gives a later write of a waiting row a later timestamp, also when it is larger than maxBytes', async () => {
+    const s = new FakeSender();
+    const b = new WriteBatcher(s, defaults);
+    const p = [b.write(row('k@1', 'a', 100)), b.write(row('k@1', 'a', 5000))];
+    jest.advanceTimersByTime(5);
+    await Promise.all(p);
+    expect(s.sent.map((x) => x.rows)).toEqual([['k@1'], ['k@1']]);
+    expect(s.sent[1].timestamp).toBeGreaterThan(s.sent[0].timestamp);
+  });
+
   it('splits a batch failing with a row-specific error until the poison row stands alone; its neighbours succeed', async () => {
     const s = new FakeSender();
     s.poison.add('r3');

@@ -43,12 +43,18 @@ const HEADER_ROOM = 9;
 /** First buffer size of a request (pooled by Node below 4 KiB); it grows ×4 when full. */
 const FIRST_BYTES = 2048;
 
+/**
+ * Per opcode, the buffer size the last request of that kind needed (+1/8): a request starts at that size, so a run of
+ * similar requests (the sink's batches) allocates one buffer each instead of a first one and its ×4 growth.
+ */
+const sizeHints: number[] = [];
+
 /** The buffer of `w`, grown when needed so that `n` more body bytes fit after its header room and body. */
 function reserve(w: FrameWriterLike, n: number): Buffer {
   const end = HEADER_ROOM + w.bodyLength;
   let buf = w.leanBuf;
   if (buf === undefined) {
-    buf = Buffer.allocUnsafe(Math.max(FIRST_BYTES, end + n));
+    buf = Buffer.allocUnsafe(Math.max(FIRST_BYTES, end + n, sizeHints[w.opcode] ?? 0));
     w.leanBuf = buf;
   } else if (end + n > buf.length) {
     const grown = Buffer.allocUnsafe(Math.max(end + n, buf.length * 4));
@@ -84,6 +90,8 @@ export function leanFrameWriterMethods(FrameHeader: FrameHeaderClass): LeanMetho
     write(this: FrameWriterLike, version: number, streamId: number, flags?: number): Buffer {
       const header = new FrameHeader(version, flags || 0, streamId, this.opcode, this.bodyLength).toBuffer();
       const buf = reserve(this, 0);
+      const used = HEADER_ROOM + this.bodyLength;
+      sizeHints[this.opcode] = used + (used >> 3);
       const start = HEADER_ROOM - header.length;
       buf.set(header, start);
       return buf.subarray(start, HEADER_ROOM + this.bodyLength);

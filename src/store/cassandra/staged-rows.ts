@@ -12,22 +12,31 @@ export interface CutBounds {
   maxRows: number;
 }
 
+/** Room for a row's index beside its partition hash in one float64 sort key (2^22 rows per chunk). */
+const INDEX_BITS = 22;
+const INDEX_SPAN = 2 ** INDEX_BITS;
+
 /**
- * Rows of one replica group waiting for a request slot, indexed by Cassandra partition (the routing key's hash), so a
- * batch takes a partition's rows together: Cassandra applies the rows of one partition as one mutation, which costs it
- * far less than one mutation per row. The batch's composition is decided only when a slot is free (late binding), so
- * grouping never holds a row back: a row waits only while every slot is busy, or for the linger of a partial batch.
+ * Rows of one replica group waiting for a request slot. When a slot frees and no grouped batch is left, the rows
+ * staged so far (a chunk) are sorted by Cassandra partition (the routing key's hash; issue order within one) and cut
+ * into batches, so the rows of one partition travel together: Cassandra applies them as one mutation, which costs it
+ * far less than one mutation per row. Grouping never holds a row back: rows wait only while every slot is busy (the
+ * queue that forms is what gets grouped), or for the linger of a partial batch.
  *
- * Order: a partition's rows keep their issue order, and a later write of a row already in the batch being cut stays
- * staged for a later batch (which gets a later timestamp). Partitions are served oldest first and round-robin, so a
- * busy partition cannot starve the others. A hash collision only puts two partitions' rows next to each other.
+ * Order: a chunk's batches all leave before any later row, so no row waits behind more than one chunk. A later write
+ * of a row never shares a batch with an earlier one, and lands in a later batch (which gets a later timestamp). A hash
+ * collision only puts two partitions' rows next to each other.
  */
 export class StagedRows<R extends StagedRow> {
-  /** Partition hash → its staged rows in issue order (one row is kept bare: most partitions hold one). */
-  private readonly byPartition = new Map<number, R | R[]>();
-  /** Rows staged. */
+  /** Rows not grouped yet, in issue order. */
+  private staged: R[] = [];
+  private stagedBytes = 0;
+  /** Batches of the last grouped chunk, in send order, from `nextBatch` on. */
+  private grouped: (R[] | undefined)[] = [];
+  private nextBatch = 0;
+  /** Rows staged or grouped, not taken yet. */
   rows = 0;
-  /** Estimated bytes staged. */
+  /** Estimated bytes staged or grouped, not taken yet. */
   bytes = 0;
   /** True once the oldest staged row has waited the linger (or a flush asked): a partial batch may leave now. */
   lingered = false;
@@ -36,67 +45,83 @@ export class StagedRows<R extends StagedRow> {
 
   constructor(readonly group: string) {}
 
-  /** Stages a row behind the earlier rows of its partition. */
+  /** Stages a row (issue order). */
   add(r: R): void {
-    const h = keyHash(r.write.routingKey) & 0x3fffffff; // a Smi: no heap number per row
-    const prev = this.byPartition.get(h);
-    if (prev === undefined) this.byPartition.set(h, r);
-    else if (Array.isArray(prev)) prev.push(r);
-    else this.byPartition.set(h, [prev, r]);
+    this.staged.push(r);
+    this.stagedBytes += r.write.bytes;
     this.rows++;
     this.bytes += r.write.bytes;
   }
 
-  /** True when the staged rows fill at least one batch. */
+  /** True when a grouped batch is waiting, or the staged rows fill at least one batch. */
   fillsBatch(b: CutBounds): boolean {
-    return this.rows >= b.maxRows || this.bytes >= b.maxBytes;
+    return this.nextBatch < this.grouped.length || this.staged.length >= b.maxRows || this.stagedBytes >= b.maxBytes;
   }
 
   /**
-   * Takes the next batch: whole partitions, oldest first, until a bound is reached (a row larger than maxBytes leaves
-   * alone). Never empty when rows are staged. A partition left with rows moves behind the others.
+   * Takes the next batch: the next one of the grouped chunk, or else groups the staged rows first (a trailing partial
+   * batch stays staged unless lingered). Never empty when rows are staged and fillsBatch or lingered holds.
    */
   cut(b: CutBounds): R[] {
-    const batch: R[] = [];
-    let bytes = 0;
-    for (const h of this.byPartition.keys()) {
-      const entry = this.byPartition.get(h)!;
-      if (!Array.isArray(entry)) {
-        // Most partitions hold one row: taken whole, or left in place when it does not fit.
-        if (batch.length > 0 && bytes + entry.write.bytes > b.maxBytes) break;
-        batch.push(entry);
-        bytes += entry.write.bytes;
-        this.byPartition.delete(h);
-        if (batch.length >= b.maxRows) break;
-        continue;
-      }
-      const from = batch.length;
-      let kept: R[] | undefined;
-      let full = false;
-      for (const r of entry) {
-        const w = r.write;
-        if (!full && batch.length > 0 && bytes + w.bytes > b.maxBytes) full = true;
-        // Once full, and for a later write of a row the batch already holds, the row (and every later one) stays.
-        if (full || takenFrom(batch, from, w.rowId)) {
-          (kept ??= []).push(r);
-          continue;
-        }
-        batch.push(r);
-        bytes += w.bytes;
-        if (batch.length >= b.maxRows) full = true;
-      }
-      if (kept === undefined) this.byPartition.delete(h);
-      else if (!full || batch.length === from) this.byPartition.set(h, kept.length === 1 ? kept[0] : kept); // in place
-      else {
-        // Round-robin: the rest of a partition the batch filled up in waits behind the other partitions.
-        this.byPartition.delete(h);
-        this.byPartition.set(h, kept.length === 1 ? kept[0] : kept);
-      }
-      if (full) break;
+    if (this.nextBatch >= this.grouped.length) this.groupStaged(b);
+    const batch = this.grouped[this.nextBatch]!;
+    // Released at once: a sent batch's rows must not live on until the whole chunk is sent.
+    this.grouped[this.nextBatch++] = undefined;
+    if (this.nextBatch >= this.grouped.length) {
+      this.grouped = [];
+      this.nextBatch = 0;
     }
+    let bytes = 0;
+    for (const r of batch) bytes += r.write.bytes;
     this.rows -= batch.length;
     this.bytes -= bytes;
     return batch;
+  }
+
+  /** Sorts the staged rows by partition hash (stable) and cuts them into batches within the bounds. */
+  private groupStaged(b: CutBounds): void {
+    const rows = this.staged;
+    const n = Math.min(rows.length, INDEX_SPAN);
+    const order = new Float64Array(n);
+    for (let i = 0; i < n; i++) order[i] = (keyHash(rows[i].write.routingKey) >>> 2) * INDEX_SPAN + i;
+    order.sort();
+    const out: (R[] | undefined)[] = [];
+    let batch: R[] = [];
+    let bytes = 0;
+    let prevHash = -1;
+    let runFrom = 0;
+    for (let k = 0; k < n; k++) {
+      const key = order[k];
+      const hash = Math.floor(key / INDEX_SPAN);
+      const r = rows[key - hash * INDEX_SPAN];
+      const w = r.write;
+      if (hash !== prevHash) runFrom = batch.length;
+      const repeat = hash === prevHash && takenFrom(batch, runFrom, w.rowId);
+      if (batch.length > 0 && (repeat || bytes + w.bytes > b.maxBytes || batch.length >= b.maxRows)) {
+        out.push(batch);
+        batch = [];
+        bytes = 0;
+        runFrom = 0;
+      }
+      batch.push(r);
+      bytes += w.bytes;
+      prevHash = hash;
+    }
+    const rest = rows.length > n ? rows.slice(n) : [];
+    let restBytes = 0;
+    for (const r of rest) restBytes += r.write.bytes;
+    if (batch.length > 0) {
+      // A partial last batch waits for more rows (staged again, ahead of later ones) unless the linger has passed.
+      const partial = batch.length < b.maxRows && bytes < b.maxBytes && out.length > 0 && !this.lingered;
+      if (partial) {
+        rest.unshift(...batch);
+        restBytes += bytes;
+      } else out.push(batch);
+    }
+    this.grouped = out;
+    this.nextBatch = 0;
+    this.staged = rest;
+    this.stagedBytes = restBytes;
   }
 }
 
