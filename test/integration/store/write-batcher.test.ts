@@ -102,11 +102,18 @@ describe.each(['partitioned', 'global'] as StoreScope[])('write batcher against 
       ['d', 'small-d', 4],
     ]);
     expect(outcomes).toEqual(['written', 'written', 'written', 'written']);
-    // Cassandra checks the size of multi-partition batches only: one refused batch of 4, then its halves (each under
-    // the threshold). A partitioned table spreads keys over (partition, bucket) Cassandra partitions too.
+    // Cassandra checks the size of multi-partition batches only: one refused batch of 4, then its halves, and their
+    // halves while a half still holds both big rows (the batch is sorted by partition, so which rows pair up depends
+    // on their hashes). A partitioned table spreads keys over (partition, bucket) Cassandra partitions too.
     const buckets = new Set(['a', 'b', 'c', 'd'].map((k) => bucketOf(Buffer.from(`b${n}\u0000${k}`), DEFAULT_PARTITION_BUCKETS)));
     const onePartition = scope === 'partitioned' && buckets.size === 1;
-    expect(ks.tracker.queries).toEqual(onePartition ? ['BATCH(4)'] : ['BATCH(4)', 'BATCH(2)', 'BATCH(2)']);
+    const sent = ks.tracker.queries;
+    if (onePartition) expect(sent).toEqual(['BATCH(4)']);
+    else {
+      expect(sent.slice(0, 3)).toEqual(['BATCH(4)', 'BATCH(2)', 'BATCH(2)']);
+      // At most one half is refused again (the one holding both big rows): its two rows then go alone.
+      expect(sent.length === 3 || (sent.length === 5 && sent.slice(3).every((q) => q.startsWith('INSERT')))).toBe(true);
+    }
     expect((await rows(scope, n)).map((r) => r.split('|').slice(0, 2).join('|'))).toEqual(['a|1', 'b|2', 'c|3', 'd|4']);
   });
 });
