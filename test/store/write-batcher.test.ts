@@ -146,7 +146,14 @@ describe('WriteBatcher', () => {
     await settle();
     expect(s.sent.map((x) => x.rows)).toEqual([['first']]);
     // Issued while the only slot is busy: two Cassandra partitions, interleaved.
-    for (const [id, part] of [['x1', 'a-x'], ['y1', 'a-y'], ['x2', 'a-x'], ['y2', 'a-y'], ['x3', 'a-x']]) p.push(b.write(row(id, part)));
+    for (const [id, part] of [
+      ['x1', 'a-x'],
+      ['y1', 'a-y'],
+      ['x2', 'a-x'],
+      ['y2', 'a-y'],
+      ['x3', 'a-x'],
+    ])
+      p.push(b.write(row(id, part)));
     s.ackAll();
     await settle();
     s.ackAll();
@@ -159,7 +166,10 @@ describe('WriteBatcher', () => {
     expect(s.sent).toHaveLength(3);
     expect(first).toEqual(['first']);
     // Sorted by partition (in either order), issue order within one: x1 x2 x3 | y1 y2, cut at 4 rows.
-    expect([['x1', 'x2', 'x3', 'y1'], ['y1', 'y2', 'x1', 'x2']]).toContainEqual(grouped);
+    expect([
+      ['x1', 'x2', 'x3', 'y1'],
+      ['y1', 'y2', 'x1', 'x2'],
+    ]).toContainEqual(grouped);
     expect([...grouped, ...rest].sort()).toEqual(['x1', 'x2', 'x3', 'y1', 'y2']);
   });
 

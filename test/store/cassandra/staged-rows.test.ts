@@ -87,7 +87,7 @@ describe('StagedRows', () => {
     expect(second[0].seq).toBeGreaterThan(first[0].seq);
   });
 
-  it("sends every batch of a grouped chunk before any row staged after it", () => {
+  it('sends every batch of a grouped chunk before any row staged after it', () => {
     const s = new StagedRows<Row>('g');
     for (let v = 1; v <= 8; v++) s.add(row(`p${v % 3}`, v));
     const early = new Set(s.cut(bounds).map((r) => r.seq));
@@ -104,50 +104,60 @@ describe('StagedRows', () => {
 
   it('property: every row leaves once, within bounds, never beside another write of itself, and after its earlier writes', () => {
     const op = fc.oneof(
-      fc.record({ kind: fc.constant('add' as const), p: fc.integer({ min: 0, max: 5 }), v: fc.integer({ min: 0, max: 3 }), bytes: fc.integer({ min: 1, max: 1500 }) }),
+      fc.record({
+        kind: fc.constant('add' as const),
+        p: fc.integer({ min: 0, max: 5 }),
+        v: fc.integer({ min: 0, max: 3 }),
+        bytes: fc.integer({ min: 1, max: 1500 }),
+      }),
       fc.record({ kind: fc.constant('cut' as const) }),
       fc.record({ kind: fc.constant('linger' as const) }),
     );
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 80 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 200, max: 2000 }), (ops, maxRows, maxBytes) => {
-        const b = { maxRows, maxBytes };
-        const s = new StagedRows<Row>('g');
-        const added: Row[] = [];
-        const cutAt = new Map<Row, number>();
-        let cuts = 0;
-        const cutOnce = () => {
-          const batch = s.cut(b);
-          expect(batch.length).toBeGreaterThan(0);
-          expect(batch.length).toBeLessThanOrEqual(maxRows);
-          const bytes = batch.reduce((n, r) => n + r.write.bytes, 0);
-          if (batch.length > 1) expect(bytes).toBeLessThanOrEqual(maxBytes);
-          expect(new Set(batch.map((r) => r.name)).size).toBe(batch.length);
-          expect(contiguousInIssueOrder(batch)).toBe(true);
-          for (const r of batch) {
-            expect(cutAt.has(r)).toBe(false);
-            cutAt.set(r, cuts);
+      fc.property(
+        fc.array(op, { maxLength: 80 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 200, max: 2000 }),
+        (ops, maxRows, maxBytes) => {
+          const b = { maxRows, maxBytes };
+          const s = new StagedRows<Row>('g');
+          const added: Row[] = [];
+          const cutAt = new Map<Row, number>();
+          let cuts = 0;
+          const cutOnce = () => {
+            const batch = s.cut(b);
+            expect(batch.length).toBeGreaterThan(0);
+            expect(batch.length).toBeLessThanOrEqual(maxRows);
+            const bytes = batch.reduce((n, r) => n + r.write.bytes, 0);
+            if (batch.length > 1) expect(bytes).toBeLessThanOrEqual(maxBytes);
+            expect(new Set(batch.map((r) => r.name)).size).toBe(batch.length);
+            expect(contiguousInIssueOrder(batch)).toBe(true);
+            for (const r of batch) {
+              expect(cutAt.has(r)).toBe(false);
+              cutAt.set(r, cuts);
+            }
+            cuts++;
+            // As the batcher does: the linger ends when nothing is staged any more.
+            if (s.rows === 0) s.lingered = false;
+          };
+          for (const o of ops) {
+            if (o.kind === 'add') {
+              const r = row(`p${o.p}`, o.v, o.bytes);
+              added.push(r);
+              s.add(r);
+            } else if (o.kind === 'linger') s.lingered = s.rows > 0;
+            else if (s.rows > 0 && (s.lingered || s.fillsBatch(b))) cutOnce();
           }
-          cuts++;
-          // As the batcher does: the linger ends when nothing is staged any more.
-          if (s.rows === 0) s.lingered = false;
-        };
-        for (const o of ops) {
-          if (o.kind === 'add') {
-            const r = row(`p${o.p}`, o.v, o.bytes);
-            added.push(r);
-            s.add(r);
-          } else if (o.kind === 'linger') s.lingered = s.rows > 0;
-          else if (s.rows > 0 && (s.lingered || s.fillsBatch(b))) cutOnce();
-        }
-        s.lingered = s.rows > 0;
-        while (s.rows > 0) cutOnce();
-        expect(s.bytes).toBe(0);
-        expect(cutAt.size).toBe(added.length);
-        // Writes of one row leave in issue order, each in a later batch than the one before.
-        for (let i = 0; i < added.length; i++)
-          for (let j = i + 1; j < added.length; j++)
-            if (added[i].name === added[j].name) expect(cutAt.get(added[j])!).toBeGreaterThan(cutAt.get(added[i])!);
-      }),
+          s.lingered = s.rows > 0;
+          while (s.rows > 0) cutOnce();
+          expect(s.bytes).toBe(0);
+          expect(cutAt.size).toBe(added.length);
+          // Writes of one row leave in issue order, each in a later batch than the one before.
+          for (let i = 0; i < added.length; i++)
+            for (let j = i + 1; j < added.length; j++)
+              if (added[i].name === added[j].name) expect(cutAt.get(added[j])!).toBeGreaterThan(cutAt.get(added[i])!);
+        },
+      ),
       { numRuns: 300 },
     );
   });
