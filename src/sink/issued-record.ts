@@ -26,9 +26,9 @@ export class IssuedRecord implements SinkRecord, RowListener, TrackedRecord {
   readonly partition: number;
   readonly offset: string;
   readonly timestamp: string;
-  key: Buffer | null;
-  value: Buffer | null;
-  headers?: IHeaders;
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly headers?: IHeaders;
   /** The writer's observed stream time right after the put decision (set when tracked). */
   observedStreamTime = 0;
   done = false;
@@ -49,16 +49,6 @@ export class IssuedRecord implements SinkRecord, RowListener, TrackedRecord {
     this.key = m.key ?? null;
     this.value = m.value ?? null;
     this.headers = m.headers;
-  }
-
-  /**
-   * Drops the record's bytes once it is durable: it can stay in its partition's offset order behind an earlier record
-   * still in flight (batches complete out of order), and its key and value should die young all the same.
-   */
-  release(): void {
-    this.key = null;
-    this.value = null;
-    this.headers = undefined;
   }
 
   rowWritten(): void {

@@ -329,7 +329,6 @@ export class SinkLoop {
     this.p.stall.recovered();
     this.p.counts.written++;
     if (this.writtenPending++ === 0) queueMicrotask(this.reportWritten);
-    r.release();
     this.settled(r);
   }
 

@@ -45,6 +45,7 @@ const row = (id: string, routing = 'a', bytes = 100): CoalescedWrite => ({
   query: 'INSERT',
   params: [id],
   routingKey: Buffer.from(routing),
+  partitionHash: keyHash(Buffer.from(routing)),
   rowId: versionRowId(keyHash(Buffer.from(id)), 7),
   bytes,
 });
@@ -176,10 +177,12 @@ describe('WriteBatcher', () => {
   it('gives a later write of a waiting row a later timestamp, also when it is larger than maxBytes', async () => {
     const s = new FakeSender();
     const b = new WriteBatcher(s, defaults);
-    const p = [b.write(row('k@1', 'a', 100)), b.write(row('k@1', 'a', 5000))];
+    // The same row (same rowId) written twice; the second write is told apart by its bind value.
+    const later: CoalescedWrite = { ...row('k@1', 'a', 5000), params: ['k@1 later'] };
+    const p = [b.write(row('k@1', 'a', 100)), b.write(later)];
     jest.advanceTimersByTime(5);
     await Promise.all(p);
-    expect(s.sent.map((x) => x.rows)).toEqual([['k@1'], ['k@1']]);
+    expect(s.sent.map((x) => x.rows)).toEqual([['k@1'], ['k@1 later']]);
     expect(s.sent[1].timestamp).toBeGreaterThan(s.sent[0].timestamp);
   });
 

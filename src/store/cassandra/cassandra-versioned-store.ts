@@ -69,6 +69,8 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
    * Cassandra partition key `(partition)` or `(partition, bucket)`, built once. Empty for global tables (the key routes).
    */
   private readonly routingKeys: Buffer[] = [];
+  /** keyHash of each routing key, by bucket (the batcher's partition grouping). */
+  private readonly routingHashes: number[] = [];
   /** The writer cell of every row, encoded once (the driver sends Buffer bind values as they are). */
   private readonly writerCell: Buffer;
 
@@ -80,6 +82,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
       const buckets = parts.reader.ref.buckets;
       if (buckets === undefined) this.routingKeys.push(int32RoutingKey(p));
       else for (let b = 0; b < buckets; b++) this.routingKeys.push(partitionBucketRoutingKey(p, b));
+      for (const k of this.routingKeys) this.routingHashes.push(keyHash(k));
     }
     this.writerCell = Buffer.from(parts.writerId, 'utf8');
     this.retention = parts.historyRetentionMs;
@@ -289,6 +292,8 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
       query: this.reader.cql.insert,
       params: this.reader.insertValues(key, this.partition, bucket, int64Bytes(timestamp), value, writer),
       routingKey: this.routingKeyOf(key, bucket),
+      // A global table's routing key is the key itself, already hashed.
+      partitionHash: this.partition === undefined ? hash : this.routingHashes[bucket ?? 0],
       rowId: versionRowId(hash, timestamp),
       bytes: key.length + (value === null ? 0 : value.length) + writer.length + ROW_OVERHEAD_BYTES,
     };

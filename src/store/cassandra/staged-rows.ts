@@ -1,4 +1,3 @@
-import { keyHash } from './key-hash';
 import type { CoalescedWrite } from './write-batcher';
 
 /** A staged row: its write and whatever the batcher keeps beside it. */
@@ -18,7 +17,7 @@ const INDEX_SPAN = 2 ** INDEX_BITS;
 
 /**
  * Rows of one replica group waiting for a request slot. When a slot frees and no grouped batch is left, the rows
- * staged so far (a chunk) are sorted by Cassandra partition (the routing key's hash; issue order within one) and cut
+ * staged so far (a chunk) are sorted by Cassandra partition (`partitionHash`; issue order within one) and cut
  * into batches, so the rows of one partition travel together: Cassandra applies them as one mutation, which costs it
  * far less than one mutation per row. Grouping never holds a row back: rows wait only while every slot is busy (the
  * queue that forms is what gets grouped), or for the linger of a partial batch.
@@ -36,11 +35,9 @@ export class StagedRows<R extends StagedRow> {
   private nextBatch = 0;
   /** Rows staged or grouped, not taken yet. */
   rows = 0;
-  /** Estimated bytes staged or grouped, not taken yet. */
-  bytes = 0;
   /** True once the oldest staged row has waited the linger (or a flush asked): a partial batch may leave now. */
   lingered = false;
-  /** The linger timer of the oldest staged row. */
+  /** The linger timer, started by the batcher with the first row of this staging (cleared when it empties). */
   timer?: NodeJS.Timeout;
 
   constructor(readonly group: string) {}
@@ -50,7 +47,6 @@ export class StagedRows<R extends StagedRow> {
     this.staged.push(r);
     this.stagedBytes += r.write.bytes;
     this.rows++;
-    this.bytes += r.write.bytes;
   }
 
   /** True when a grouped batch is waiting, or the staged rows fill at least one batch. */
@@ -71,10 +67,7 @@ export class StagedRows<R extends StagedRow> {
       this.grouped = [];
       this.nextBatch = 0;
     }
-    let bytes = 0;
-    for (const r of batch) bytes += r.write.bytes;
     this.rows -= batch.length;
-    this.bytes -= bytes;
     return batch;
   }
 
@@ -83,7 +76,7 @@ export class StagedRows<R extends StagedRow> {
     const rows = this.staged;
     const n = Math.min(rows.length, INDEX_SPAN);
     const order = new Float64Array(n);
-    for (let i = 0; i < n; i++) order[i] = (keyHash(rows[i].write.routingKey) >>> 2) * INDEX_SPAN + i;
+    for (let i = 0; i < n; i++) order[i] = (rows[i].write.partitionHash >>> 2) * INDEX_SPAN + i;
     order.sort();
     const out: (R[] | undefined)[] = [];
     let batch: R[] = [];

@@ -8,6 +8,8 @@ export interface CoalescedWrite {
   params: unknown[];
   /** Serialized Cassandra partition key (the driver's routing key). */
   routingKey: Buffer;
+  /** keyHash(routingKey), from the writer that already has it: the batcher groups a partition's rows by it. */
+  partitionHash: number;
   /**
    * A hash of the row's identity (partition + clustering key): a later write of the same row never shares a batch with
    * an earlier one (they would get the same timestamp). Equal rows must hash equal; a collision only cuts a batch early.
@@ -64,7 +66,7 @@ interface SealedBatch {
 export class WriteBatcher {
   /** Staged rows per replica group, in the order groups are served (round-robin). */
   private readonly staging = new Map<string, StagedRows<Pending>>();
-  /** Single-row requests of a batcher with linger 0, in issue order (timestamps fixed at issue). */
+  /** Single-row requests of a batcher with linger 0 (nothing is staged then), in issue order, timestamps fixed at issue. */
   private readonly ready: SealedBatch[] = [];
   private inFlight = 0;
   /** Requests sent (batches and single statements, splits included). */
