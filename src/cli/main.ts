@@ -1,3 +1,4 @@
+import '../kafka/preload';
 import { Command, Option } from 'commander';
 import { configJsonSchema, ConfigValidationError, configWarnings, loadConfigFile, pathToString } from '../config';
 import { checkTypedColumnsAgainstRegistry } from '../converters/typed-columns-check';

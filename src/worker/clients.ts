@@ -3,6 +3,7 @@ import { auth, Client } from 'cassandra-driver';
 import { Kafka, logLevel, SASLOptions } from 'kafkajs';
 import type { AdjunctConfig } from '../config/schema';
 import { installFastVarLong } from '../kafka/fast-varlong';
+import { installFastRecordDecoding } from '../kafka/record-decoding-install';
 import { installLeanFrameWriter, installLeanPreparedBatch } from '../store/cassandra';
 import { Logger } from '../observability/logger';
 
@@ -26,6 +27,7 @@ export function tlsOptions(t: Tls): boolean | { ca?: string[]; cert?: string; ke
 export function createKafka(cfg: AdjunctConfig['kafka'], logger: Logger, clientIdSuffix = ''): Kafka {
   installFastVarLong();
   const log = logger.child({ component: 'kafkajs' });
+  log.debug({ fastDecoding: installFastRecordDecoding() }, 'kafkajs record decoding (fast paths in use)');
   return new Kafka({
     clientId: cfg.clientId + clientIdSuffix,
     brokers: cfg.brokers,

@@ -5,6 +5,7 @@
  * (messages: {cmd:'stats'} → {type:'stats'}, {cmd:'stop'} → exit 0; with end offsets it sends {type:'caughtUp'} as soon
  * as its own committed offsets reach them, with the CPU time the process used so far)
  */
+import '../../src/kafka/preload';
 import * as fs from 'fs';
 import * as inspector from 'inspector';
 import { Client } from 'cassandra-driver';
