@@ -11,6 +11,7 @@
  * kafkajs binds both modules at load time, so they are replaced in Node's module cache before kafkajs loads:
  * `src/kafka/preload.ts`, imported first by the CLI, the package entry and the bench child, installs them.
  */
+import { readSmallVarLong } from './fast-varlong';
 
 /** kafkajs's protocol Decoder: only what the record decoder uses. */
 export interface KafkaDecoder {
@@ -36,33 +37,11 @@ export type RecordDecoder = (decoder: KafkaDecoder, batchContext?: RecordBatchCo
 
 /** kafkajs TimestampTypes.LOG_APPEND_TIME. */
 const LOG_APPEND_TIME = 1;
-/** Most varlong bytes decoded with numbers: 7 × 7 = 49 bits, inside a double's 53. */
-const FAST_VARLONG_BYTES = 7;
-
 /** `s` as a number when it is the canonical decimal of a safe integer, else undefined. */
 function safeInteger(s: string | undefined): number | undefined {
   if (typeof s !== 'string') return undefined;
   const n = Number(s);
   return Number.isSafeInteger(n) && String(n) === s ? n : undefined;
-}
-
-/** The zig-zag varlong at the decoder's position as a number (advancing it), or undefined (position unchanged). */
-function readSmallVarLong(d: KafkaDecoder): number | undefined {
-  const buf = d.buffer;
-  const start = d.offset;
-  let unsigned = 0;
-  let scale = 1;
-  for (let i = 0; i < FAST_VARLONG_BYTES; i++) {
-    const b = buf[start + i];
-    if (b === undefined) return undefined;
-    unsigned += (b & 0x7f) * scale;
-    if (b < 0x80) {
-      d.offset = start + i + 1;
-      return unsigned % 2 === 0 ? unsigned / 2 : -(unsigned + 1) / 2;
-    }
-    scale *= 128;
-  }
-  return undefined;
 }
 
 /** The replacement for kafkajs's record decoder `original`. */

@@ -28,28 +28,37 @@ interface KafkaDecoderClass {
 /** Most bytes decoded with numbers: 7 × 7 = 49 bits, inside a double's 53. */
 const FAST_BYTES = 7;
 
+/**
+ * The zig-zag varlong at the decoder's position as a number, advancing the position; undefined (position unchanged)
+ * when it is longer than 7 bytes or truncated.
+ */
+export function readSmallVarLong(d: { buffer: Buffer; offset: number }): number | undefined {
+  const buf = d.buffer;
+  const start = d.offset;
+  let unsigned = 0;
+  let scale = 1;
+  for (let i = 0; i < FAST_BYTES; i++) {
+    const b = buf[start + i];
+    if (b === undefined) return undefined;
+    unsigned += (b & 0x7f) * scale;
+    if (b < 0x80) {
+      d.offset = start + i + 1;
+      // Zig-zag: even → n / 2, odd → −(n + 1) / 2.
+      return unsigned % 2 === 0 ? unsigned / 2 : -(unsigned + 1) / 2;
+    }
+    scale *= 128;
+  }
+  return undefined;
+}
+
 /** The replacement for `original`, built on kafkajs's Long. */
 export function fastReadVarLong(
   Long: KafkaLongClass,
   original: () => KafkaLong,
 ): ((this: KafkaDecoder) => KafkaLong) & { original: () => KafkaLong } {
   const readVarLong = function readVarLong(this: KafkaDecoder): KafkaLong {
-    const buf = this.buffer;
-    const start = this.offset;
-    let unsigned = 0;
-    let scale = 1;
-    for (let i = 0; i < FAST_BYTES; i++) {
-      const b = buf[start + i];
-      if (b === undefined) break;
-      unsigned += (b & 0x7f) * scale;
-      if (b < 0x80) {
-        this.offset = start + i + 1;
-        // Zig-zag: even → n / 2, odd → −(n + 1) / 2.
-        return Long.fromNumber(unsigned % 2 === 0 ? unsigned / 2 : -(unsigned + 1) / 2);
-      }
-      scale *= 128;
-    }
-    return original.call(this);
+    const n = readSmallVarLong(this);
+    return n === undefined ? original.call(this) : Long.fromNumber(n);
   };
   return Object.assign(readVarLong, { original });
 }
