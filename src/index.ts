@@ -4,9 +4,6 @@
  * Everything else (CQL executors, table readers, sink internals) is internal and may change without notice.
  */
 
-// First: the faster kafkajs record decoding must be in place before kafkajs loads (see src/kafka/preload.ts).
-import './kafka/preload';
-
 // Stores: KIP-889 versioned and key-value interfaces, serdes, the in-memory reference and the Cassandra openers.
 export { PUT_RETURN_CODE_VALID_TO_UNDEFINED, PUT_RETURN_CODE_NOT_PUT } from './store/types';
 export type {

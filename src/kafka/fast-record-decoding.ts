@@ -9,7 +9,8 @@
  * self-check, so a kafkajs change can never make records decode differently.
  *
  * kafkajs binds both modules at load time, so they are replaced in Node's module cache before kafkajs loads:
- * `src/kafka/preload.ts`, imported first by the CLI, the package entry and the bench child, installs them.
+ * `src/kafka/preload.ts`, imported first by the CLI and the bench child, installs them (the worker's Kafka client
+ * factory installs what is still unbound, never the library API).
  */
 import { readSmallVarLong } from './fast-varlong';
 
