@@ -2,7 +2,7 @@
  * Installs the faster kafkajs record decoder and Batch (fast-record-decoding.ts) in Node's module cache, each only if it
  * agrees with kafkajs's own on a self-check, and only before kafkajs has bound the originals.
  */
-import { encodeVarLong } from './fast-varlong';
+import { isDeepStrictEqual } from 'util';
 import {
   fastBatchClass,
   fastRecordDecoder,
@@ -26,65 +26,37 @@ const BATCH = 'kafkajs/src/consumer/batch';
 const RECORD_DECODER_USERS = ['kafkajs/src/protocol/recordBatch/v0/decoder'];
 const BATCH_USERS = ['kafkajs/src/consumer/consumerGroup'];
 
-/** Kafka's zig-zag varint of a 32-bit value. */
-function varInt(n: number): Buffer {
-  return encodeVarLong(BigInt(n));
-}
-
-/** One v2 record body as kafkajs's record decoder reads it. */
-function recordBytes(
-  tsDelta: bigint,
-  offsetDelta: number,
-  key: Buffer | null,
-  value: Buffer | null,
-  headers: Array<[string, Buffer]>,
-): Buffer {
-  const bytes = (b: Buffer | null) => (b === null ? varInt(-1) : Buffer.concat([varInt(b.length), b]));
-  const hs = headers.map(([k, v]) => Buffer.concat([bytes(Buffer.from(k)), bytes(v)]));
-  return Buffer.concat([
-    Buffer.from([0]),
-    encodeVarLong(tsDelta),
-    varInt(offsetDelta),
-    bytes(key),
-    bytes(value),
-    varInt(headers.length),
-    ...hs,
-  ]);
-}
-
-/** Deep equality of decoded records (Buffers by content, the batch context by identity). */
-function same(a: unknown, b: unknown): boolean {
-  if (Buffer.isBuffer(a) || Buffer.isBuffer(b)) return Buffer.isBuffer(a) && Buffer.isBuffer(b) && a.equals(b);
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return Object.is(a, b);
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length || ka.some((k, i) => k !== kb[i])) return false;
-  return ka.every((k) => (k === 'batchContext' ? (a as never)[k] === (b as never)[k] : same((a as never)[k], (b as never)[k])));
-}
+/** kafkajs's record v0 encoder: a record with its length prefix. */
+type RecordEncoder = (r: { timestampDelta: number; offsetDelta: number; key: Buffer | null; value: Buffer | null; headers?: object }) => {
+  buffer: Buffer;
+};
 
 /** Whether `fast` decodes sample records (with and without headers, edges of the fast path) exactly as `original`. */
-function recordDecoderAgrees(Decoder: new (b: Buffer) => KafkaDecoder, original: RecordDecoder, fast: RecordDecoder): boolean {
+function recordDecoderAgrees(
+  Decoder: new (b: Buffer) => KafkaDecoder,
+  encode: RecordEncoder,
+  original: RecordDecoder,
+  fast: RecordDecoder,
+): boolean {
   const contexts: RecordBatchContext[] = [
     { firstOffset: '0', firstTimestamp: '1700000000000', magicByte: 2, timestampType: 0, maxTimestamp: '1700000000009' },
     { firstOffset: '9007199254740990', firstTimestamp: '-1', magicByte: 2, isControlBatch: true, timestampType: 0 },
     { firstOffset: '42', firstTimestamp: '5', magicByte: 2, timestampType: 1, maxTimestamp: '77' },
     { firstOffset: '123456789012345678', firstTimestamp: '9007199254740000', magicByte: 2, timestampType: 0 },
   ];
+  // Record bodies as kafkajs's batch decoder hands them over: kafkajs's own encoding, length prefix cut.
   const records = [
-    recordBytes(0n, 0, Buffer.from('k'), Buffer.from('{"a":1}'), []),
-    recordBytes(-3n, 7, null, null, []),
-    recordBytes(2n ** 48n, 1, Buffer.alloc(0), Buffer.from('v'), []),
-    recordBytes(1000n, 2, Buffer.from('k'), Buffer.from('v'), [
-      ['h', Buffer.from('x')],
-      ['h', Buffer.from('y')],
-    ]),
-    recordBytes(5000n, 2 ** 30, Buffer.from('k2'), Buffer.from('v2'), []),
-  ];
+    { timestampDelta: 0, offsetDelta: 0, key: Buffer.from('k'), value: Buffer.from('{"a":1}') },
+    { timestampDelta: -3, offsetDelta: 7, key: null, value: null },
+    { timestampDelta: 2 ** 48, offsetDelta: 1, key: Buffer.alloc(0), value: Buffer.from('v') },
+    { timestampDelta: 1000, offsetDelta: 2, key: Buffer.from('k'), value: Buffer.from('v'), headers: { h: ['x', 'y'] } },
+    { timestampDelta: 5000, offsetDelta: 2 ** 30, key: Buffer.from('k2'), value: Buffer.from('v2') },
+  ].map((r) => new Decoder(encode(r).buffer).readVarIntBytes() as Buffer);
   for (const ctx of contexts) {
     for (const r of records) {
       const a = new Decoder(r);
       const b = new Decoder(r);
-      if (!same(original(a, ctx), fast(b, ctx)) || a.offset !== b.offset) return false;
+      if (!isDeepStrictEqual(original(a, ctx), fast(b, ctx)) || a.offset !== b.offset) return false;
     }
   }
   return true;
@@ -138,9 +110,10 @@ export function installFastRecordDecoding(): RecordDecodingInstall {
     /* eslint-disable @typescript-eslint/no-require-imports */
     const Decoder = require('kafkajs/src/protocol/decoder') as new (b: Buffer) => KafkaDecoder;
     const filterAborted = require('kafkajs/src/consumer/filterAbortedMessages') as FilterAborted;
+    const encode = require('kafkajs/src/protocol/recordBatch/record/v0') as RecordEncoder;
     /* eslint-enable @typescript-eslint/no-require-imports */
     installed.recordDecoder = replace<RecordDecoder>(RECORD_DECODER, RECORD_DECODER_USERS, fastRecordDecoder, (o, f) =>
-      recordDecoderAgrees(Decoder, o, f),
+      recordDecoderAgrees(Decoder, encode, o, f),
     );
     installed.batch = replace<KafkaBatchClass>(BATCH, BATCH_USERS, (B) => fastBatchClass(B, filterAborted), batchAgrees);
   } catch {

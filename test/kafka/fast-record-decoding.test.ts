@@ -128,7 +128,7 @@ describe('installFastRecordDecoding (in a plain Node process)', () => {
   const run = (script: string): string =>
     execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: root, encoding: 'utf8', env: { ...process.env } }).trim();
 
-  it('replaces both modules when the preload comes first, and kafkajs then consumes through them', () => {
+  it('replaces both modules when the preload comes first (consuming through them: test/integration/kafka)', () => {
     const out = run(`
       require('./src/kafka/preload');
       require('kafkajs');
