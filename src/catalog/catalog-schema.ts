@@ -1,6 +1,6 @@
 import { Client } from 'cassandra-driver';
 import { validateKeyspaceName } from '../store/cassandra';
-import { CqlExecutor } from '../store/cassandra';
+import { awaitTableUsable, CqlExecutor } from '../store/cassandra';
 import { requireSchemaAgreement } from './catalog-cql';
 
 /** Columns and keys of each catalog table (store generations, pipeline status, pause flags, worker heartbeats, base-table owners). */
@@ -47,7 +47,7 @@ const ADDED_COLUMNS: readonly { table: string; column: string; type: string }[] 
 ];
 
 /**
- * Creates the catalog tables that are missing (a catalog in place costs a read instead of five DDL statements), adds
+ * Creates the catalog tables that are missing (a catalog in place costs six reads instead of five DDL statements), adds
  * columns newer releases need, and waits for schema agreement (also when another worker created the tables just now).
  */
 export async function ensureCatalog(client: Client, keyspace: string): Promise<void> {
@@ -60,6 +60,8 @@ export async function ensureCatalog(client: Client, keyspace: string): Promise<v
   const present = new Set(tables.rows.map((r) => String(r.get('table_name'))));
   for (const t of catalogTables(keyspace)) if (!present.has(t.table)) await exec.ddl(t.ddl, 'creating the adjunct catalog tables');
   await requireSchemaAgreement(client, 'creating the adjunct catalog tables');
+  // A table another worker created just now is listed before the coordinator accepts statements naming it.
+  for (const t of catalogTables(keyspace)) if (present.has(t.table)) await awaitTableUsable(exec, { keyspace, table: t.table });
   // Only the tables that gained columns (the store keyspace also holds every generation table).
   const rs = await client.execute(
     'SELECT table_name, column_name FROM system_schema.columns WHERE keyspace_name=? AND table_name IN ?',

@@ -76,6 +76,47 @@ function once(client: Client, id: string, fn: () => Promise<void>): Promise<void
   return p;
 }
 
+/** Tries of a usability probe, 100 ms apart. */
+const USABLE_ATTEMPTS = 100;
+
+/** What a coordinator answers for a keyspace, table or column it does not know (yet). */
+export const UNKNOWN_SCHEMA_OBJECT = /does not exist|doesn't exist|unconfigured table|Undefined column name/i;
+
+/**
+ * Runs `probe` (a read naming schema objects) until the coordinator accepts it: an object another worker created just
+ * now is listed in system_schema before the coordinator's in-memory schema has it, even after schema agreement.
+ * Gives up after 10 s, or at once on any other error.
+ */
+export async function awaitUsable(exec: CqlExecutor, probe: string, what: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await exec.read(probe, [], what);
+      return;
+    } catch (e) {
+      if (attempt >= USABLE_ATTEMPTS || !UNKNOWN_SCHEMA_OBJECT.test(describeCause(e))) throw e;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** An error's message with its cause's (the driver's message is the cause of a wrapped StoreError). */
+function describeCause(e: unknown): string {
+  return e instanceof Error ? `${e.message} ${String((e as { cause?: Error }).cause?.message)}` : String(e);
+}
+
+/** Tables each client has seen accept a statement (the usability probe runs once per table and client). */
+const usable = new WeakMap<Client, Set<string>>();
+
+/** Probes a table found in system_schema (but not created by this client) once per client, see awaitUsable. */
+export async function awaitTableUsable(exec: CqlExecutor, ref: { keyspace: string; table: string }): Promise<void> {
+  let seen = usable.get(exec.client);
+  if (seen === undefined) usable.set(exec.client, (seen = new Set()));
+  const name = qualified(ref);
+  if (seen.has(name)) return;
+  await awaitUsable(exec, `SELECT * FROM ${name} LIMIT 1`, `check table ${name} is usable`);
+  seen.add(name);
+}
+
 async function keyspaceExists(exec: CqlExecutor, keyspace: string): Promise<boolean> {
   const rs = await exec.read('SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?', [keyspace], 'check keyspace');
   return rs.rowLength > 0;
@@ -121,7 +162,7 @@ export async function ensureTable(
   withOptions: string[],
   options: SchemaOptions,
 ): Promise<void> {
-  if (await tableExists(exec, ref.keyspace, ref.table)) return;
+  if (await tableExists(exec, ref.keyspace, ref.table)) return awaitTableUsable(exec, ref);
   if (options.createTables === false) {
     throw new StoreError(`table ${qualified(ref)} does not exist and createTables is false`, {
       code: 'TABLE_NOT_FOUND',

@@ -2,7 +2,7 @@ import { BadRecordError } from '../../errors';
 import { canonicalCqlType, CellTypeError, toCell } from './cql-types';
 import { CqlExecutor } from './cql-executor';
 import { qualified, TableRef, versionedInsertColumns } from './layout';
-import { ensureColumns, SchemaOptions } from './schema';
+import { awaitUsable, ensureColumns, SchemaOptions } from './schema';
 import { requireValidColumns, TypedColumn } from './typed-column-spec';
 
 /** The columns a schema maps to, plus the value fields it has that get no column (nested records, arrays, maps). */
@@ -190,33 +190,14 @@ export class TypedColumns {
     if (fresh.length > 0) await this.awaitVisible(fresh.map((c) => c.column));
   }
 
-  /**
-   * Waits until statements naming the columns prepare: a column another worker just added can be listed in
-   * system_schema before the coordinator accepts it ("Undefined column name"), even after schema agreement.
-   */
+  /** Waits until statements naming the columns prepare (see awaitUsable: another worker may have added them just now). */
   private async awaitVisible(columns: string[]): Promise<void> {
-    const probe = `SELECT ${columns.join(', ')} FROM ${qualified(this.ref)} LIMIT 1`;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.exec.read(probe, [], 'check typed columns are usable');
-        return;
-      } catch (e) {
-        if (attempt >= VISIBLE_ATTEMPTS || !/Undefined column name/i.test(describeCause(e))) throw e;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await awaitUsable(this.exec, `SELECT ${columns.join(', ')} FROM ${qualified(this.ref)} LIMIT 1`, 'check typed columns are usable');
   }
 }
 
 /** Most value field names a writer remembers; beyond it, unknown fields no longer trigger a schema re-read. */
 const MAX_KNOWN_FIELDS = 10_000;
-
-/** Tries of the column-visibility probe, 100 ms apart. */
-const VISIBLE_ATTEMPTS = 100;
-
-function describeCause(e: unknown): string {
-  return e instanceof Error ? `${e.message} ${String((e as { cause?: Error }).cause?.message)}` : String(e);
-}
 
 /** A field value that does not fit its column's type. */
 class TypedCellError extends Error {

@@ -1,10 +1,13 @@
 /**
  * The catalog created by an earlier release gets the columns this one needs: ensureCatalog adds `dropping_generation`
- * and `last_generation` to an existing `adjunct_stores` by ALTER TABLE, keeps its rows,, and is idempotent.
+ * and `last_generation` to an existing `adjunct_stores` by ALTER TABLE, keeps its rows, and is idempotent. Workers
+ * starting at once on a fresh keyspace (separate clients) all get a usable catalog: none fails with a table that
+ * system_schema lists but the coordinator does not know yet.
  */
 import { Client } from 'cassandra-driver';
 import { ensureCatalog } from '../../../src/catalog';
-import { StoreCatalog } from '../../../src/generations';
+import { StoreCatalog, TableOwners } from '../../../src/generations';
+import { CqlExecutor, ensureKeyspace, renderReplication } from '../../../src/store/cassandra';
 import { stackEndpoints } from '../../../tools/devstack/endpoints';
 import { createKeyspace, uniqueName } from '../helpers';
 
@@ -13,21 +16,49 @@ jest.setTimeout(180_000);
 describe('catalog schema upgrade', () => {
   let client: Client;
   const keyspace = uniqueName('catalog_up');
-  beforeAll(async () => {
+  const racedKeyspaces: string[] = [];
+  // DDL on the shared, loaded dev node can take longer than the driver's default 12 s.
+  const newClient = () => {
     const ep = stackEndpoints();
-    // DDL on the shared, loaded dev node can take longer than the driver's default 12 s.
-    client = new Client({
+    return new Client({
       contactPoints: ep.cassandraContactPoints,
       protocolOptions: { port: ep.cassandraPort },
       localDataCenter: ep.localDataCenter,
       socketOptions: { readTimeout: 60_000 },
     });
+  };
+  beforeAll(async () => {
+    client = newClient();
     await client.connect();
     await createKeyspace(client, keyspace);
   });
   afterAll(async () => {
-    await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
+    for (const ks of [keyspace, ...racedKeyspaces]) await client.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
     await client.shutdown();
+  });
+
+  it('gives every one of several workers starting at once on a fresh keyspace a usable catalog', async () => {
+    const clients = [newClient(), newClient(), newClient(), newClient()];
+    await Promise.all(clients.map((c) => c.connect()));
+    try {
+      for (let round = 0; round < 5; round++) {
+        const ks = uniqueName('catalog_race');
+        racedKeyspaces.push(ks);
+        const owner = { store: 's', pipeline: 'p', groupId: 'g' };
+        // What a starting worker does: keyspace, catalog, then the first catalog statement (the base-table claim).
+        const results = await Promise.allSettled(
+          clients.map(async (c, i) => {
+            await ensureKeyspace(new CqlExecutor(c, {}, { keyspace: ks }), ks, renderReplication(undefined), {});
+            await ensureCatalog(c, ks);
+            await new TableOwners(c, ks).claim('s', owner, `w${i}`);
+          }),
+        );
+        expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+        expect(await new TableOwners(client, ks).ownerOf('s')).toEqual(owner);
+      }
+    } finally {
+      await Promise.all(clients.map((c) => c.shutdown()));
+    }
   });
 
   it('adds the drop-protocol columns to an adjunct_stores of the former shape, keeping its rows', async () => {

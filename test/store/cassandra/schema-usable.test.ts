@@ -1,0 +1,44 @@
+/** awaitUsable: a probe that names a schema object the coordinator does not know yet is retried; other errors are not. */
+import type { Client } from 'cassandra-driver';
+import { awaitTableUsable, awaitUsable, CqlExecutor } from '../../../src/store/cassandra';
+
+/** A client whose execute fails with the given messages in turn, then succeeds; it counts the calls. */
+function failingClient(messages: string[]): { client: Client; calls: () => number } {
+  let n = 0;
+  const client = {
+    execute: async () => {
+      const m = messages[n++];
+      if (m !== undefined) throw new Error(m);
+      return { rows: [], rowLength: 0 };
+    },
+  } as unknown as Client;
+  return { client, calls: () => n };
+}
+
+describe('awaitUsable', () => {
+  it('retries while the coordinator does not know the table or column yet, then returns', async () => {
+    const { client, calls } = failingClient([
+      'table ks.adjunct_table_owners does not exist',
+      'unconfigured table adjunct_table_owners',
+      'Undefined column name price',
+    ]);
+    await awaitUsable(new CqlExecutor(client), 'SELECT price FROM ks.t LIMIT 1', 'probe');
+    expect(calls()).toBe(4);
+  });
+
+  it('rethrows any other error at once', async () => {
+    const { client, calls } = failingClient(['Cannot achieve consistency level LOCAL_QUORUM']);
+    await expect(awaitUsable(new CqlExecutor(client), 'SELECT * FROM ks.t LIMIT 1', 'probe')).rejects.toThrow(/probe/);
+    expect(calls()).toBe(1);
+  });
+
+  it('probes a table once per client', async () => {
+    const { client, calls } = failingClient(['table ks.t does not exist']);
+    const exec = new CqlExecutor(client);
+    await awaitTableUsable(exec, { keyspace: 'ks', table: 't' });
+    await awaitTableUsable(exec, { keyspace: 'ks', table: 't' });
+    expect(calls()).toBe(2);
+    await awaitTableUsable(exec, { keyspace: 'ks', table: 'u' });
+    expect(calls()).toBe(3);
+  });
+});
