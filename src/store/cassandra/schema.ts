@@ -1,5 +1,5 @@
 import { Client } from 'cassandra-driver';
-import { InvalidIdentifierError, StoreError } from '../../errors';
+import { InvalidIdentifierError, isMissingTable, sleep, StoreError } from '../../errors';
 import { CqlExecutor } from './cql-executor';
 import { qualified } from './layout';
 
@@ -79,12 +79,12 @@ function once(client: Client, id: string, fn: () => Promise<void>): Promise<void
 /** Tries of a usability probe, 100 ms apart. */
 const USABLE_ATTEMPTS = 100;
 
-/** What a coordinator answers for a keyspace, table or column it does not know (yet). */
-export const UNKNOWN_SCHEMA_OBJECT = /does not exist|doesn't exist|unconfigured table|Undefined column name/i;
+/** What a coordinator answers for a column it does not know (yet); unknown tables are classified by isMissingTable. */
+const UNDEFINED_COLUMN = /Undefined column name/i;
 
 /**
- * Runs `probe` (a read naming schema objects) until the coordinator accepts it: an object another worker created just
- * now is listed in system_schema before the coordinator's in-memory schema has it, even after schema agreement.
+ * Runs `probe` (a read naming a table or columns) until the coordinator accepts it: an object another worker created
+ * just now is listed in system_schema before the coordinator's in-memory schema has it, even after schema agreement.
  * Gives up after 10 s, or at once on any other error.
  */
 export async function awaitUsable(exec: CqlExecutor, probe: string, what: string): Promise<void> {
@@ -93,15 +93,10 @@ export async function awaitUsable(exec: CqlExecutor, probe: string, what: string
       await exec.read(probe, [], what);
       return;
     } catch (e) {
-      if (attempt >= USABLE_ATTEMPTS || !UNKNOWN_SCHEMA_OBJECT.test(describeCause(e))) throw e;
+      if (attempt >= USABLE_ATTEMPTS || !(isMissingTable(e) || UNDEFINED_COLUMN.test(String((e as Error)?.message)))) throw e;
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
-}
-
-/** An error's message with its cause's (the driver's message is the cause of a wrapped StoreError). */
-function describeCause(e: unknown): string {
-  return e instanceof Error ? `${e.message} ${String((e as { cause?: Error }).cause?.message)}` : String(e);
 }
 
 /** Tables each client has seen accept a statement (the usability probe runs once per table and client). */

@@ -13,7 +13,7 @@ import { createKeyspace, uniqueName } from '../helpers';
 
 jest.setTimeout(180_000);
 
-describe('catalog schema upgrade', () => {
+describe('catalog schema: upgrade and concurrent creation', () => {
   let client: Client;
   const keyspace = uniqueName('catalog_up');
   const racedKeyspaces: string[] = [];

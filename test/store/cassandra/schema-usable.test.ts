@@ -2,13 +2,13 @@
 import type { Client } from 'cassandra-driver';
 import { awaitTableUsable, awaitUsable, CqlExecutor } from '../../../src/store/cassandra';
 
-/** A client whose execute fails with the given messages in turn, then succeeds; it counts the calls. */
+/** A client whose execute fails with the given messages in turn (as the driver's InvalidRequest, code 0x2200), then succeeds; it counts the calls. */
 function failingClient(messages: string[]): { client: Client; calls: () => number } {
   let n = 0;
   const client = {
     execute: async () => {
       const m = messages[n++];
-      if (m !== undefined) throw new Error(m);
+      if (m !== undefined) throw Object.assign(new Error(m), { code: 0x2200 });
       return { rows: [], rowLength: 0 };
     },
   } as unknown as Client;
