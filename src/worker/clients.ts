@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import { auth, Client } from 'cassandra-driver';
-import { Kafka, logLevel, SASLOptions } from 'kafkajs';
+import { Admin, Kafka, logLevel, SASLOptions } from 'kafkajs';
 import type { AdjunctConfig } from '../config/schema';
 import { installFastVarLong } from '../kafka/fast-varlong';
 import { installFastRecordDecoding } from '../kafka/record-decoding-install';
@@ -45,6 +45,16 @@ export function createKafka(cfg: AdjunctConfig['kafka'], logger: Logger, clientI
       },
     retry: { retries: 8, initialRetryTime: 300, maxRetryTime: 10_000 },
   });
+}
+
+/**
+ * Connects an admin client and loads the cluster's broker list. Without it kafkajs's first group-coordinator lookup
+ * (the start-up offset check of a pipeline) finds no broker, loads the metadata, and still waits its initial retry
+ * time (300 ms) before asking again.
+ */
+export async function connectAdmin(admin: Admin): Promise<void> {
+  await admin.connect();
+  await admin.describeCluster();
 }
 
 /**

@@ -20,7 +20,7 @@ import { StallPolicy } from '../sink/stall-policy';
 import { CompiledSinkTaskOptions, compileSinkTaskOptions, sinkTaskOptionsFromConfig } from '../sink/task-options';
 import { WriteBudget } from '../sink/write-budget';
 import { StoreRetryPolicy } from '../store/cassandra';
-import { createCassandra, createKafka } from './clients';
+import { connectAdmin, createCassandra, createKafka } from './clients';
 import { PipelineRunner, RunnerStatus } from './pipeline-runner';
 import { recordsInFlight, StoreWiring, StreamTimeJump } from './store-wiring';
 import { prepareCatalog, prepareStore, StoreCatalogParts, validateBeforeAnyCql } from './store-setup';
@@ -110,13 +110,14 @@ export class Worker {
   /** Connects Cassandra (keyspace, catalog), Kafka (admin, DLQ producer and topics) and the registry. */
   private async connect(): Promise<SharedClients> {
     const cfg = this.config;
-    this.cassandra = createCassandra(cfg.cassandra);
-    await this.cassandra.connect();
-    const catalog = await prepareCatalog(this.cassandra, cfg);
-    this.statusTable = new PipelineStatusTable(this.cassandra, cfg.cassandra.keyspace);
+    const cassandra = createCassandra(cfg.cassandra);
+    this.cassandra = cassandra;
     this.kafka = createKafka(cfg.kafka, this.logger);
-    this.admin = this.kafka.admin();
-    await this.admin.connect();
+    const admin = this.kafka.admin();
+    this.admin = admin;
+    // Cassandra (connection, keyspace, catalog) and Kafka (admin, broker list) come up side by side.
+    const [catalog] = await Promise.all([cassandra.connect().then(() => prepareCatalog(cassandra, cfg)), connectAdmin(admin)]);
+    this.statusTable = new PipelineStatusTable(cassandra, cfg.cassandra.keyspace);
     if (cfg.registry) this.registry = createRegistry(cfg.registry);
     const dlqs = cfg.pipelines.flatMap((p) => (p.errors.deadLetterQueue ? [p.errors.deadLetterQueue] : []));
     for (const d of dlqs) await ensureDeadLetterTopic(this.admin, d);
