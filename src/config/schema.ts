@@ -133,7 +133,7 @@ export const WorkerConfig = z
       .max(4096)
       .default(64)
       .describe(
-        'most Cassandra write requests (batches) in flight per pipeline; records in flight per worker are bounded at maxInFlight × cassandra.writeBatch.maxRows',
+        'most Cassandra write requests (batches) in flight per pipeline; records in flight per worker are bounded at 2 × maxInFlight × cassandra.writeBatch.maxRows (full batches in flight, as many staged for grouping)',
       ),
     maxInFlightBytes: ByteSize.default(16 << 20).describe(
       'bound on the key+value bytes of in-flight writes per worker (a larger record is written alone)',
