@@ -84,6 +84,15 @@ describe('cassandra helpers (no database)', () => {
     );
   });
 
+  it("reads only the next version's valid_from for an as-of validTo", () => {
+    expect(versionedStatements({ keyspace: 'k', table: 't', scope: 'global' }).nextFrom).toBe(
+      'SELECT valid_from FROM k.t WHERE key = ? AND valid_from > ? ORDER BY valid_from ASC LIMIT 1',
+    );
+    expect(versionedStatements({ keyspace: 'k', table: 't', scope: 'partitioned', buckets: 4 }).in.nextFrom).toBe(
+      'SELECT valid_from FROM k.t WHERE partition IN ? AND bucket = ? AND key = ? AND valid_from > ? ORDER BY key DESC, valid_from ASC LIMIT 1',
+    );
+  });
+
   it('bucketOf is stable and in range', () => {
     expect(bucketOf(Buffer.from('hello'), 16)).toBe(bucketOf(Buffer.from('hello'), 16));
     for (let i = 0; i < 100; i++) {

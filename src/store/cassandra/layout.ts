@@ -79,6 +79,8 @@ export interface VersionedReadStatements {
   floor: string;
   /** The oldest version with valid_from > ?. */
   after: string;
+  /** Only the valid_from of the oldest version with valid_from > ? (the validTo of the version as of ?). */
+  nextFrom: string;
   /** Every version, newest first. */
   allDesc: string;
   /** Every version with valid_from <= ?, newest first. */
@@ -99,6 +101,7 @@ function readStatements(t: string, sel: string, loc: string, asc: string): Versi
     latest: `SELECT ${sel} FROM ${t} WHERE ${loc} LIMIT 1`,
     floor: `SELECT ${sel} FROM ${t} WHERE ${loc} AND valid_from <= ? LIMIT ?`,
     after: `SELECT ${sel} FROM ${t} WHERE ${loc} AND valid_from > ? ${asc} LIMIT 1`,
+    nextFrom: `SELECT valid_from FROM ${t} WHERE ${loc} AND valid_from > ? ${asc} LIMIT 1`,
     allDesc: `SELECT ${sel} FROM ${t} WHERE ${loc}`,
     upToDesc: `SELECT ${sel} FROM ${t} WHERE ${loc} AND valid_from <= ?`,
   };

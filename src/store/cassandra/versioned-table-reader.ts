@@ -36,10 +36,11 @@ export interface RawHistoryEntry {
   value: Buffer;
 }
 
-/** The version valid as of a time and the key's next version after it (both possibly tombstones or null). */
+/** The version stored as of a time (possibly a tombstone or null) and the time of the key's next version after it. */
 export interface AsOfPair {
   floor: RawVersion | null;
-  next: RawVersion | null;
+  /** The next version: only its valid_from is read (it is the floor's validTo; a tombstone counts). */
+  next: Pick<RawVersion, 'validFrom'> | null;
 }
 
 const HISTORY_FETCH_SIZE = 100;
@@ -187,10 +188,21 @@ export class VersionedTableReader {
     return toVersion(rs.first());
   }
 
-  /** The version stored as of t and the next version after t: two single-partition reads issued in parallel. */
+  /** The valid_from of the oldest version with valid_from > t, or null: one read of that one column. */
+  async nextValidFrom(loc: RowLocator, t: number): Promise<number | null> {
+    const { q, params } = this.locate(loc);
+    const extra = q === this.cql.in ? { fetchSize: 0 } : {};
+    const row = (await this.exec.read(q.nextFrom, [...params, this.exec.long(t)], 'read next version', extra)).first();
+    return row ? toNumber(row.valid_from) : null;
+  }
+
+  /**
+   * The version stored as of t and the time of the next version after t (its validTo): two single-partition reads
+   * issued in parallel, the second of valid_from alone.
+   */
   async asOfWithNext(loc: RowLocator, t: number): Promise<AsOfPair> {
-    const [floor, next] = await Promise.all([this.asOf(loc, t), this.after(loc, t)]);
-    return { floor, next };
+    const [floor, next] = await Promise.all([this.asOf(loc, t), this.nextValidFrom(loc, t)]);
+    return { floor, next: next === null ? null : { validFrom: next } };
   }
 
   /** Versions with valid_from <= toTime (all if undefined), newest first, paged lazily. */

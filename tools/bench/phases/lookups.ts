@@ -23,7 +23,7 @@ export function lookupQueries(d: Dataset, count: number, seed: number): { keys: 
 
 /**
  * Runs M as-of lookups through openLookup(...).store(name).get(key, asOf), through a bare SELECT, and through the bare
- * pair of SELECTs the library issues for validTo (version as of, and the next one, in parallel); returns all three.
+ * pair of SELECTs the library issues for validTo (version as of, and the next one's valid_from, in parallel); returns all three.
  */
 export async function lookupPhases(
   client: Client,
@@ -39,7 +39,7 @@ export async function lookupPhases(
   const store = lookup.store<string, unknown>(storeName);
   const table = (await store.info()).table;
   const cql = `SELECT valid_from, value FROM ${keyspace}.${table} WHERE key = ? AND valid_from <= ? LIMIT 1`;
-  const nextCql = `SELECT valid_from, value FROM ${keyspace}.${table} WHERE key = ? AND valid_from > ? ORDER BY valid_from ASC LIMIT 1`;
+  const nextCql = `SELECT valid_from FROM ${keyspace}.${table} WHERE key = ? AND valid_from > ? ORDER BY valid_from ASC LIMIT 1`;
   const opts = { prepare: true, consistency: types.consistencies.localQuorum, isIdempotent: true };
   const found = { library: 0, raw: 0 };
   const viaLibrary = async (i: number) => {
