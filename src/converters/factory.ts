@@ -1,8 +1,9 @@
-import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { ConfigError, ErrorStage } from '../errors';
 import { RegistryConverter } from './registry-converter';
 import { BytesConverter, JsonConverter, StringConverter } from './basic-converters';
 import { Converter } from './converter';
+import { registryLibrary } from './schema-libraries';
 
 /** Registry connection settings. */
 export interface RegistrySettings {
@@ -12,6 +13,7 @@ export interface RegistrySettings {
 
 /** Creates a SchemaRegistry client (parsed schemas of every format are cached by the client per id). */
 export function createRegistry(settings: RegistrySettings): SchemaRegistry {
+  const { SchemaRegistry, SchemaType } = registryLibrary();
   return new SchemaRegistry(
     {
       host: settings.url,

@@ -1,10 +1,11 @@
-import { common, INamespace, Namespace, Root, Type } from 'protobufjs';
+import type { INamespace, Namespace, Root, Type } from 'protobufjs';
+import { protobufLibrary } from './schema-libraries';
 
 /** Options of the plain-object form: the proto3 JSON mapping (64-bit integers and bytes as strings, enum names), with every field present. */
 const TO_PLAIN = { longs: String, enums: String, bytes: String, defaults: true, json: true } as const;
 
 /** Message types declared directly in a namespace, in declaration order (what message indexes count; enums are skipped). */
-const messagesOf = (ns: Namespace): Type[] => ns.nestedArray.filter((n): n is Type => n instanceof Type);
+const messagesOf = (ns: Namespace): Type[] => ns.nestedArray.filter((n): n is Type => n instanceof protobufLibrary().Type);
 
 /**
  * Resolves Confluent message indexes against a parsed .proto file: `[i]` is the file's i-th top-level message,
@@ -28,7 +29,7 @@ export function decodeToPlain(type: Type, payload: Buffer): Record<string, unkno
 }
 
 /** protobufjs' bundled definitions of Google's well-known types (timestamp, duration, wrappers, struct, any, empty, field_mask). */
-const WELL_KNOWN_FILES = Object.keys(common).filter((f) => f.startsWith('google/protobuf/'));
+let wellKnownFiles: string[] | undefined;
 const withWellKnown = new WeakSet<Root>();
 
 /**
@@ -40,5 +41,7 @@ export function addWellKnownTypes(root: Root): void {
   if (withWellKnown.has(root)) return;
   withWellKnown.add(root);
   if (root.lookup('google.protobuf')) return;
-  for (const f of WELL_KNOWN_FILES) root.addJSON((common.get(f) as INamespace).nested!);
+  const { common } = protobufLibrary();
+  wellKnownFiles ??= Object.keys(common).filter((f) => f.startsWith('google/protobuf/'));
+  for (const f of wellKnownFiles) root.addJSON((common.get(f) as INamespace).nested!);
 }

@@ -1,12 +1,12 @@
-import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import { Type as AvroType } from 'avsc';
-import { Type as ProtoType } from 'protobufjs';
+import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import type { Type as ProtoType } from 'protobufjs';
 import { LRUCache } from 'lru-cache';
 import { BadRecordError, ErrorStage } from '../errors';
 import { Converter } from './converter';
 import { addWellKnownTypes, decodeToPlain, messageTypeAt } from './protobuf-message';
 import { classifyRegistryError } from './registry-errors';
 import { readMessageIndexes, readWireHeader } from './wire-format';
+import { avscLibrary, protobufLibrary } from './schema-libraries';
 
 /** Registry formats, named as in the config (`keyConverter` / `valueConverter`). */
 export type RegistryFormat = 'avro' | 'json-schema' | 'protobuf';
@@ -24,8 +24,8 @@ const SCHEMA_TYPES: Record<RegistryFormat, string> = { avro: 'AVRO', 'json-schem
 
 /** Which format a parsed schema is in (the registry client returns a different class per schemaType). */
 function formatOf(schema: ParsedSchema): RegistryFormat {
-  if (schema instanceof AvroType) return 'avro';
-  if ((schema as { message?: unknown }).message instanceof ProtoType) return 'protobuf';
+  if (schema instanceof avscLibrary().Type) return 'avro';
+  if ((schema as { message?: unknown }).message instanceof protobufLibrary().Type) return 'protobuf';
   return 'json-schema';
 }
 

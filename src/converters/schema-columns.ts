@@ -1,4 +1,5 @@
-import { Enum, Namespace, parse, Type as ProtoType } from 'protobufjs';
+import type { Namespace, Type as ProtoType } from 'protobufjs';
+import { protobufLibrary } from './schema-libraries';
 import { ConfigError } from '../errors';
 import { CqlColumnType } from '../store/cassandra';
 import { columnNameFor, TypedColumn } from '../store/cassandra';
@@ -109,8 +110,9 @@ const PROTO_SCALARS: Record<string, CqlColumnType | undefined> = {
 
 /** Every message type of a parsed .proto file, top-level first, then nested ones. */
 function messagesIn(ns: Namespace): ProtoType[] {
-  const own = ns.nestedArray.filter((n): n is ProtoType => n instanceof ProtoType);
-  const nested = ns.nestedArray.filter((n): n is Namespace => n instanceof Namespace).flatMap(messagesIn);
+  const lib = protobufLibrary();
+  const own = ns.nestedArray.filter((n): n is ProtoType => n instanceof lib.Type);
+  const nested = ns.nestedArray.filter((n): n is Namespace => n instanceof lib.Namespace).flatMap(messagesIn);
   return [...own, ...nested.filter((m) => !own.includes(m))];
 }
 
@@ -123,7 +125,7 @@ function protobufFields(text: string, sample?: string[]): SchemaFields {
   const out: SchemaFields = { columns: [], unmapped: [] };
   if (!sample || sample.length === 0) return out;
   // Parsed as the registry client parses it, so field names are those the converter decodes to (camelCase).
-  const parsed = parse(text);
+  const parsed = protobufLibrary().parse(text);
   const ns = (parsed.package ? parsed.root.lookup(parsed.package) : parsed.root) as Namespace | null;
   const messages = ns ? messagesIn(ns) : [];
   const names = (m: ProtoType) => new Set(m.fieldsArray.map((f) => f.name));
@@ -138,7 +140,13 @@ function protobufFields(text: string, sample?: string[]): SchemaFields {
       continue;
     }
     const scalar =
-      f.repeated || f.map ? undefined : f.resolvedType instanceof Enum ? 'text' : f.resolvedType ? undefined : PROTO_SCALARS[f.type];
+      f.repeated || f.map
+        ? undefined
+        : f.resolvedType instanceof protobufLibrary().Enum
+          ? 'text'
+          : f.resolvedType
+            ? undefined
+            : PROTO_SCALARS[f.type];
     add(out, f.name, scalar ? { type: scalar } : null);
   }
   return out;

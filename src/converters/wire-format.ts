@@ -1,5 +1,5 @@
-import { Reader } from 'protobufjs';
 import { BadRecordError, ErrorStage } from '../errors';
+import { protobufLibrary } from './schema-libraries';
 
 /** The Confluent wire format header: magic byte 0 and a 4-byte big-endian schema id before the serialised body. */
 export interface WireRecord {
@@ -27,7 +27,7 @@ const MAX_INDEXES = 64;
  * indexes (the path of the message type in the .proto file); a count of 0 is the shorthand for `[0]`, the first message.
  */
 export function readMessageIndexes(body: Buffer, stage: ErrorStage, schemaId: number): { indexes: number[]; payload: Buffer } {
-  const reader = Reader.create(body);
+  const reader = protobufLibrary().Reader.create(body);
   try {
     const count = reader.sint32();
     if (count < 0 || count > MAX_INDEXES) throw new Error(`message index count ${count} out of range`);

@@ -1,7 +1,7 @@
 import * as os from 'os';
 import { Client } from 'cassandra-driver';
 import { Admin, Kafka, Producer } from 'kafkajs';
-import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { AdjunctConfig, PipelineSpec } from '../config/schema';
 import { LoadedConfig, pathToString } from '../config/load';
 import { deprecationWarnings } from '../config/run-checks';
