@@ -42,6 +42,17 @@ interface BatchControl {
   yielded(): void;
 }
 
+/**
+ * Records handed over in one batch between two yields to I/O. A fetch of ≈ 3,500 records is ≈ 50 ms of synchronous
+ * work, while the 64 batches in flight are ≈ 20 ms of Cassandra's: without the yield, acknowledgements waited and
+ * Cassandra's queue ran dry (300k bench pairs: 38.1k against 33.8k records/s, means of 8, worker and Cassandra CPU
+ * per record lower too).
+ */
+export const YIELD_EVERY_RECORDS = 256;
+
+/** Lets I/O callbacks run (write acknowledgements, so the batcher sends the next batches) before going on. */
+const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** Collaborators of the loop, built once by the task. */
 export interface SinkLoopParts {
   partitions: PartitionRegistry;
@@ -113,6 +124,7 @@ export class SinkLoop {
     if (!first || !(await this.p.guard.admit(st, BigInt(first.offset)))) return;
     const control = this.controlOf(b);
     let consumed = 0;
+    let sinceYield = 0;
     let last: KafkaMessage | null = null;
     try {
       for (const message of b.batch.messages) {
@@ -136,6 +148,11 @@ export class SinkLoop {
         }
         control.handedOver(message.offset);
         last = message;
+        if (++sinceYield >= YIELD_EVERY_RECORDS) {
+          sinceYield = 0;
+          await yieldToIo();
+          control.yielded();
+        }
         if (control.heartbeatDue()) {
           await control.heartbeat();
           control.yielded();

@@ -1,4 +1,5 @@
 import { AdjunctError, RetriesExhaustedError, StoreError } from '../../src/errors';
+import { YIELD_EVERY_RECORDS } from '../../src/sink/sink-loop';
 import { batchOf, fakeTask, messages, settle } from './fakes';
 
 const registryDown = () => new AdjunctError('registry unreachable', { code: 'REGISTRY_UNAVAILABLE', stage: 'value-convert' });
@@ -15,6 +16,17 @@ describe('sink loop (convert → deliver → commit) without Kafka', () => {
     expect(t.committedOffset()).toBe('5');
     expect(t.writer.flushed).toEqual([1004]);
     expect(t.core.counts).toMatchObject({ consumed: 5, written: 4, skipped: 1, deadLettered: 0 });
+  });
+
+  it('yields to I/O every YIELD_EVERY_RECORDS records of a large batch, so write acknowledgements are handled meanwhile', async () => {
+    const t = fakeTask();
+    const n = YIELD_EVERY_RECORDS * 2 + 10;
+    const { b } = batchOf(messages(Array.from({ length: n }, (_, i) => String(i + 1))));
+    let writtenWhenIoRan = -1;
+    setImmediate(() => (writtenWhenIoRan = t.writer.written.length));
+    await t.core.loop.eachBatch(b);
+    expect(writtenWhenIoRan).toBe(YIELD_EVERY_RECORDS);
+    expect(t.writer.written).toHaveLength(n);
   });
 
   it('tolerance all: a poison record goes to the DLQ with its stage and original bytes; the rest is written and committed', async () => {
