@@ -326,7 +326,8 @@ export class SinkLoop {
     }
     this.track(r);
     if (outcome === 'expired') {
-      this.p.stall.recovered();
+      // Nothing was sent: an expired version says nothing about Cassandra, so it leaves a stall as it is (late records
+      // arriving during an outage must not keep clearing STALLED and its stallTimeout).
       this.p.counts.expired++;
       this.m.notPut.inc();
       this.settled(r);

@@ -35,12 +35,15 @@ export class FakeWriter implements PartitionWriter {
   readonly written: { key: unknown; value: unknown; timestamp: number }[] = [];
   readonly flushed: number[] = [];
   failWith = new Map<string, () => unknown>();
+  /** Keys whose writes the writer treats as older than the grace period (nothing sent). */
+  expire = new Set<string>();
 
   observedStreamTime(): number {
     return this.stream;
   }
 
-  write(key: unknown, value: unknown, timestamp: number, listener: RowListener): 'issued' {
+  write(key: unknown, value: unknown, timestamp: number, listener: RowListener): 'issued' | 'expired' {
+    if (this.expire.has(String(key))) return 'expired';
     this.stream = Math.max(this.stream, timestamp);
     const fail = this.failWith.get(String(key));
     if (fail) {

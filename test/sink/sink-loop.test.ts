@@ -29,6 +29,19 @@ describe('sink loop (convert → deliver → commit) without Kafka', () => {
     expect(t.writer.written).toHaveLength(n);
   });
 
+  it('an expired record (nothing sent to Cassandra) leaves a stall as it is; a durable write clears it', async () => {
+    const t = fakeTask();
+    t.parts.stall.failed(new Error('Cassandra timed out'));
+    t.writer.expire.add('k0');
+    await t.core.loop.eachBatch(batchOf(messages(['1'])).b);
+    await settle();
+    expect(t.core.counts.expired).toBe(1);
+    expect(t.parts.stall.failing).toBe(true);
+    await t.core.loop.eachBatch(batchOf(messages(['2', '3'], 1)).b);
+    await settle();
+    expect(t.parts.stall.failing).toBe(false);
+  });
+
   it('tolerance all: a poison record goes to the DLQ with its stage and original bytes; the rest is written and committed', async () => {
     const t = fakeTask({ tolerance: 'all' });
     await t.core.loop.eachBatch(batchOf(messages(['1', '{bad', '3'])).b);
