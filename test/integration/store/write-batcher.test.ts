@@ -110,9 +110,12 @@ describe.each(['partitioned', 'global'] as StoreScope[])('write batcher against 
     const sent = ks.tracker.queries;
     if (onePartition) expect(sent).toEqual(['BATCH(4)']);
     else {
-      expect(sent.slice(0, 3)).toEqual(['BATCH(4)', 'BATCH(2)', 'BATCH(2)']);
+      // The tracker logs requests as they complete, so a refused half's single rows may come before the other half.
+      expect(sent[0]).toBe('BATCH(4)');
+      expect(sent.slice(1).filter((q) => q === 'BATCH(2)')).toHaveLength(2);
       // At most one half is refused again (the one holding both big rows): its two rows then go alone.
-      expect(sent.length === 3 || (sent.length === 5 && sent.slice(3).every((q) => q.startsWith('INSERT')))).toBe(true);
+      const singles = sent.slice(1).filter((q) => q !== 'BATCH(2)');
+      expect(singles.length === 0 || (singles.length === 2 && singles.every((q) => q.startsWith('INSERT')))).toBe(true);
     }
     expect((await rows(scope, n)).map((r) => r.split('|').slice(0, 2).join('|'))).toEqual(['a|1', 'b|2', 'c|3', 'd|4']);
   });
