@@ -125,7 +125,8 @@ function protobufFields(text: string, sample?: string[]): SchemaFields {
   const out: SchemaFields = { columns: [], unmapped: [] };
   if (!sample || sample.length === 0) return out;
   // Parsed as the registry client parses it, so field names are those the converter decodes to (camelCase).
-  const parsed = protobufLibrary().parse(text);
+  const { parse, Enum } = protobufLibrary();
+  const parsed = parse(text);
   const ns = (parsed.package ? parsed.root.lookup(parsed.package) : parsed.root) as Namespace | null;
   const messages = ns ? messagesIn(ns) : [];
   const names = (m: ProtoType) => new Set(m.fieldsArray.map((f) => f.name));
@@ -140,13 +141,7 @@ function protobufFields(text: string, sample?: string[]): SchemaFields {
       continue;
     }
     const scalar =
-      f.repeated || f.map
-        ? undefined
-        : f.resolvedType instanceof protobufLibrary().Enum
-          ? 'text'
-          : f.resolvedType
-            ? undefined
-            : PROTO_SCALARS[f.type];
+      f.repeated || f.map ? undefined : f.resolvedType instanceof Enum ? 'text' : f.resolvedType ? undefined : PROTO_SCALARS[f.type];
     add(out, f.name, scalar ? { type: scalar } : null);
   }
   return out;

@@ -181,19 +181,21 @@ export class VersionedTableReader {
 
   /** The oldest version with valid_from > t: one read. */
   async after(loc: RowLocator, t: number): Promise<RawVersion | null> {
-    const { q, params } = this.locate(loc);
-    // Cassandra refuses ORDER BY with `partition IN ?` on a paged query; LIMIT 1 needs no paging.
-    const extra = q === this.cql.in ? { fetchSize: 0 } : {};
-    const rs = await this.exec.read(q.after, [...params, this.exec.long(t)], 'read next version', extra);
-    return toVersion(rs.first());
+    return toVersion(await this.firstAfter(loc, t, 'after'));
   }
 
   /** The valid_from of the oldest version with valid_from > t, or null: one read of that one column. */
   async nextValidFrom(loc: RowLocator, t: number): Promise<number | null> {
-    const { q, params } = this.locate(loc);
-    const extra = q === this.cql.in ? { fetchSize: 0 } : {};
-    const row = (await this.exec.read(q.nextFrom, [...params, this.exec.long(t)], 'read next version', extra)).first();
+    const row = await this.firstAfter(loc, t, 'nextFrom');
     return row ? toNumber(row.valid_from) : null;
+  }
+
+  /** The first row of an `after` / `nextFrom` read (valid_from > t, oldest first). */
+  private async firstAfter(loc: RowLocator, t: number, statement: 'after' | 'nextFrom'): Promise<types.Row | undefined> {
+    const { q, params } = this.locate(loc);
+    // Cassandra refuses ORDER BY with `partition IN ?` on a paged query; LIMIT 1 needs no paging.
+    const extra = q === this.cql.in ? { fetchSize: 0 } : {};
+    return (await this.exec.read(q[statement], [...params, this.exec.long(t)], 'read next version', extra)).first();
   }
 
   /**
