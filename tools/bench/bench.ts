@@ -148,7 +148,8 @@ async function run(o: BenchOptions): Promise<void> {
         const fillRound = o.keep && has('adjunct') ? o.rounds - 1 : o.rounds;
         if (fillRound === o.rounds) await runAdjunct(fillRound, false);
         const lookupKs = `${adjKs}${fillRound}`;
-        const r = await lookupPhases(c, lookupKs, storeName, d, o.lookups, o.lookupConcurrency, o.seed);
+        const target = { keyspace: lookupKs, storeName, stackDir: stackSettings().stackDir };
+        const r = await lookupPhases(c, target, d, o.lookups, o.lookupConcurrency, o.seed, o.rounds);
         phases.push(r.raw, r.rawPair, r.library);
         lookupsFound = r.found;
         log(`${line(r.raw)}\n${line(r.rawPair)}\n${line(r.library)} (found: ${JSON.stringify(r.found)})`);

@@ -3,7 +3,9 @@ import { Client, types } from 'cassandra-driver';
 import { openLookup } from '../../../src/lookup';
 import { Dataset, mulberry32 } from '../dataset';
 import { runPool } from '../pool';
-import { LatencyRecorder, msSince, ratePerSec } from '../stats';
+import { medianPhase } from '../report';
+import { cpuBetween, sampleCpu, settleCassandra } from '../server-cpu';
+import { cpuMicrosSince, LatencyRecorder, msSince, ratePerSec } from '../stats';
 import { PhaseResult } from './types';
 
 const warm0 = (count: number): number => Math.min(count, 2000);
@@ -21,19 +23,29 @@ export function lookupQueries(d: Dataset, count: number, seed: number): { keys: 
   return { keys, asOf };
 }
 
+/** Where the lookup phases run: the table's keyspace and store, and the stack whose Cassandra CPU is sampled. */
+export interface LookupTarget {
+  keyspace: string;
+  storeName: string;
+  stackDir: string;
+}
+
 /**
  * Runs M as-of lookups through openLookup(...).store(name).get(key, asOf), through a bare SELECT, and through the bare
- * pair of SELECTs the library issues for validTo (version as of, and the next one's valid_from, in parallel); returns all three.
+ * pair of SELECTs the library issues for validTo (version as of, and the next one's valid_from, in parallel). Like the
+ * write phases: on an idle Cassandra (the fill's flushes and compactions done), `rounds` rounds in rotated order, each
+ * with its Cassandra and client CPU per lookup; returns each one's median round.
  */
 export async function lookupPhases(
   client: Client,
-  keyspace: string,
-  storeName: string,
+  target: LookupTarget,
   d: Dataset,
   count: number,
   concurrency: number,
   seed: number,
+  rounds: number,
 ): Promise<{ library: PhaseResult; raw: PhaseResult; rawPair: PhaseResult; found: { library: number; raw: number } }> {
+  const { keyspace, storeName, stackDir } = target;
   const q = lookupQueries(d, count, seed);
   const lookup = await openLookup({ client, keyspace });
   const store = lookup.store<string, unknown>(storeName);
@@ -61,14 +73,30 @@ export async function lookupPhases(
   found.raw = 0;
   const timed = async (name: string, fn: (i: number) => Promise<void>): Promise<PhaseResult> => {
     const lat = new LatencyRecorder(count);
+    const server0 = sampleCpu(stackDir);
+    const cpu0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     await runPool(count, concurrency, fn, lat);
     const ms = msSince(t0);
-    return { phase: name, count, unit: 'lookups', seconds: ms / 1000, ratePerSec: ratePerSec(count, ms), latency: lat.summary() };
+    const extra = { ...cpuBetween(server0, sampleCpu(stackDir), count), cpuMicrosPerRecord: cpuMicrosSince(cpu0) / count };
+    return { phase: name, count, unit: 'lookups', seconds: ms / 1000, ratePerSec: ratePerSec(count, ms), latency: lat.summary(), extra };
   };
-  const raw = await timed('lookups: bare SELECT', viaRaw);
-  const rawPair = await timed('lookups: bare SELECT pair', viaRawPair);
-  const library = await timed('lookups: library', viaLibrary);
+  const kinds = [
+    ['lookups: bare SELECT', viaRaw],
+    ['lookups: bare SELECT pair', viaRawPair],
+    ['lookups: library', viaLibrary],
+  ] as const;
+  await settleCassandra(stackDir);
+  const byKind = new Map<string, PhaseResult[]>();
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < kinds.length; i++) {
+      const [name, fn] = kinds[(i + round) % kinds.length];
+      if (name === 'lookups: library') found.library = 0;
+      if (name === 'lookups: bare SELECT') found.raw = 0;
+      byKind.set(name, [...(byKind.get(name) ?? []), await timed(name, fn)]);
+    }
+  }
   await lookup.close();
-  return { library, raw, rawPair, found };
+  const med = (name: string) => medianPhase(byKind.get(name)!);
+  return { library: med('lookups: library'), raw: med('lookups: bare SELECT'), rawPair: med('lookups: bare SELECT pair'), found };
 }
