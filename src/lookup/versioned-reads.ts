@@ -5,7 +5,7 @@ import { LookupHistoryOptions, LookupRecord, WriterHorizon } from './types';
 
 /**
  * KIP-889/KIP-968 reads on the versioned table of one generation. A latest get is one Cassandra read; an as-of get is
- * two reads issued in parallel (the version as of asOf and the next one, for validTo). The catalog entry, the writers'
+ * two reads issued in parallel (the version as of asOf and the next one, for validTo), an as-of value one read. The catalog entry, the writers'
  * stream times and the partition list come from caches (a stream-time refresh runs alongside the reads). Partitioned
  * tables without a known partition are read with `partition IN ?`, since a key lives in exactly one source partition.
  * Retention applies per version with the stream time of the writer (source partition) that wrote it.
@@ -24,6 +24,21 @@ export class VersionedReads {
     const [pair, writers] = await Promise.all([reader.asOfWithNext(loc, asOf), this.ctx.streamTimes(rs.table)]);
     const answer = asOfAnswer(pair, asOf, writers.of(pair.floor) - rs.entry.historyRetentionMs);
     return answer === null ? null : this.toRecord(rs, answer.version, answer.validTo);
+  }
+
+  /**
+   * The record valid as of asOf without its validTo (a stream-table join needs only the value): one read, the version
+   * as of asOf. Only when asOf is below the horizon of that version's writer, where just the newest version may answer,
+   * does a second read (the next version) follow. Same value as get(rs, key, asOf).
+   */
+  async valueAsOf(rs: ResolvedStore, key: Buffer, asOf: number, partition?: number): Promise<LookupRecord<unknown> | null> {
+    const loc = await this.locator(rs, key, partition);
+    if (loc === null) return null;
+    const reader = this.reader(rs);
+    const [floor, writers] = await Promise.all([reader.asOf(loc, asOf), this.ctx.streamTimes(rs.table)]);
+    if (floor === null || floor.value === null) return null;
+    if (asOf < writers.of(floor) - rs.entry.historyRetentionMs && (await reader.nextValidFrom(loc, asOf)) !== null) return null;
+    return this.toRecord(rs, floor);
   }
 
   /** KIP-968 history of a key in [fromTime, toTime] with the same horizon rule as get (see VersionedTableReader.history). */

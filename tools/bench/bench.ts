@@ -57,7 +57,7 @@ async function run(o: BenchOptions): Promise<void> {
   let client: Client | undefined;
   const phases: PhaseResult[] = [];
   let details: AdjunctDetails | undefined;
-  let lookupsFound: { library: number; raw: number } | undefined;
+  let lookupsFound: { library: number; libraryValue: number; raw: number } | undefined;
   let profile: ProfileSummary | undefined;
   let produceSeconds = 0;
   try {
@@ -150,9 +150,12 @@ async function run(o: BenchOptions): Promise<void> {
         const lookupKs = `${adjKs}${fillRound}`;
         const target = { keyspace: lookupKs, storeName, stackDir: stackSettings().stackDir };
         const r = await lookupPhases(c, target, d, o.lookups, o.lookupConcurrency, o.seed, o.rounds);
-        phases.push(r.raw, r.rawPair, r.library);
+        phases.push(r.raw, r.rawPair, r.library, r.libraryValue);
         lookupsFound = r.found;
-        log(`${line(r.raw)}\n${line(r.rawPair)}\n${line(r.library)} (found: ${JSON.stringify(r.found)})`);
+        // Same queries on a table no longer written: getValue must find a value exactly where get finds a record.
+        if (r.found.libraryValue !== r.found.library)
+          throw new Error(`getValue found ${r.found.libraryValue} values where get found ${r.found.library}`);
+        log(`${[r.raw, r.rawPair, r.library, r.libraryValue].map(line).join('\n')} (found: ${JSON.stringify(r.found)})`);
       }
     } finally {
       pin?.restore();
@@ -191,6 +194,7 @@ async function run(o: BenchOptions): Promise<void> {
       adjunctVsRawBatchedInsert: ratio(adj, byName('raw batched insert')),
       adjunctVsSeedPath: ratio(adj, seed),
       libraryVsRawSelect: ratio(byName('lookups: library'), byName('lookups: bare SELECT')),
+      libraryValueVsRawSelect: ratio(byName('lookups: library getValue'), byName('lookups: bare SELECT')),
     },
     cpuMicrosPerRecord: {
       adjunct: details?.cpuMicrosPerRecord ?? null,

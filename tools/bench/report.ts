@@ -20,6 +20,8 @@ export interface BenchReport {
     adjunctVsRawBatchedInsert: number | null;
     adjunctVsSeedPath: number | null;
     libraryVsRawSelect: number | null;
+    /** getValue as of a time (no validTo: one read) against the bare SELECT; informational, not a target. */
+    libraryValueVsRawSelect?: number | null;
   };
   /** CPU time (user + system) per record: the worker child from start to caught-up, the raw clients over their timed window. */
   cpuMicrosPerRecord: { adjunct: number | null; rawInsert: number | null; rawBatchedInsert: number | null };
@@ -27,7 +29,7 @@ export interface BenchReport {
   pinned: boolean;
   worker: (Partial<AdjunctDetails> & { peakRssMb: number | null }) | { peakRssMb: null };
   statementsPerRecord: Record<string, number | null>;
-  lookupsFound?: { library: number; raw: number };
+  lookupsFound?: { library: number; libraryValue?: number; raw: number };
   profile?: ProfileSummary;
   targets: Record<string, { target: string; met: boolean | null }>;
 }
@@ -82,6 +84,7 @@ export function reportMarkdown(r: BenchReport): string {
     `| adjunct / raw batched insert | ${f1(r.ratios.adjunctVsRawBatchedInsert, 2)} | ${r.targets.adjunctVsRawBatchedInsert.target} ${mark(r.targets.adjunctVsRawBatchedInsert.met)} |`,
     `| adjunct / seed path | ${f1(r.ratios.adjunctVsSeedPath, 2)} | ${r.targets.adjunctVsSeedPath.target} ${mark(r.targets.adjunctVsSeedPath.met)} |`,
     `| library / bare SELECT | ${f1(r.ratios.libraryVsRawSelect, 2)} | ${r.targets.libraryVsRawSelect.target} ${mark(r.targets.libraryVsRawSelect.met)} |`,
+    `| library getValue (no validTo) / bare SELECT | ${f1(r.ratios.libraryValueVsRawSelect, 2)} | (not a target) |`,
     `| worker peak RSS (MB) | ${f1(r.worker.peakRssMb, 0)} | ${r.targets.peakRss.target} ${mark(r.targets.peakRss.met)} |`,
     `| CPU µs/record: adjunct worker | ${f1(r.cpuMicrosPerRecord.adjunct, 1)} | ${r.targets.cpu.target} ${mark(r.targets.cpu.met)} |`,
     `| CPU µs/record: adjunct worker after start-up (start-up CPU s) | ${f1((r.worker as Partial<AdjunctDetails>).cpuMicrosPerRecordAfterStartup, 1)} (${f1((r.worker as Partial<AdjunctDetails>).startupCpuSeconds, 2)}) | |`,

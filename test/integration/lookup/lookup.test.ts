@@ -114,6 +114,11 @@ describe.each([
     expect(await s.get('k1', 10_000)).toEqual({ value: { v: 4 }, timestamp: 400 });
     expect(await s.get('nope')).toBeNull();
     expect(await s.getValue('k2', 150)).toEqual({ v: 'only' });
+    // An as-of getValue (one read, no validTo) answers what get answers, on every side of every version and tombstone.
+    for (const asOf of [0, 99, 100, 150, 199, 200, 299, 300, 350, 399, 400, 10_000]) {
+      expect({ asOf, value: await s.getValue('k1', asOf) }).toEqual({ asOf, value: (await s.get('k1', asOf))?.value ?? null });
+    }
+    expect(await s.getValue('nope', 150)).toBeNull();
   });
 
   it('history with bounds and order', async () => {
@@ -170,6 +175,11 @@ it('history retention: older than streamTime - retention answers only with the l
   // KIP-968 below the horizon (toTime < 4000): at most the newest version, as get(key, toTime) answers.
   expect(await s.history('replaced', { fromTime: 0, toTime: 3999 })).toEqual([]);
   expect(await s.history('replaced', { fromTime: 0, toTime: 4000 })).toEqual([{ value: 'b', timestamp: 100, validTo: 5000 }]);
+  // getValue below the horizon needs the next version too: only the newest version may answer there.
+  expect(await s.getValue('old-only', 200)).toBe('a');
+  expect(await s.getValue('replaced', 200)).toBeNull();
+  expect(await s.getValue('replaced', 4500)).toBe('b');
+  expect(await s.getValue('replaced', 6000)).toBe('c');
 });
 
 it.each([
@@ -195,6 +205,18 @@ it.each([
     { value: 'f2', timestamp: 9500 },
   ]);
   expect(await s.get('ahead', 200)).toBeNull();
+  // getValue applies the horizon of the writer of the version it finds, as get does.
+  for (const [key, asOf] of [
+    ['slow', 60],
+    ['slow', 99],
+    ['slow', 100],
+    ['fast', 200],
+    ['fast', 9400],
+    ['fast', 9600],
+    ['ahead', 200],
+  ] as const) {
+    expect({ key, asOf, value: await s.getValue(key, asOf) }).toEqual({ key, asOf, value: (await s.get(key, asOf))?.value ?? null });
+  }
 });
 
 it('kv range, reverse range, prefix and all come in encoded-key order, across buckets and partitions', async () => {
@@ -408,6 +430,12 @@ describe('request counts', () => {
     expect(await measure('versioned as-of get (cold stream time)', () => vg.get('k1', 150))).toBe(3);
     expect(await measure('versioned get', () => vg.get('k1'))).toBe(1);
     expect(await measure('versioned as-of get', () => vg.get('k1', 150))).toBe(2);
+    // Without validTo, an as-of value is one read; below the key's horizon the next version is read after it.
+    expect(await measure('versioned as-of getValue', () => vg.getValue('k1', 150))).toBe(1);
+    const vs = l.store(vShort.store);
+    await vs.get('replaced', 200);
+    expect(await measure('versioned as-of getValue below the horizon', () => vs.getValue('replaced', 200))).toBe(2);
+    expect(await measure('versioned as-of getValue above the horizon', () => vs.getValue('replaced', 4500))).toBe(1);
     await vp.get('k1', 150);
     expect(await measure('partitioned versioned get', () => vp.get('k1'))).toBe(1);
     expect(await measure('partitioned versioned as-of get', () => vp.get('k1', 150))).toBe(2);

@@ -44,7 +44,13 @@ export async function lookupPhases(
   concurrency: number,
   seed: number,
   rounds: number,
-): Promise<{ library: PhaseResult; raw: PhaseResult; rawPair: PhaseResult; found: { library: number; raw: number } }> {
+): Promise<{
+  library: PhaseResult;
+  libraryValue: PhaseResult;
+  raw: PhaseResult;
+  rawPair: PhaseResult;
+  found: { library: number; libraryValue: number; raw: number };
+}> {
   const { keyspace, storeName, stackDir } = target;
   const q = lookupQueries(d, count, seed);
   const lookup = await openLookup({ client, keyspace });
@@ -53,9 +59,12 @@ export async function lookupPhases(
   const cql = `SELECT valid_from, value FROM ${keyspace}.${table} WHERE key = ? AND valid_from <= ? LIMIT 1`;
   const nextCql = `SELECT valid_from FROM ${keyspace}.${table} WHERE key = ? AND valid_from > ? ORDER BY valid_from ASC LIMIT 1`;
   const opts = { prepare: true, consistency: types.consistencies.localQuorum, isIdempotent: true };
-  const found = { library: 0, raw: 0 };
+  const found = { library: 0, libraryValue: 0, raw: 0 };
   const viaLibrary = async (i: number) => {
     if ((await store.get(d.keyStrings[q.keys[i]], q.asOf[i])) !== null) found.library++;
+  };
+  const viaLibraryValue = async (i: number) => {
+    if ((await store.getValue(d.keyStrings[q.keys[i]], q.asOf[i])) !== null) found.libraryValue++;
   };
   const viaRaw = async (i: number) => {
     if ((await client.execute(cql, [d.keyBytes[q.keys[i]], types.Long.fromNumber(q.asOf[i])], opts)).first()) found.raw++;
@@ -68,6 +77,7 @@ export async function lookupPhases(
   await runPool(warm0(count), concurrency, viaRawPair);
   const warm = Math.min(count, 2000);
   await runPool(warm, concurrency, viaLibrary);
+  await runPool(warm, concurrency, viaLibraryValue);
   await runPool(warm, concurrency, viaRaw);
   found.library = 0;
   found.raw = 0;
@@ -85,6 +95,7 @@ export async function lookupPhases(
     ['lookups: bare SELECT', viaRaw],
     ['lookups: bare SELECT pair', viaRawPair],
     ['lookups: library', viaLibrary],
+    ['lookups: library getValue', viaLibraryValue],
   ] as const;
   await settleCassandra(stackDir);
   const byKind = new Map<string, PhaseResult[]>();
@@ -92,11 +103,18 @@ export async function lookupPhases(
     for (let i = 0; i < kinds.length; i++) {
       const [name, fn] = kinds[(i + round) % kinds.length];
       if (name === 'lookups: library') found.library = 0;
+      if (name === 'lookups: library getValue') found.libraryValue = 0;
       if (name === 'lookups: bare SELECT') found.raw = 0;
       byKind.set(name, [...(byKind.get(name) ?? []), await timed(name, fn)]);
     }
   }
   await lookup.close();
   const med = (name: string) => medianPhase(byKind.get(name)!);
-  return { library: med('lookups: library'), raw: med('lookups: bare SELECT'), rawPair: med('lookups: bare SELECT pair'), found };
+  return {
+    library: med('lookups: library'),
+    libraryValue: med('lookups: library getValue'),
+    raw: med('lookups: bare SELECT'),
+    rawPair: med('lookups: bare SELECT pair'),
+    found,
+  };
 }
