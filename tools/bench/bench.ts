@@ -31,7 +31,9 @@ function line(p: PhaseResult): string {
   const lat = p.latency ? `, p50 ${p.latency.p50Ms.toFixed(2)} ms, p99 ${p.latency.p99Ms.toFixed(2)} ms` : '';
   const server = p.extra?.serverCpuMicrosPerRecord;
   const busy = Array.isArray(p.extra?.cpuBusy) ? `, CPUs busy ${(p.extra.cpuBusy as number[]).join('/')}` : '';
-  const cpu = (typeof server === 'number' ? `, Cassandra CPU ${server.toFixed(1)} µs/record` : '') + busy;
+  const probes = p.extra?.concurrencyProbeRates;
+  const tuned = probes ? `, concurrency ${String(p.extra?.concurrency)} (probes ${JSON.stringify(probes)})` : '';
+  const cpu = (typeof server === 'number' ? `, Cassandra CPU ${server.toFixed(1)} µs/record` : '') + busy + tuned;
   return `${p.phase}: ${p.count} ${p.unit} in ${p.seconds.toFixed(2)} s = ${Math.round(p.ratePerSec)}/s${lat}${cpu}`;
 }
 

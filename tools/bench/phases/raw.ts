@@ -2,7 +2,9 @@
 import { Client, types } from 'cassandra-driver';
 import { Kafka } from 'kafkajs';
 import { Dataset } from '../dataset';
+import { stackSettings } from '../../devstack/endpoints';
 import { batchesBySize, runPool } from '../pool';
+import { cpuBetween, sampleCpu } from '../server-cpu';
 import { cpuMicrosSince, LatencyRecorder, msSince, ratePerSec } from '../stats';
 import { PhaseResult } from './types';
 
@@ -23,16 +25,54 @@ function warmupParams(d: Dataset, i: number): unknown[] {
   return [Buffer.from(`warmup-${i % 1000}`), types.Long.fromNumber(i), d.values[i % d.size]];
 }
 
-/** Inserts every record into a plain `(key, ts, value)` table with `concurrency` prepared INSERTs in flight (warmed up). */
+/** Untimed rows of each concurrency probe (each candidate is probed twice, in both orders). */
+const PROBE_ROWS = 20_000;
+
+/** Writes `rows` untimed warm-up rows starting at row `from` with `concurrency` requests in flight. */
+type ProbeWrite = (from: number, rows: number, concurrency: number) => Promise<void>;
+
+/**
+ * The concurrency a careful client would pick: untimed probes of PROBE_ROWS rows at C, 2C and 4C, each twice (forward,
+ * then reverse order, so a Cassandra still warming up favours none); returns the fastest and the probes' mean rates.
+ */
+async function tuneConcurrency(write: ProbeWrite, base: number): Promise<{ best: number; rates: Record<number, number> }> {
+  const candidates = [base, base * 2, base * 4];
+  const sums = new Map<number, number>();
+  let row = WARMUP_ROWS;
+  for (const c of [...candidates, ...[...candidates].reverse()]) {
+    const t0 = process.hrtime.bigint();
+    await write(row, PROBE_ROWS, c);
+    row += PROBE_ROWS;
+    sums.set(c, (sums.get(c) ?? 0) + ratePerSec(PROBE_ROWS, msSince(t0)) / 2);
+  }
+  const rates: Record<number, number> = {};
+  let best = base;
+  for (const c of candidates) {
+    rates[c] = Math.round(sums.get(c)!);
+    if (sums.get(c)! > sums.get(best)!) best = c;
+  }
+  return { best, rates };
+}
+
+/**
+ * Inserts every record into a plain `(key, ts, value)` table with prepared INSERTs, warmed up, at the concurrency that
+ * was fastest in untimed probes of `concurrency`, 2× and 4× (tuneConcurrency).
+ */
 export async function rawInsert(client: Client, keyspace: string, d: Dataset, concurrency: number): Promise<PhaseResult> {
   const cql = await rawTable(client, keyspace);
   await runPool(WARMUP_ROWS, concurrency, (i) => client.execute(cql, warmupParams(d, i), opts));
+  const tuned = await tuneConcurrency(
+    (from, rows, c) => runPool(rows, c, (i) => client.execute(cql, warmupParams(d, from + i), opts)),
+    concurrency,
+  );
   const lat = new LatencyRecorder(d.size);
+  // Server CPU over the timed window only (the warm-up and the probes wrote 125,000 more rows).
+  const server0 = sampleCpu(stackSettings().stackDir);
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   await runPool(
     d.size,
-    concurrency,
+    tuned.best,
     (i) => client.execute(cql, [d.keyBytes[d.keyIdx[i]], types.Long.fromNumber(d.ts[i]), d.values[i]], opts),
     lat,
   );
@@ -45,34 +85,49 @@ export async function rawInsert(client: Client, keyspace: string, d: Dataset, co
     seconds: ms / 1000,
     ratePerSec: ratePerSec(d.size, ms),
     latency: lat.summary(),
-    extra: { statementsPerRecord: 1, cpuMicrosPerRecord, concurrency },
+    extra: {
+      ...cpuBetween(server0, sampleCpu(stackSettings().stackDir), d.size),
+      statementsPerRecord: 1,
+      cpuMicrosPerRecord,
+      concurrency: tuned.best,
+      concurrencyProbeRates: tuned.rates,
+    },
   };
 }
 
 /**
- * Inserts every record as UNLOGGED batches cut by the worker's bounds (maxBytes, maxRows, in record order), with
- * `concurrency` batches in flight (warmed up): the hand-written best case of batched writes on this table.
+ * Inserts every record as UNLOGGED batches cut by the worker's bounds (maxBytes, maxRows, in record order), warmed up,
+ * with the number of batches in flight that was fastest in untimed probes of `base`, 2× and 4× (tuneConcurrency): the
+ * hand-written best case of batched writes on this table.
  */
 export async function rawBatchedInsert(
   client: Client,
   keyspace: string,
   d: Dataset,
-  concurrency: number,
+  base: number,
   maxBytes: number,
   maxRows: number,
 ): Promise<PhaseResult> {
   const cql = await rawTable(client, keyspace);
   const batchOpts = { ...opts, logged: false };
   const sizeOf = (i: number) => d.keyBytes[d.keyIdx[i]].length + d.values[i].length + ROW_OVERHEAD_BYTES;
-  const warm = batchesBySize(WARMUP_ROWS, () => 300, maxBytes, maxRows);
-  await runPool(warm.length - 1, concurrency, (b) => {
-    const q = [];
-    for (let i = warm[b]; i < warm[b + 1]; i++) q.push({ query: cql, params: warmupParams(d, i) });
-    return client.batch(q, batchOpts);
-  });
+  /** Untimed warm-up rows [from, from + rows) as batches cut by the same bounds. */
+  const warmRows = async (from: number, rows: number, concurrency: number) => {
+    const warm = batchesBySize(rows, () => 300, maxBytes, maxRows);
+    await runPool(warm.length - 1, concurrency, (b) => {
+      const q = [];
+      for (let i = warm[b]; i < warm[b + 1]; i++) q.push({ query: cql, params: warmupParams(d, from + i) });
+      return client.batch(q, batchOpts);
+    });
+  };
+  await warmRows(0, WARMUP_ROWS, base);
+  const tuned = await tuneConcurrency(warmRows, base);
+  const concurrency = tuned.best;
   const bounds = batchesBySize(d.size, sizeOf, maxBytes, maxRows);
   const batches = bounds.length - 1;
   const lat = new LatencyRecorder(batches);
+  // Server CPU over the timed window only (the warm-up and the probes wrote 125,000 more rows).
+  const server0 = sampleCpu(stackSettings().stackDir);
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   await runPool(
@@ -95,7 +150,16 @@ export async function rawBatchedInsert(
     seconds: ms / 1000,
     ratePerSec: ratePerSec(d.size, ms),
     latency: lat.summary(),
-    extra: { statementsPerRecord: batches / d.size, rowsPerBatch: d.size / batches, cpuMicrosPerRecord, concurrency, maxBytes, maxRows },
+    extra: {
+      ...cpuBetween(server0, sampleCpu(stackSettings().stackDir), d.size),
+      statementsPerRecord: batches / d.size,
+      rowsPerBatch: d.size / batches,
+      cpuMicrosPerRecord,
+      concurrency,
+      concurrencyProbeRates: tuned.rates,
+      maxBytes,
+      maxRows,
+    },
   };
 }
 
