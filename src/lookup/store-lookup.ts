@@ -69,11 +69,7 @@ export class StoreLookup<K = unknown, V = unknown> {
 
   /** Latest value (one Cassandra read) or, for versioned stores, the version valid as of asOf with its validTo (two parallel reads). */
   async get(key: K, asOf?: number, options: ReadOptions = {}): Promise<LookupRecord<V> | null> {
-    if (asOf !== undefined) requireTimestamp(asOf, 'asOf');
-    const partition = checkPartition(options.partition);
-    const rs = await this.resolve();
-    if (asOf !== undefined && rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'an as-of get');
-    const bytes = this.encode(rs, key);
+    const { rs, bytes, partition } = await this.pointRead(key, asOf, options);
     const cache = asOf === undefined ? this.ctx.cache : undefined;
     const ck = cache ? ReadCache.keyOf(this.name, rs.table, bytes, partition) : '';
     const hit = cache?.get(ck);
@@ -90,12 +86,21 @@ export class StoreLookup<K = unknown, V = unknown> {
    */
   async getValue(key: K, asOf?: number, options: ReadOptions = {}): Promise<V | null> {
     if (asOf === undefined) return (await this.get(key, undefined, options))?.value ?? null;
-    requireTimestamp(asOf, 'asOf');
+    const { rs, bytes, partition } = await this.pointRead(key, asOf, options);
+    return ((await this.versioned.valueAsOf(rs, bytes, asOf, partition))?.value ?? null) as V | null;
+  }
+
+  /** Checks a point read's arguments (an as-of read needs a versioned store) and resolves the store and encoded key. */
+  private async pointRead(
+    key: K,
+    asOf: number | undefined,
+    options: ReadOptions,
+  ): Promise<{ rs: ResolvedStore; bytes: Buffer; partition: number | undefined }> {
+    if (asOf !== undefined) requireTimestamp(asOf, 'asOf');
     const partition = checkPartition(options.partition);
     const rs = await this.resolve();
-    if (rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'an as-of get');
-    const rec = await this.versioned.valueAsOf(rs, this.encode(rs, key), asOf, partition);
-    return (rec?.value ?? null) as V | null;
+    if (asOf !== undefined && rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'an as-of get');
+    return { rs, bytes: this.encode(rs, key), partition };
   }
 
   /** KIP-968 history of a key (versioned stores): versions valid in [fromTime, toTime], ascending unless order 'desc'. */

@@ -5,8 +5,9 @@ import { LookupHistoryOptions, LookupRecord, WriterHorizon } from './types';
 
 /**
  * KIP-889/KIP-968 reads on the versioned table of one generation. A latest get is one Cassandra read; an as-of get is
- * two reads issued in parallel (the version as of asOf and the next one, for validTo), an as-of value one read. The catalog entry, the writers'
- * stream times and the partition list come from caches (a stream-time refresh runs alongside the reads). Partitioned
+ * two reads issued in parallel (the version as of asOf and the next one, for validTo), an as-of value one read. The
+ * catalog entry, the writers' stream times and the partition list come from caches (a stream-time refresh runs
+ * alongside the reads). Partitioned
  * tables without a known partition are read with `partition IN ?`, since a key lives in exactly one source partition.
  * Retention applies per version with the stream time of the writer (source partition) that wrote it.
  */
@@ -36,9 +37,12 @@ export class VersionedReads {
     if (loc === null) return null;
     const reader = this.reader(rs);
     const [floor, writers] = await Promise.all([reader.asOf(loc, asOf), this.ctx.streamTimes(rs.table)]);
-    if (floor === null || floor.value === null) return null;
-    if (asOf < writers.of(floor) - rs.entry.historyRetentionMs && (await reader.nextValidFrom(loc, asOf)) !== null) return null;
-    return this.toRecord(rs, floor);
+    const horizon = writers.of(floor) - rs.entry.historyRetentionMs;
+    // Above the horizon the next version would only give validTo; below it, it tells whether the floor is the newest.
+    const needsNext = floor !== null && floor.value !== null && asOf < horizon;
+    const next = needsNext ? await reader.nextValidFrom(loc, asOf) : null;
+    const answer = asOfAnswer({ floor, next: next === null ? null : { validFrom: next } }, asOf, horizon);
+    return answer === null ? null : this.toRecord(rs, answer.version);
   }
 
   /** KIP-968 history of a key in [fromTime, toTime] with the same horizon rule as get (see VersionedTableReader.history). */

@@ -16,7 +16,7 @@ import { lookupPhases } from './phases/lookups';
 import { rawBatchedInsert, rawConsume, rawInsert } from './phases/raw';
 import { CLIENT_CPUS, pinStack } from './pin';
 import { seedPath } from './phases/seed-path';
-import { cpuBetween, sampleCpu, settleCassandra } from './server-cpu';
+import { serverCpuWindow, settleCassandra } from './server-cpu';
 import { PhaseResult } from './phases/types';
 import { profileMarkdown, ProfileSummary, summariseProfileFile } from './profile-summary';
 import { BenchReport, machineInfo, medianPhase, ratio, reportMarkdown, targets, writeResults } from './report';
@@ -100,7 +100,7 @@ async function run(o: BenchOptions): Promise<void> {
         for (const phase of order) {
           const rks = `${ks}_r${round}`;
           let r: PhaseResult;
-          const cpu0 = sampleCpu(stackSettings().stackDir);
+          const serverCpu = serverCpuWindow(stackSettings().stackDir);
           if (phase === 'raw-insert') {
             await createKeyspace(c, rks);
             r = await rawInsert(c, rks, d, o.concurrency);
@@ -123,7 +123,7 @@ async function run(o: BenchOptions): Promise<void> {
             }
           }
           // A phase that measured its own timed window (the adjunct phase: spawn → caught up) keeps its figures.
-          r.extra = { ...cpuBetween(cpu0, sampleCpu(stackSettings().stackDir), r.count), ...r.extra };
+          r.extra = { ...serverCpu(r.count), ...r.extra };
           byRound.set(phase, [...(byRound.get(phase) ?? []), r]);
           log(`round ${round + 1}/${o.rounds}: ${line(r)}`);
           // Every phase starts on an idle Cassandra: the previous phase's tables are dropped (a kept table's memtables

@@ -88,3 +88,9 @@ export function cpuBetween(a: CpuSample, b: CpuSample, records: number): Record<
   if (a.jiffies && b.jiffies) out.cpuBusy = cpuBusyShares(a.jiffies, b.jiffies).map((x) => Math.round(x * 100) / 100);
   return out;
 }
+
+/** Starts a timed window's server CPU sample; the returned function gives cpuBetween's fields for the window so far. */
+export function serverCpuWindow(stackDir: string): (records: number) => Record<string, unknown> {
+  const start = sampleCpu(stackDir);
+  return (records) => cpuBetween(start, sampleCpu(stackDir), records);
+}

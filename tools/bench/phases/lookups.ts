@@ -4,7 +4,7 @@ import { openLookup } from '../../../src/lookup';
 import { Dataset, mulberry32 } from '../dataset';
 import { runPool } from '../pool';
 import { medianPhase } from '../report';
-import { cpuBetween, sampleCpu, settleCassandra } from '../server-cpu';
+import { serverCpuWindow, settleCassandra } from '../server-cpu';
 import { cpuMicrosSince, LatencyRecorder, msSince, ratePerSec } from '../stats';
 import { PhaseResult } from './types';
 
@@ -73,38 +73,31 @@ export async function lookupPhases(
     const params = [d.keyBytes[q.keys[i]], types.Long.fromNumber(q.asOf[i])];
     await Promise.all([client.execute(cql, params, opts), client.execute(nextCql, params, opts)]);
   };
+  /** Each kind of lookup with the `found` counter its timed runs restart (the bare pair counts nothing). */
+  const kinds = [
+    { name: 'lookups: bare SELECT', fn: viaRaw, counter: 'raw' },
+    { name: 'lookups: bare SELECT pair', fn: viaRawPair, counter: undefined },
+    { name: 'lookups: library', fn: viaLibrary, counter: 'library' },
+    { name: 'lookups: library getValue', fn: viaLibraryValue, counter: 'libraryValue' },
+  ] as const;
   // Warm-up (prepares, catalog and stream-time caches), untimed.
-  await runPool(warm0(count), concurrency, viaRawPair);
-  const warm = Math.min(count, 2000);
-  await runPool(warm, concurrency, viaLibrary);
-  await runPool(warm, concurrency, viaLibraryValue);
-  await runPool(warm, concurrency, viaRaw);
-  found.library = 0;
-  found.raw = 0;
+  for (const k of kinds) await runPool(warm0(count), concurrency, k.fn);
   const timed = async (name: string, fn: (i: number) => Promise<void>): Promise<PhaseResult> => {
     const lat = new LatencyRecorder(count);
-    const server0 = sampleCpu(stackDir);
+    const serverCpu = serverCpuWindow(stackDir);
     const cpu0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     await runPool(count, concurrency, fn, lat);
     const ms = msSince(t0);
-    const extra = { ...cpuBetween(server0, sampleCpu(stackDir), count), cpuMicrosPerRecord: cpuMicrosSince(cpu0) / count };
+    const extra = { ...serverCpu(count), cpuMicrosPerRecord: cpuMicrosSince(cpu0) / count };
     return { phase: name, count, unit: 'lookups', seconds: ms / 1000, ratePerSec: ratePerSec(count, ms), latency: lat.summary(), extra };
   };
-  const kinds = [
-    ['lookups: bare SELECT', viaRaw],
-    ['lookups: bare SELECT pair', viaRawPair],
-    ['lookups: library', viaLibrary],
-    ['lookups: library getValue', viaLibraryValue],
-  ] as const;
   await settleCassandra(stackDir);
   const byKind = new Map<string, PhaseResult[]>();
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < kinds.length; i++) {
-      const [name, fn] = kinds[(i + round) % kinds.length];
-      if (name === 'lookups: library') found.library = 0;
-      if (name === 'lookups: library getValue') found.libraryValue = 0;
-      if (name === 'lookups: bare SELECT') found.raw = 0;
+      const { name, fn, counter } = kinds[(i + round) % kinds.length];
+      if (counter !== undefined) found[counter] = 0;
       byKind.set(name, [...(byKind.get(name) ?? []), await timed(name, fn)]);
     }
   }

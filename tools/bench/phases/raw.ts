@@ -4,7 +4,7 @@ import { Kafka } from 'kafkajs';
 import { Dataset } from '../dataset';
 import { stackSettings } from '../../devstack/endpoints';
 import { batchesBySize, runPool } from '../pool';
-import { cpuBetween, sampleCpu } from '../server-cpu';
+import { serverCpuWindow } from '../server-cpu';
 import { cpuMicrosSince, LatencyRecorder, msSince, ratePerSec } from '../stats';
 import { PhaseResult } from './types';
 
@@ -67,7 +67,7 @@ export async function rawInsert(client: Client, keyspace: string, d: Dataset, co
   );
   const lat = new LatencyRecorder(d.size);
   // Server CPU over the timed window only (the warm-up and the probes wrote 125,000 more rows).
-  const server0 = sampleCpu(stackSettings().stackDir);
+  const serverCpu = serverCpuWindow(stackSettings().stackDir);
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   await runPool(
@@ -86,7 +86,7 @@ export async function rawInsert(client: Client, keyspace: string, d: Dataset, co
     ratePerSec: ratePerSec(d.size, ms),
     latency: lat.summary(),
     extra: {
-      ...cpuBetween(server0, sampleCpu(stackSettings().stackDir), d.size),
+      ...serverCpu(d.size),
       statementsPerRecord: 1,
       cpuMicrosPerRecord,
       concurrency: tuned.best,
@@ -127,7 +127,7 @@ export async function rawBatchedInsert(
   const batches = bounds.length - 1;
   const lat = new LatencyRecorder(batches);
   // Server CPU over the timed window only (the warm-up and the probes wrote 125,000 more rows).
-  const server0 = sampleCpu(stackSettings().stackDir);
+  const serverCpu = serverCpuWindow(stackSettings().stackDir);
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   await runPool(
@@ -151,7 +151,7 @@ export async function rawBatchedInsert(
     ratePerSec: ratePerSec(d.size, ms),
     latency: lat.summary(),
     extra: {
-      ...cpuBetween(server0, sampleCpu(stackSettings().stackDir), d.size),
+      ...serverCpu(d.size),
       statementsPerRecord: batches / d.size,
       rowsPerBatch: d.size / batches,
       cpuMicrosPerRecord,
