@@ -100,6 +100,9 @@ export const CassandraConfig = z.strictObject({
   readConsistency: Consistency.default('localQuorum'),
   writeConsistency: Consistency.default('localQuorum'),
   requestTimeout: Duration.default(12_000),
+  startupTimeout: Duration.default(60_000).describe(
+    'how long a starting worker waits for Cassandra to accept connections (retrying with backoff) before it fails with CASSANDRA_UNAVAILABLE',
+  ),
   writeBatch: z
     .strictObject({
       maxBytes: z

@@ -78,6 +78,19 @@ export function isRecordFailure(e: unknown): boolean {
   return false;
 }
 
+/**
+ * One line naming a Cassandra driver failure without driver internals: for "no host available", each host with the
+ * class of its error (the driver's own message embeds the inner errors' stack traces); otherwise the first line.
+ */
+export function cassandraErrorText(e: unknown): string {
+  if (e instanceof Error && e.name === 'NoHostAvailableError') {
+    const inner = Object.entries((e as { innerErrors?: Record<string, unknown> }).innerErrors ?? {});
+    if (inner.length === 0) return 'no Cassandra host could be reached';
+    return `no Cassandra host answered (${inner.map(([host, x]) => `${host}: ${x instanceof Error ? x.name : 'error'}`).join(', ')})`;
+  }
+  return (e instanceof Error ? e.message : String(e)).split('\n')[0];
+}
+
 /** Wraps any Cassandra failure into a StoreError, classified retriable, record-specific or fatal. */
 export function wrapCassandraError(
   e: unknown,
@@ -86,7 +99,7 @@ export function wrapCassandraError(
   context: Record<string, unknown> = {},
 ): AdjunctError {
   if (e instanceof AdjunctError) return e;
-  const msg = e instanceof Error ? e.message : String(e);
+  const msg = cassandraErrorText(e);
   const missingTable = isMissingTable(e);
   const retriable = missingTable || isRetriableCassandraError(e);
   return new StoreError(`${what}: ${msg}`, {

@@ -20,6 +20,7 @@ import { StallPolicy } from '../sink/stall-policy';
 import { CompiledSinkTaskOptions, compileSinkTaskOptions, sinkTaskOptionsFromConfig } from '../sink/task-options';
 import { WriteBudget } from '../sink/write-budget';
 import { StoreRetryPolicy } from '../store/cassandra';
+import { connectCassandraAtStartup, warnCassandraStartupRetry } from './cassandra-startup';
 import { connectAdmin, createCassandra, createKafka } from './clients';
 import { PipelineRunner, RunnerStatus } from './pipeline-runner';
 import { recordsInFlight, StoreWiring, StreamTimeJump } from './store-wiring';
@@ -102,6 +103,8 @@ export class Worker {
       if (this.state === 'STARTING') this.state = 'RUNNING';
       this.logger.info({ workerId: this.workerId, pipelines: this.config.pipelines.map((p) => p.name) }, 'worker running');
     } catch (e) {
+      // Asked to stop while starting (a signal during the wait for Cassandra): not a failure of the worker.
+      if (this.stopRequested()) throw asFatal(e);
       this.fail(asFatal(e));
       throw this.lastError;
     }
@@ -116,7 +119,15 @@ export class Worker {
     const admin = this.kafka.admin();
     this.admin = admin;
     // Cassandra (connection, keyspace, catalog) and Kafka (admin, broker list) come up side by side.
-    const [catalog] = await Promise.all([cassandra.connect().then(() => prepareCatalog(cassandra, cfg)), connectAdmin(admin)]);
+    const [catalog] = await Promise.all([
+      connectCassandraAtStartup(cassandra, () => prepareCatalog(cassandra, cfg), {
+        timeoutMs: cfg.cassandra.startupTimeout,
+        clock: this.clock,
+        onRetry: warnCassandraStartupRetry(this.logger),
+        shouldStop: () => this.state !== 'STARTING',
+      }),
+      connectAdmin(admin),
+    ]);
     this.statusTable = new PipelineStatusTable(cassandra, cfg.cassandra.keyspace);
     if (cfg.registry) this.registry = createRegistry(cfg.registry);
     const dlqs = cfg.pipelines.flatMap((p) => (p.errors.deadLetterQueue ? [p.errors.deadLetterQueue] : []));
@@ -335,6 +346,11 @@ export class Worker {
     await this.cassandra?.shutdown().catch(() => undefined);
     this.state = failed ? 'FAILED' : 'STOPPED';
     this.logger.info({ state: this.state }, 'worker stopped');
+  }
+
+  /** True once stop() has been called (read through a method: TypeScript narrows `state` inside start()). */
+  private stopRequested(): boolean {
+    return this.state === 'STOPPING' || this.state === 'STOPPED';
   }
 
   /** Status snapshot of the worker and every pipeline. */

@@ -1,5 +1,5 @@
 import { errors, types } from 'cassandra-driver';
-import { isRetriableCassandraError, wrapCassandraError } from '../../src/errors';
+import { cassandraErrorText, isRetriableCassandraError, wrapCassandraError } from '../../src/errors';
 
 const c = types.responseErrorCodes;
 
@@ -31,5 +31,17 @@ describe('Cassandra error classification (one case per server error code)', () =
     expect(isRetriableCassandraError(Object.assign(new Error('socket'), { code: 'ECONNRESET' }))).toBe(true);
     expect(isRetriableCassandraError(Object.assign(new Error('fs'), { code: 'ENOENT' }))).toBe(false);
     expect(isRetriableCassandraError('not an error')).toBe(false);
+  });
+
+  it('names a driver failure in one line without driver internals (no inner stack traces, no module paths)', () => {
+    const timedOut = new errors.OperationTimedOutError('The host 127.0.0.1:9042 did not reply before timeout 12000 ms', '127.0.0.1:9042');
+    const noHost = new errors.NoHostAvailableError({ '127.0.0.1:9042': timedOut, '127.0.0.2:9042': new errors.AuthenticationError('bad') });
+    // The driver's own message embeds the inner errors with their stacks.
+    expect(noHost.message).toMatch(/node_modules|\n/);
+    const text = 'no Cassandra host answered (127.0.0.1:9042: OperationTimedOutError, 127.0.0.2:9042: AuthenticationError)';
+    expect(cassandraErrorText(noHost)).toBe(text);
+    expect(wrapCassandraError(noHost, 'writing a version').message).toBe(`writing a version: ${text}`);
+    expect(cassandraErrorText(new errors.NoHostAvailableError({}))).toBe('no Cassandra host could be reached');
+    expect(cassandraErrorText(new Error('first line\n    at frame (x.js:1:1)'))).toBe('first line');
   });
 });
