@@ -8,6 +8,8 @@ import { withLookup } from './read-session';
 export interface LookupOpts {
   config: string;
   asOf?: string;
+  /** False with --no-valid-to: an as-of read without the version's validTo (one read). */
+  validTo?: boolean;
   history?: boolean;
   from?: string;
   to?: string;
@@ -67,7 +69,8 @@ async function history(r: KeyRead, o: LookupOpts): Promise<void> {
 async function asOf(r: KeyRead, o: LookupOpts): Promise<void> {
   const { toJsonValue } = await import('../lookup');
   const at = optionalTime(o.asOf);
-  const rec = await r.store.get(r.key, at, { partition: r.partition });
+  const withValidTo = o.validTo !== false;
+  const rec = await r.store.get(r.key, at, { partition: r.partition, validTo: withValidTo });
   if (rec === null) throw new CliFailure(await notFoundMessage(r, at), ExitCode.NOT_FOUND);
   const out = {
     store: r.info.name,
@@ -78,7 +81,12 @@ async function asOf(r: KeyRead, o: LookupOpts): Promise<void> {
     generation: r.info.generation,
   };
   if (o.json) return printJson(out);
-  const until = rec.validTo === undefined ? ' (the latest version)' : ` until ${rec.validTo} (${iso(rec.validTo)})`;
+  const until =
+    rec.validTo !== undefined
+      ? ` until ${rec.validTo} (${iso(rec.validTo)})`
+      : withValidTo || at === undefined
+        ? ' (the latest version)'
+        : '';
   const when = rec.timestamp === undefined ? '' : `valid from ${rec.timestamp} (${iso(rec.timestamp)})${until}\n`;
   process.stdout.write(
     `${r.info.name} [${r.info.kind}, generation ${r.info.generation}] ${r.keyText}\n${when}${JSON.stringify(out.value, null, 2)}\n`,

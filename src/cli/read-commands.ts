@@ -25,6 +25,7 @@ export function registerReadCommands(program: Command): void {
     )
     .requiredOption('-c, --config <file>', 'config with the Cassandra settings (a config holding only `cassandra` is enough)')
     .option('--as-of <time>', 'the version valid at this time (epoch ms or ISO-8601)')
+    .option('--no-valid-to', "with --as-of: skip the version's validTo (one Cassandra read instead of two)")
     .option('--history', 'every version valid in [--from, --to]')
     .option('--from <time>', 'history lower bound (epoch ms or ISO-8601)')
     .option('--to <time>', 'history upper bound (epoch ms or ISO-8601)')

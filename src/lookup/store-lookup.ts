@@ -67,9 +67,15 @@ export class StoreLookup<K = unknown, V = unknown> {
     return storeInfoOf((await this.resolve()).entry);
   }
 
-  /** Latest value (one Cassandra read) or, for versioned stores, the version valid as of asOf with its validTo (two parallel reads). */
+  /**
+   * Latest value (one Cassandra read) or, for versioned stores, the version valid as of asOf with its validTo (two
+   * parallel reads); with `validTo: false` the version as of asOf without it (one read, see getValue).
+   */
   async get(key: K, asOf?: number, options: ReadOptions = {}): Promise<LookupRecord<V> | null> {
     const { rs, bytes, partition } = await this.pointRead(key, asOf, options);
+    if (asOf !== undefined && options.validTo === false) {
+      return (await this.versioned.valueAsOf(rs, bytes, asOf, partition)) as LookupRecord<V> | null;
+    }
     const cache = asOf === undefined ? this.ctx.cache : undefined;
     const ck = cache ? ReadCache.keyOf(this.name, rs.table, bytes, partition) : '';
     const hit = cache?.get(ck);
@@ -85,9 +91,7 @@ export class StoreLookup<K = unknown, V = unknown> {
    * sequential one only when asOf is below the key's retention horizon): the read a stream-table join needs.
    */
   async getValue(key: K, asOf?: number, options: ReadOptions = {}): Promise<V | null> {
-    if (asOf === undefined) return (await this.get(key, undefined, options))?.value ?? null;
-    const { rs, bytes, partition } = await this.pointRead(key, asOf, options);
-    return ((await this.versioned.valueAsOf(rs, bytes, asOf, partition))?.value ?? null) as V | null;
+    return (await this.get(key, asOf, { ...options, validTo: false }))?.value ?? null;
   }
 
   /** Checks a point read's arguments (an as-of read needs a versioned store) and resolves the store and encoded key. */

@@ -64,6 +64,11 @@ export interface WriterHorizon {
 export interface ReadOptions {
   /** Partitioned versioned/kv stores: read only this source partition (default: all partitions in one IN query). */
   partition?: number;
+  /**
+   * As-of gets of versioned stores: `false` answers the version (value and timestamp) without its validTo, in one read
+   * instead of two (a second only below the key's retention horizon). Default true.
+   */
+  validTo?: boolean;
 }
 
 /** Options of a KIP-968 history query through the lookup: the store's `HistoryOptions` plus a page bound. */

@@ -126,6 +126,12 @@ describe('lookup', () => {
     expect(JSON.parse(asOf.stdout)).toMatchObject({ value: { name: 'Ada' }, timestamp: 100, validTo: 200 });
     const asOfText = await cli(['lookup', 'customers', 'c1', '--as-of', '1970-01-01T00:00:00.150Z', '--config', configFile]);
     expect(asOfText.stdout).toContain('valid from 100 (1970-01-01T00:00:00.100Z) until 200 (1970-01-01T00:00:00.200Z)');
+    const noValidTo = await cli(['lookup', 'customers', 'c1', '--as-of', '150', '--no-valid-to', '--config', configFile, '--json']);
+    expect(JSON.parse(noValidTo.stdout)).toEqual(expect.objectContaining({ value: { name: 'Ada' }, timestamp: 100 }));
+    expect(JSON.parse(noValidTo.stdout).validTo).toBeUndefined();
+    const noValidToText = await cli(['lookup', 'customers', 'c1', '--as-of', '150', '--no-valid-to', '--config', configFile]);
+    expect(noValidToText.stdout).toContain('valid from 100 (1970-01-01T00:00:00.100Z)\n');
+    expect(noValidToText.stdout).not.toMatch(/until|latest version/);
     const hist = await cli([
       'lookup',
       'customers',

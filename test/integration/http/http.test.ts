@@ -132,6 +132,16 @@ describe('store reads', () => {
       validTo: 200,
       generation: 1,
     });
+    // validTo=false: the same version without its validTo (one read instead of two).
+    expect((await get('/stores/customers/keys/c1?asOf=150&validTo=false')).json()).toEqual({
+      store: 'customers',
+      key: 'c1',
+      value: { name: 'Ada' },
+      timestamp: 100,
+      generation: 1,
+    });
+    expect((await get('/stores/customers/keys/c1?asOf=150&validTo=true')).json()).toMatchObject({ timestamp: 100, validTo: 200 });
+    expect((await get('/stores/customers/keys/c1?asOf=50&validTo=false')).statusCode).toBe(404);
     expect((await get('/stores/customers/keys/c1?asOf=200')).json()).toEqual({
       store: 'customers',
       key: 'c1',
@@ -176,6 +186,7 @@ describe('store reads', () => {
       '/stores/fruits/range?cursor=%21%21',
       '/stores/customers/range',
       '/stores/fruits/keys/apple?asOf=5',
+      '/stores/customers/keys/c1?asOf=150&validTo=maybe',
       '/stores/fruits/keys/apple/history',
     ]) {
       const r = await get(url);

@@ -119,6 +119,12 @@ describe.each([
       expect({ asOf, value: await s.getValue('k1', asOf) }).toEqual({ asOf, value: (await s.get('k1', asOf))?.value ?? null });
     }
     expect(await s.getValue('nope', 150)).toBeNull();
+    // validTo: false answers get's version (value and timestamp) without its validTo.
+    for (const asOf of [0, 99, 100, 150, 199, 200, 299, 300, 350, 399, 400, 10_000]) {
+      const full = await s.get('k1', asOf);
+      const expected = full === null ? null : { value: full.value, timestamp: full.timestamp };
+      expect({ asOf, rec: await s.get('k1', asOf, { validTo: false }) }).toEqual({ asOf, rec: expected });
+    }
   });
 
   it('history with bounds and order', async () => {
@@ -432,6 +438,7 @@ describe('request counts', () => {
     expect(await measure('versioned as-of get', () => vg.get('k1', 150))).toBe(2);
     // Without validTo, an as-of value is one read; below the key's horizon the next version is read after it.
     expect(await measure('versioned as-of getValue', () => vg.getValue('k1', 150))).toBe(1);
+    expect(await measure('versioned as-of get without validTo', () => vg.get('k1', 150, { validTo: false }))).toBe(1);
     const vs = l.store(vShort.store);
     await vs.get('replaced', 200);
     expect(await measure('versioned as-of getValue below the horizon', () => vs.getValue('replaced', 200))).toBe(2);
