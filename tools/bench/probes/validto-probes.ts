@@ -1,0 +1,177 @@
+/**
+ * Probes behind issue #13's lookup target (an as-of get with validTo at ≥ 0.9 of one bare SELECT), on the local stack:
+ *
+ *   npx tsx tools/bench/probes/validto-probes.ts writes [--rows 200000] [--rounds 4]
+ *     Cassandra CPU per row of UNLOGGED batches (17 rows, grouped by key as the worker's batcher does) for the layouts
+ *     that would make an as-of get with validTo one read: `plain` (today's rows), `link` (an `UPDATE … SET valid_to` of
+ *     the key's previous version in the same batch) and `set` (a static `versions set<bigint>` every INSERT adds to).
+ *   npx tsx tools/bench/probes/validto-probes.ts window <keyspace> [--table bench_store_g1] [--lookups 30000]
+ *     On a table the bench filled (`npm run bench -- --phases adjunct --rounds 1 --keep --no-record`): one floor
+ *     SELECT, the floor + next pair `get` issues, and a "window" read (`valid_from <= asOf + w LIMIT 4`, which finds both
+ *     when a version lies within w above asOf, else falls back to the next read or the pair), for several w.
+ *
+ * Pin first for steady figures (`taskset -a -p -c 0` on the stack's Cassandra and Kafka pids, the probe under
+ * `taskset -c 1`). Rounds run in rotated order; Cassandra's CPU comes from /proc (server-cpu.ts).
+ */
+import { Client, types } from 'cassandra-driver';
+import { stackSettings } from '../../devstack/endpoints';
+import { benchCassandra } from '../infra';
+import { runPool } from '../pool';
+import { cassandraCpuSeconds, settleCassandra } from '../server-cpu';
+import { median } from '../stats';
+
+const OPTS = { prepare: true, isIdempotent: true, consistency: types.consistencies.localQuorum };
+const CONCURRENCY = 64;
+
+/** A flag's numeric value, or the default. */
+function flag(args: string[], name: string, dflt: number): number {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+}
+
+/** A small deterministic PRNG (the same queries in every run). */
+function lcg(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    return s / 0x7fffffff;
+  };
+}
+
+/** Runs `fn` timed: records per second and Cassandra CPU µs per item. */
+async function timed(count: number, fn: (i: number) => Promise<unknown>): Promise<{ rate: number; cpuMicros: number }> {
+  const dir = stackSettings().stackDir;
+  await settleCassandra(dir);
+  const cpu0 = cassandraCpuSeconds(dir) ?? 0;
+  const t0 = performance.now();
+  await runPool(count, CONCURRENCY, fn);
+  const ms = performance.now() - t0;
+  return { rate: (count / ms) * 1000, cpuMicros: (((cassandraCpuSeconds(dir) ?? 0) - cpu0) / count) * 1e6 };
+}
+
+/** Write cost of the one-read layouts (see the file comment). */
+async function writes(c: Client, args: string[]): Promise<void> {
+  const rows = flag(args, '--rows', 200_000);
+  const rounds = flag(args, '--rounds', 4);
+  const keys = Array.from({ length: 10_000 }, (_, i) => Buffer.from(`key-${i}`));
+  const rnd = lcg(3);
+  const order = Array.from({ length: rows }, () => Math.floor(rnd() * keys.length));
+  // The worker's batcher sorts what is staged (about 64 batches) by partition: do the same per 1,088 rows.
+  for (let a = 0; a < rows; a += 1088) order.splice(a, Math.min(1088, rows - a), ...order.slice(a, a + 1088).sort((x, y) => x - y));
+  const value = Buffer.alloc(200, 7);
+  const base = 1_700_000_000_000;
+  await c.execute(`CREATE KEYSPACE IF NOT EXISTS probe WITH replication = {'class':'SimpleStrategy','replication_factor':1}`);
+  const variants = ['plain', 'link', 'set'] as const;
+  const cpu: Record<string, number[]> = {};
+  for (let round = 0; round < rounds; round++) {
+    for (let j = 0; j < variants.length; j++) {
+      const v = variants[(j + round) % variants.length];
+      const t = `probe.w_${v}`;
+      await c.execute(`DROP TABLE IF EXISTS ${t}`);
+      const extra = v === 'set' ? 'versions set<bigint> static, ' : v === 'link' ? 'valid_to bigint, ' : '';
+      await c.execute(
+        `CREATE TABLE ${t} (key blob, valid_from bigint, value blob, writer text, ${extra}PRIMARY KEY ((key), valid_from)) WITH CLUSTERING ORDER BY (valid_from DESC)`,
+      );
+      const insert =
+        v === 'set'
+          ? `INSERT INTO ${t} (key, valid_from, value, writer, versions) VALUES (?, ?, ?, ?, ?)`
+          : `INSERT INTO ${t} (key, valid_from, value, writer) VALUES (?, ?, ?, ?)`;
+      const link = `UPDATE ${t} SET valid_to = ? WHERE key = ? AND valid_from = ?`;
+      const latest = new Map<number, number>();
+      const batches = Math.ceil(rows / 17);
+      const r = await timed(batches, async (b) => {
+        const queries: { query: string; params: unknown[] }[] = [];
+        for (let i = b * 17; i < Math.min(rows, b * 17 + 17); i++) {
+          const k = order[i];
+          const ts = types.Long.fromNumber(base + i * 10);
+          queries.push({ query: insert, params: v === 'set' ? [keys[k], ts, value, 'probe:0', [ts]] : [keys[k], ts, value, 'probe:0'] });
+          const prev = latest.get(k);
+          if (v === 'link' && prev !== undefined) queries.push({ query: link, params: [ts, keys[k], types.Long.fromNumber(prev)] });
+          latest.set(k, base + i * 10);
+        }
+        await c.batch(queries, { ...OPTS, logged: false });
+      });
+      (cpu[v] ??= []).push(r.cpuMicros * (batches / rows));
+      console.log(
+        `round ${round} ${v.padEnd(5)} ${Math.round((r.rate * rows) / batches)} rows/s, Cassandra ${((r.cpuMicros * batches) / rows).toFixed(1)} µs/row`,
+      );
+    }
+  }
+  await c.execute('DROP KEYSPACE IF EXISTS probe');
+  for (const v of variants)
+    console.log(`${v.padEnd(5)} median Cassandra µs/row ${median(cpu[v]).toFixed(1)} (${cpu[v].map((x) => x.toFixed(1)).join(', ')})`);
+}
+
+/** Read cost of the floor read, the pair and window reads (see the file comment). */
+async function window(c: Client, args: string[]): Promise<void> {
+  const ks = args[0];
+  const ti = args.indexOf('--table');
+  const t = `${ks}.${ti >= 0 ? args[ti + 1] : 'bench_store_g1'}`;
+  const lookups = flag(args, '--lookups', 30_000);
+  const keys: Buffer[] = [];
+  for (const r of (await c.execute(`SELECT DISTINCT key FROM ${t}`, [], { fetchSize: 20_000 })).rows) keys.push(r.key as Buffer);
+  const span = (await c.execute(`SELECT min(valid_from) AS lo, max(valid_from) AS hi FROM ${t} WHERE key = ?`, [keys[0]], OPTS)).first();
+  const lo = Number(span.lo);
+  const hi = Number(span.hi);
+  const rnd = lcg(7);
+  const qs = Array.from({ length: lookups }, () => ({ k: keys[Math.floor(rnd() * keys.length)], t: lo + Math.floor(rnd() * (hi - lo)) }));
+  const floor = `SELECT valid_from, value, writer FROM ${t} WHERE key = ? AND valid_from <= ? LIMIT 1`;
+  const next = `SELECT valid_from FROM ${t} WHERE key = ? AND valid_from > ? ORDER BY valid_from ASC LIMIT 1`;
+  const win = `SELECT valid_from, value, writer FROM ${t} WHERE key = ? AND valid_from <= ? LIMIT 4`;
+  const long = types.Long.fromNumber;
+  const pair = (i: number) =>
+    Promise.all([c.execute(floor, [qs[i].k, long(qs[i].t)], OPTS), c.execute(next, [qs[i].k, long(qs[i].t)], OPTS)]);
+  const kinds: Record<string, (i: number) => Promise<unknown>> = {
+    floor: (i) => c.execute(floor, [qs[i].k, long(qs[i].t)], OPTS),
+    pair,
+  };
+  // The mean time between a key's versions, from 20 keys' version counts.
+  let versions = 0;
+  for (const k of keys.slice(0, 20))
+    versions += Number((await c.execute(`SELECT count(*) AS n FROM ${t} WHERE key = ?`, [k], OPTS)).first().n);
+  const meanGap = (hi - lo) / Math.max(1, versions / Math.min(20, keys.length));
+  console.log(
+    `${keys.length} keys, ${(versions / Math.min(20, keys.length)).toFixed(0)} versions per key, mean gap ${Math.round(meanGap)} ms`,
+  );
+  for (const m of [1, 1.5, 2, 3]) {
+    const w = Math.round(m * meanGap);
+    kinds[`window ${m}× gap`] = async (i) => {
+      const rows = (await c.execute(win, [qs[i].k, long(qs[i].t + w)], OPTS)).rows;
+      const at = rows.findIndex((r) => Number(r.valid_from) <= qs[i].t);
+      if (at === 0) await c.execute(next, [qs[i].k, long(qs[i].t + w)], OPTS);
+      else if (at < 0 && rows.length === 4) await pair(i);
+    };
+  }
+  const names = Object.keys(kinds);
+  for (const n of names) await runPool(Math.min(2000, lookups), CONCURRENCY, kinds[n]);
+  const rates: Record<string, number[]> = {};
+  for (let round = 0; round < 3; round++) {
+    for (let j = 0; j < names.length; j++) {
+      const n = names[(j + round) % names.length];
+      const r = await timed(lookups, kinds[n]);
+      (rates[n] ??= []).push(r.rate);
+      console.log(`round ${round} ${n.padEnd(14)} ${Math.round(r.rate)}/s, Cassandra ${r.cpuMicros.toFixed(1)} µs/lookup`);
+    }
+  }
+  for (const n of names)
+    console.log(
+      `${n.padEnd(14)} median ${Math.round(median(rates[n]))}/s, ${(median(rates[n]) / median(rates.floor)).toFixed(2)} of one floor SELECT`,
+    );
+}
+
+async function main(): Promise<void> {
+  const [cmd, ...args] = process.argv.slice(2);
+  const c = await benchCassandra();
+  try {
+    if (cmd === 'writes') await writes(c, args);
+    else if (cmd === 'window' && args[0]) await window(c, args);
+    else throw new Error('usage: validto-probes.ts writes [--rows N] [--rounds R] | window <keyspace> [--table T] [--lookups N]');
+  } finally {
+    await c.shutdown();
+  }
+}
+
+void main().catch((e: unknown) => {
+  console.error(e);
+  process.exitCode = 1;
+});
