@@ -9,6 +9,9 @@
  *     On a table the bench filled (`npm run bench -- --phases adjunct --rounds 1 --keep --no-record`): one floor
  *     SELECT, the floor + next pair `get` issues, and a "window" read (`valid_from <= asOf + w LIMIT 4`, which finds both
  *     when a version lies within w above asOf, else falls back to the next read or the pair), for several w.
+ *   npx tsx tools/bench/probes/validto-probes.ts linked-read [--versions 100] [--lookups 30000]
+ *     A table whose rows carry exact `valid_to` links and a static set of late versions' times: the floor read that
+ *     would return validTo in one request, against the bare floor read on the same table.
  *
  * Pin first for steady figures (`taskset -a -p -c 0` on the stack's Cassandra and Kafka pids, the probe under
  * `taskset -c 1`). Rounds run in rotated order; Cassandra's CPU comes from /proc (server-cpu.ts).
@@ -159,13 +162,89 @@ async function window(c: Client, args: string[]): Promise<void> {
     );
 }
 
+/**
+ * Read cost of a linked layout: rows carrying `valid_to` (the next version's time) and a static set of late versions'
+ * times (a reader distrusts a link a late version fell inside), filled with exact links; one floor read that selects
+ * them against the same read without them, on the same table.
+ */
+async function linkedRead(c: Client, args: string[]): Promise<void> {
+  const keysN = 10_000;
+  const perKey = flag(args, '--versions', 100);
+  const lookups = flag(args, '--lookups', 30_000);
+  const t = 'probe.linked';
+  await c.execute(`CREATE KEYSPACE IF NOT EXISTS probe WITH replication = {'class':'SimpleStrategy','replication_factor':1}`);
+  await c.execute(`DROP TABLE IF EXISTS ${t}`);
+  await c.execute(
+    `CREATE TABLE ${t} (key blob, valid_from bigint, value blob, writer text, valid_to bigint, late set<bigint> static, PRIMARY KEY ((key), valid_from)) WITH CLUSTERING ORDER BY (valid_from DESC)`,
+  );
+  const keys = Array.from({ length: keysN }, (_, i) => Buffer.from(`key-${i}`));
+  const value = Buffer.alloc(200, 7);
+  const base = 1_700_000_000_000;
+  const rnd = lcg(11);
+  // Version j of key k at base + j * 10 s + k ms; about 5% of the versions are "late" (their time joins the key's set).
+  const insert = `INSERT INTO ${t} (key, valid_from, value, writer, valid_to) VALUES (?, ?, ?, ?, ?)`;
+  const lateAdd = `UPDATE ${t} SET late = late + ? WHERE key = ?`;
+  const long = types.Long.fromNumber;
+  const rows = keysN * perKey;
+  await runPool(Math.ceil(rows / 17), CONCURRENCY, async (b) => {
+    const queries: { query: string; params: unknown[] }[] = [];
+    for (let i = b * 17; i < Math.min(rows, b * 17 + 17); i++) {
+      const k = i % keysN;
+      const j = Math.floor(i / keysN);
+      const from = base + j * 10_000 + k;
+      const to = j + 1 < perKey ? long(from + 10_000) : null;
+      queries.push({ query: insert, params: [keys[k], long(from), value, 'probe:0', to] });
+      if (rnd() < 0.05) queries.push({ query: lateAdd, params: [[long(from)], keys[k]] });
+    }
+    await c.batch(queries, { ...OPTS, logged: false });
+  });
+  console.log(`filled ${rows} rows`);
+  const qs = Array.from({ length: lookups }, () => ({ k: keys[Math.floor(rnd() * keysN)], t: base + Math.floor(rnd() * perKey * 10_000) }));
+  const bare = `SELECT valid_from, value FROM ${t} WHERE key = ? AND valid_from <= ? LIMIT 1`;
+  const linked = `SELECT valid_from, value, writer, valid_to, late FROM ${t} WHERE key = ? AND valid_from <= ? LIMIT 1`;
+  let trusted = 0;
+  const kinds: Record<string, (i: number) => Promise<unknown>> = {
+    'bare floor': (i) => c.execute(bare, [qs[i].k, long(qs[i].t)], OPTS),
+    'linked floor': async (i) => {
+      const row = (await c.execute(linked, [qs[i].k, long(qs[i].t)], OPTS)).first();
+      if (row === null || row.valid_to === null) return;
+      const from = Number(row.valid_from);
+      const to = Number(row.valid_to);
+      const late = (row.late as types.Long[] | null) ?? [];
+      if (!late.some((x) => Number(x) > from && Number(x) < to)) trusted++;
+    },
+  };
+  const names = Object.keys(kinds);
+  for (const n of names) await runPool(Math.min(2000, lookups), CONCURRENCY, kinds[n]);
+  const rates: Record<string, number[]> = {};
+  for (let round = 0; round < 3; round++) {
+    for (let j = 0; j < names.length; j++) {
+      const n = names[(j + round) % names.length];
+      trusted = 0;
+      const r = await timed(lookups, kinds[n]);
+      (rates[n] ??= []).push(r.rate);
+      const share = n === 'linked floor' ? `, link trusted for ${((trusted / lookups) * 100).toFixed(1)}%` : '';
+      console.log(`round ${round} ${n.padEnd(12)} ${Math.round(r.rate)}/s, Cassandra ${r.cpuMicros.toFixed(1)} µs/lookup${share}`);
+    }
+  }
+  for (const n of names)
+    console.log(
+      `${n.padEnd(12)} median ${Math.round(median(rates[n]))}/s, ${(median(rates[n]) / median(rates['bare floor'])).toFixed(2)} of the bare floor`,
+    );
+  await c.execute('DROP KEYSPACE IF EXISTS probe');
+}
+
 async function main(): Promise<void> {
   const [cmd, ...args] = process.argv.slice(2);
   const c = await benchCassandra();
   try {
     if (cmd === 'writes') await writes(c, args);
     else if (cmd === 'window' && args[0]) await window(c, args);
-    else throw new Error('usage: validto-probes.ts writes [--rows N] [--rounds R] | window <keyspace> [--table T] [--lookups N]');
+    else if (cmd === 'linked-read') await linkedRead(c, args);
+    else
+      throw new Error(
+        'usage: validto-probes.ts writes [--rows N] [--rounds R] | window <keyspace> [--table T] [--lookups N] | linked-read',
+      );
   } finally {
     await c.shutdown();
   }
