@@ -52,6 +52,35 @@ async function timed(count: number, fn: (i: number) => Promise<unknown>): Promis
   return { rate: (count / ms) * 1000, cpuMicros: (((cassandraCpuSeconds(dir) ?? 0) - cpu0) / count) * 1e6 };
 }
 
+/**
+ * Lookup kinds warmed up, then timed in 3 rounds of rotated order; prints each round (with `extra()`'s note, read
+ * after the round) and each kind's median rate against `baseline`'s.
+ */
+async function compareLookups(
+  kinds: Record<string, (i: number) => Promise<unknown>>,
+  lookups: number,
+  baseline: string,
+  extra: (name: string) => string = () => '',
+  beforeRound: () => void = () => undefined,
+): Promise<void> {
+  const names = Object.keys(kinds);
+  for (const n of names) await runPool(Math.min(2000, lookups), CONCURRENCY, kinds[n]);
+  const rates: Record<string, number[]> = {};
+  for (let round = 0; round < 3; round++) {
+    for (let j = 0; j < names.length; j++) {
+      const n = names[(j + round) % names.length];
+      beforeRound();
+      const r = await timed(lookups, kinds[n]);
+      (rates[n] ??= []).push(r.rate);
+      console.log(`round ${round} ${n.padEnd(14)} ${Math.round(r.rate)}/s, Cassandra ${r.cpuMicros.toFixed(1)} µs/lookup${extra(n)}`);
+    }
+  }
+  for (const n of names) {
+    const ratio = (median(rates[n]) / median(rates[baseline])).toFixed(2);
+    console.log(`${n.padEnd(14)} median ${Math.round(median(rates[n]))}/s, ${ratio} of ${baseline}`);
+  }
+}
+
 /** Write cost of the one-read layouts (see the file comment). */
 async function writes(c: Client, args: string[]): Promise<void> {
   const rows = flag(args, '--rows', 200_000);
@@ -145,21 +174,7 @@ async function window(c: Client, args: string[]): Promise<void> {
       else if (at < 0 && rows.length === 4) await pair(i);
     };
   }
-  const names = Object.keys(kinds);
-  for (const n of names) await runPool(Math.min(2000, lookups), CONCURRENCY, kinds[n]);
-  const rates: Record<string, number[]> = {};
-  for (let round = 0; round < 3; round++) {
-    for (let j = 0; j < names.length; j++) {
-      const n = names[(j + round) % names.length];
-      const r = await timed(lookups, kinds[n]);
-      (rates[n] ??= []).push(r.rate);
-      console.log(`round ${round} ${n.padEnd(14)} ${Math.round(r.rate)}/s, Cassandra ${r.cpuMicros.toFixed(1)} µs/lookup`);
-    }
-  }
-  for (const n of names)
-    console.log(
-      `${n.padEnd(14)} median ${Math.round(median(rates[n]))}/s, ${(median(rates[n]) / median(rates.floor)).toFixed(2)} of one floor SELECT`,
-    );
+  await compareLookups(kinds, lookups, 'floor');
 }
 
 /**
@@ -214,23 +229,8 @@ async function linkedRead(c: Client, args: string[]): Promise<void> {
       if (!late.some((x) => Number(x) > from && Number(x) < to)) trusted++;
     },
   };
-  const names = Object.keys(kinds);
-  for (const n of names) await runPool(Math.min(2000, lookups), CONCURRENCY, kinds[n]);
-  const rates: Record<string, number[]> = {};
-  for (let round = 0; round < 3; round++) {
-    for (let j = 0; j < names.length; j++) {
-      const n = names[(j + round) % names.length];
-      trusted = 0;
-      const r = await timed(lookups, kinds[n]);
-      (rates[n] ??= []).push(r.rate);
-      const share = n === 'linked floor' ? `, link trusted for ${((trusted / lookups) * 100).toFixed(1)}%` : '';
-      console.log(`round ${round} ${n.padEnd(12)} ${Math.round(r.rate)}/s, Cassandra ${r.cpuMicros.toFixed(1)} µs/lookup${share}`);
-    }
-  }
-  for (const n of names)
-    console.log(
-      `${n.padEnd(12)} median ${Math.round(median(rates[n]))}/s, ${(median(rates[n]) / median(rates['bare floor'])).toFixed(2)} of the bare floor`,
-    );
+  const share = (n: string) => (n === 'linked floor' ? `, link trusted for ${((trusted / lookups) * 100).toFixed(1)}%` : '');
+  await compareLookups(kinds, lookups, 'bare floor', share, () => (trusted = 0));
   await c.execute('DROP KEYSPACE IF EXISTS probe');
 }
 
