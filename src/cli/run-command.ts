@@ -27,7 +27,7 @@ export async function runCommand(configPath: string, opts: { http?: HttpStarter 
     signalled = true;
     logger.info({ signal: sig }, 'shutdown requested: draining in-flight writes and committing');
     resolveDone();
-    // A worker still starting (e.g. waiting for Cassandra) stops waiting at once.
+    // A worker still starting (e.g. waiting for Cassandra) gives the start up at its next step (the wait within 100 ms).
     if (worker.state === 'STARTING') void worker.stop().catch(() => undefined);
   };
   process.once('SIGTERM', () => onSignal('SIGTERM'));
@@ -35,7 +35,7 @@ export async function runCommand(configPath: string, opts: { http?: HttpStarter 
   let http: Awaited<ReturnType<HttpStarter>>;
   try {
     await worker.start();
-    http = opts.http ? await opts.http(worker) : undefined;
+    http = opts.http && !signalled ? await opts.http(worker) : undefined;
     if (http) logger.info({ address: http.address }, 'HTTP API listening');
   } catch (e) {
     await worker.stop().catch(() => undefined);

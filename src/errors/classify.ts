@@ -85,10 +85,17 @@ export function isRecordFailure(e: unknown): boolean {
 export function cassandraErrorText(e: unknown): string {
   if (e instanceof Error && e.name === 'NoHostAvailableError') {
     const inner = Object.entries((e as { innerErrors?: Record<string, unknown> }).innerErrors ?? {});
-    if (inner.length === 0) return 'no Cassandra host could be reached';
-    return `no Cassandra host answered (${inner.map(([host, x]) => `${host}: ${x instanceof Error ? x.name : 'error'}`).join(', ')})`;
+    if (inner.length === 0) return (e.message || 'no Cassandra host could be reached').split('\n')[0];
+    return `no Cassandra host answered (${inner.map(([host, x]) => `${host}: ${errorKind(x)}`).join(', ')})`;
   }
   return (e instanceof Error ? e.message : String(e)).split('\n')[0];
+}
+
+/** A host's error in a word: a socket error's code (ECONNREFUSED), else the error's class. */
+function errorKind(x: unknown): string {
+  if (!(x instanceof Error)) return 'error';
+  const code = (x as { code?: unknown }).code;
+  return typeof code === 'string' ? code : x.name;
 }
 
 /** Wraps any Cassandra failure into a StoreError, classified retriable, record-specific or fatal. */

@@ -73,6 +73,12 @@ export class Worker {
   private startedAt: Date | null = null;
   readonly runners = new Map<string, PipelineRunner>();
   private statusTable?: PipelineStatusTable;
+  /** The start under way (stop() waits for it to settle before tearing down). */
+  private starting?: Promise<void>;
+  /** Set by a stop() during STARTING: the start gives up at its next step (the wait for Cassandra within 100 ms). */
+  private abortStart = false;
+  /** The stop under way or done (stop() is idempotent: every caller waits for the same teardown). */
+  private stopping?: Promise<void>;
 
   constructor(
     private readonly loaded: LoadedConfig,
@@ -90,21 +96,33 @@ export class Worker {
     return this.cassandra;
   }
 
-  /** Connects, prepares schema and starts pipelines (dependents only after their bootstrap pipelines are READY). */
-  async start(): Promise<void> {
+  /**
+   * Connects, prepares schema and starts pipelines (dependents only after their bootstrap pipelines are READY). A stop()
+   * while starting aborts the start at its next step (it rejects; the state is then decided by stop()).
+   */
+  start(): Promise<void> {
+    this.starting = this.startUp();
+    return this.starting;
+  }
+
+  private async startUp(): Promise<void> {
     this.state = 'STARTING';
     this.startedAt = new Date(this.clock.now());
     try {
       validateBeforeAnyCql(this.config);
       for (const w of deprecationWarnings(this.config)) this.logger.warn({ path: pathToString(w.path) }, w.message);
       const shared = await this.connect();
-      for (const spec of this.config.pipelines) this.runners.set(spec.name, await this.buildRunner(spec, shared));
+      for (const spec of this.config.pipelines) {
+        this.throwIfAborted();
+        this.runners.set(spec.name, await this.buildRunner(spec, shared));
+      }
+      this.throwIfAborted();
       await this.startRunners();
       if (this.state === 'STARTING') this.state = 'RUNNING';
       this.logger.info({ workerId: this.workerId, pipelines: this.config.pipelines.map((p) => p.name) }, 'worker running');
     } catch (e) {
       // Asked to stop while starting (a signal during the wait for Cassandra): not a failure of the worker.
-      if (this.stopRequested()) throw asFatal(e);
+      if (this.abortStart) throw asFatal(e);
       this.fail(asFatal(e));
       throw this.lastError;
     }
@@ -124,7 +142,7 @@ export class Worker {
         timeoutMs: cfg.cassandra.startupTimeout,
         clock: this.clock,
         onRetry: warnCassandraStartupRetry(this.logger),
-        shouldStop: () => this.state !== 'STARTING',
+        shouldStop: () => this.abortStart || this.state !== 'STARTING',
       }),
       connectAdmin(admin),
     ]);
@@ -285,7 +303,7 @@ export class Worker {
         }),
       );
     }
-    if (this.state !== 'STARTING' && this.state !== 'RUNNING') return;
+    if ((this.state !== 'STARTING' && this.state !== 'RUNNING') || this.abortStart) return;
     await this.runners.get(name)!.start();
   }
 
@@ -327,9 +345,21 @@ export class Worker {
     return r;
   }
 
-  /** Stops fetching, drains in-flight writes, commits, leaves the groups and closes clients (bounded by shutdownTimeout). */
-  async stop(): Promise<void> {
-    if (this.state === 'STOPPED' || this.state === 'STOPPING') return;
+  /**
+   * Stops fetching, drains in-flight writes, commits, leaves the groups and closes clients (bounded by shutdownTimeout).
+   * During STARTING it first aborts the start and waits for it to settle, so nothing the start opens outlives the stop.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.stopOnce();
+    return this.stopping;
+  }
+
+  private async stopOnce(): Promise<void> {
+    if (this.state === 'STARTING') {
+      this.abortStart = true;
+      await this.starting?.catch(() => undefined);
+    }
+    if (this.state === 'STOPPED') return;
     const failed = this.state === 'FAILED';
     this.state = 'STOPPING';
     const timeout = this.config.worker.shutdownTimeout;
@@ -348,9 +378,9 @@ export class Worker {
     this.logger.info({ state: this.state }, 'worker stopped');
   }
 
-  /** True once stop() has been called (read through a method: TypeScript narrows `state` inside start()). */
-  private stopRequested(): boolean {
-    return this.state === 'STOPPING' || this.state === 'STOPPED';
+  /** Ends a start that stop() aborted, between its steps. */
+  private throwIfAborted(): void {
+    if (this.abortStart) throw new AdjunctError('the worker was stopped while starting', { code: 'RETRIES_EXHAUSTED', retriable: false });
   }
 
   /** Status snapshot of the worker and every pipeline. */

@@ -41,7 +41,11 @@ describe('Cassandra error classification (one case per server error code)', () =
     const text = 'no Cassandra host answered (127.0.0.1:9042: OperationTimedOutError, 127.0.0.2:9042: AuthenticationError)';
     expect(cassandraErrorText(noHost)).toBe(text);
     expect(wrapCassandraError(noHost, 'writing a version').message).toBe(`writing a version: ${text}`);
-    expect(cassandraErrorText(new errors.NoHostAvailableError({}))).toBe('no Cassandra host could be reached');
+    expect(cassandraErrorText(new errors.NoHostAvailableError({}))).toBe('All host(s) tried for query failed.');
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9042'), { code: 'ECONNREFUSED' });
+    expect(cassandraErrorText(new errors.NoHostAvailableError({ '127.0.0.1:9042': refused }))).toBe(
+      'no Cassandra host answered (127.0.0.1:9042: ECONNREFUSED)',
+    );
     expect(cassandraErrorText(new Error('first line\n    at frame (x.js:1:1)'))).toBe('first line');
   });
 });

@@ -4,7 +4,7 @@
  * and stores exactly the reference; past the bound it exits with CASSANDRA_UNAVAILABLE naming the cause.
  */
 import { createTopic } from '../integration/helpers';
-import { eventually, names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
+import { names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
 import {
   expectTableEqualsReference,
   FAULT_RETENTION,
@@ -34,7 +34,8 @@ describe('fault: Cassandra not answering when the worker starts', () => {
   }
 
   it('waits for Cassandra, then starts and stores exactly the reference', async () => {
-    const { n, file } = await setUp('cdownstart', 3000);
+    // A frozen node completes the TCP handshake and then never answers: each attempt lasts the request timeout.
+    const { n, file } = await setUp('cdownstart', 3000, { requestTimeout: '3s' });
     let startedWhileFrozen = 0;
     await pauseService('cassandra', FROZEN_MS, async () => {
       const w = stack.spawn(file);
@@ -54,14 +55,18 @@ describe('fault: Cassandra not answering when the worker starts', () => {
     expect(w.child.exitCode).toBeNull();
   });
 
+  /** Resolves with the worker's exit, or with null after ms. */
+  const exitWithin = (w: { exited: Promise<{ code: number | null }> }, ms: number) =>
+    Promise.race([w.exited.then((x) => x.code), new Promise<null>((r) => setTimeout(() => r(null), ms))]);
+
   it('past cassandra.startupTimeout exits 4 (UNAVAILABLE) with CASSANDRA_UNAVAILABLE naming the start-up', async () => {
-    // Each attempt waits out the driver's request timeout (3 s here), so 8 s allows about three.
-    const { file } = await setUp('cdowntimeout', 100, { startupTimeout: '8s', requestTimeout: '3s' });
+    // Attempts of 3 s (the request timeout) against a 5 s bound: two attempts, the exit about 6 s after the start.
+    const { file } = await setUp('cdowntimeout', 100, { startupTimeout: '5s', requestTimeout: '3s' });
     let exitCode: number | null = null;
     await pauseService('cassandra', FROZEN_MS, async () => {
       const w = stack.spawn(file);
       const t0 = Date.now();
-      exitCode = await eventually(async () => w.child.exitCode ?? undefined, FROZEN_MS - 1000, 'worker exit');
+      exitCode = await exitWithin(w, FROZEN_MS - 500);
       note(`worker exited ${exitCode} after ${Date.now() - t0} ms`);
       expect(w.output()).toMatch(/Cassandra not ready at start-up: retrying/);
       expect(w.output()).toMatch(
@@ -71,5 +76,22 @@ describe('fault: Cassandra not answering when the worker starts', () => {
       expect(w.output()).not.toMatch(/node_modules|operation-state\.js/);
     });
     expect(exitCode).toBe(4); // UNAVAILABLE
+  });
+
+  it('SIGTERM during the wait ends it at once: exit 0, nothing started', async () => {
+    const { file } = await setUp('cdownterm', 100, { requestTimeout: '10s' });
+    let exitCode: number | null = null;
+    await pauseService('cassandra', FROZEN_MS, async () => {
+      const w = stack.spawn(file);
+      // After start-up (1–2 s) the first attempt is under way, and would last 10 s: stop the worker in its middle.
+      await new Promise((r) => setTimeout(r, 4000));
+      expect(w.child.exitCode).toBeNull();
+      const t0 = Date.now();
+      w.child.kill('SIGTERM');
+      exitCode = await exitWithin(w, 5000);
+      note(`worker exited ${exitCode} ${Date.now() - t0} ms after SIGTERM`);
+      expect(w.output()).not.toMatch(/worker running|worker failed/);
+    });
+    expect(exitCode).toBe(0);
   });
 });

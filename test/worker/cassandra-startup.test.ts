@@ -69,19 +69,27 @@ describe('connectCassandraAtStartup', () => {
     expect(connects()).toBeGreaterThan(5);
   });
 
-  it('fails at once on bad credentials and on a refused statement (no waiting)', async () => {
+  it('fails at once on wrong credentials (a configuration error) and on a refused statement, without driver internals', async () => {
     const clock = new ManualClock();
     const auth = noHost({ '127.0.0.1:9042': driverError('AuthenticationError') });
     const a = fakeClient([auth]);
-    await expect(connectCassandraAtStartup(a.client, async () => 'x', { clock })).rejects.toBe(auth);
+    const refused = (await connectCassandraAtStartup(a.client, async () => 'x', { clock }).catch((x: unknown) => x)) as AdjunctError;
+    expect(refused).toMatchObject({ code: 'CASSANDRA_ERROR', retriable: false, stage: 'config' });
+    expect(refused.message).toBe(
+      'connecting to Cassandra at start-up: the login was refused (no Cassandra host answered (127.0.0.1:9042: AuthenticationError))',
+    );
     expect(a.connects()).toBe(1);
-    const invalid = driverError('ResponseError', { code: 0x2200 });
-    const b = fakeClient([invalid]);
-    await expect(connectCassandraAtStartup(b.client, async () => 'x', { clock })).rejects.toBe(invalid);
+    const b = fakeClient([driverError('ResponseError', { code: 0x2200 })]);
+    const invalid = (await connectCassandraAtStartup(b.client, async () => 'x', { clock }).catch((x: unknown) => x)) as AdjunctError;
+    expect(invalid).toMatchObject({
+      code: 'CASSANDRA_ERROR',
+      retriable: false,
+      message: 'connecting to Cassandra at start-up: from the server',
+    });
     expect(clock.slept).toBe(0);
   });
 
-  it('stops waiting when the worker is asked to stop', async () => {
+  it('stops waiting when the worker is asked to stop: no further attempt after the backoff', async () => {
     const clock = new ManualClock();
     let stop = false;
     const { client, connects } = fakeClient(Array.from({ length: 1000 }, () => noHost()));
@@ -90,18 +98,40 @@ describe('connectCassandraAtStartup', () => {
       onRetry: (_e, attempt) => (stop = attempt >= 2),
       shouldStop: () => stop,
     }).catch((x: unknown) => x);
-    expect((e as AdjunctError).code).toBe('CASSANDRA_UNAVAILABLE');
-    expect(connects()).toBe(3);
+    expect(e).toMatchObject({ code: 'RETRIES_EXHAUSTED', retriable: false, message: 'stopped while waiting for Cassandra at start-up' });
+    expect(connects()).toBe(2);
+  });
+
+  it('stops mid-attempt within the poll interval, and shuts down a connection that comes up afterwards', async () => {
+    let connected!: () => void;
+    let shutdowns = 0;
+    const client = {
+      connect: () => new Promise<void>((r) => (connected = r)),
+      shutdown: async () => void shutdowns++,
+    } as unknown as Client;
+    const t0 = Date.now();
+    let stop = false;
+    setTimeout(() => (stop = true), 50);
+    const e = await connectCassandraAtStartup(client, async () => 'x', { shouldStop: () => stop }).catch((x: unknown) => x);
+    expect(e).toMatchObject({ code: 'RETRIES_EXHAUSTED', message: 'stopped while waiting for Cassandra at start-up' });
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(shutdowns).toBe(0);
+    connected();
+    await new Promise((r) => setImmediate(r));
+    expect(shutdowns).toBe(1);
   });
 });
 
 describe('isRetriableAtStartup', () => {
-  it('retries unreachable, timing-out and overloaded answers; not a login every host refused', () => {
+  it('retries unreachable, timing-out, overloaded and still-starting answers; not a login every host refused', () => {
     expect(isRetriableAtStartup(noHost())).toBe(true);
     expect(isRetriableAtStartup(noHost({}))).toBe(true);
     expect(isRetriableAtStartup(driverError('ResponseError', { code: 0x1001 }))).toBe(true);
     expect(isRetriableAtStartup(noHost({ a: driverError('AuthenticationError'), b: driverError('AuthenticationError') }))).toBe(false);
     expect(isRetriableAtStartup(noHost({ a: driverError('AuthenticationError'), b: driverError('OperationTimedOutError') }))).toBe(true);
     expect(isRetriableAtStartup(driverError('ResponseError', { code: 0x2200 }))).toBe(false);
+    // A node still starting cannot read its auth data yet: that refusal is worth waiting out.
+    const starting = new errors.AuthenticationError('Unable to perform authentication: Cannot achieve consistency level LOCAL_ONE');
+    expect(isRetriableAtStartup(noHost({ a: starting }))).toBe(true);
   });
 });
