@@ -81,12 +81,10 @@ async function asOf(r: KeyRead, o: LookupOpts): Promise<void> {
     generation: r.info.generation,
   };
   if (o.json) return printJson(out);
-  const until =
-    rec.validTo !== undefined
-      ? ` until ${rec.validTo} (${iso(rec.validTo)})`
-      : withValidTo || at === undefined
-        ? ' (the latest version)'
-        : '';
+  // Without validTo an as-of answer cannot tell whether it is the latest version.
+  const latestKnown = withValidTo || at === undefined;
+  let until = latestKnown ? ' (the latest version)' : '';
+  if (rec.validTo !== undefined) until = ` until ${rec.validTo} (${iso(rec.validTo)})`;
   const when = rec.timestamp === undefined ? '' : `valid from ${rec.timestamp} (${iso(rec.timestamp)})${until}\n`;
   process.stdout.write(
     `${r.info.name} [${r.info.kind}, generation ${r.info.generation}] ${r.keyText}\n${when}${JSON.stringify(out.value, null, 2)}\n`,

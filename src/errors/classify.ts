@@ -79,8 +79,9 @@ export function isRecordFailure(e: unknown): boolean {
 }
 
 /**
- * One line naming a Cassandra driver failure without driver internals: for "no host available", each host with the
- * class of its error (the driver's own message embeds the inner errors' stack traces); otherwise the first line.
+ * One line naming a Cassandra driver failure without driver internals: for "no host available", each host with its
+ * error's socket code or class (the driver's own message embeds the inner errors' stack traces); otherwise the first
+ * line of the message.
  */
 export function cassandraErrorText(e: unknown): string {
   if (e instanceof Error && e.name === 'NoHostAvailableError') {

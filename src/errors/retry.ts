@@ -27,7 +27,13 @@ export interface RetryOptions {
 
 /** Thrown when retries were exhausted; carries the last error as cause. */
 export class RetriesExhaustedError extends AdjunctError {
-  constructor(last: unknown, attempts: number, elapsedMs: number) {
+  constructor(
+    last: unknown,
+    /** Attempts made. */
+    readonly attempts: number,
+    /** Time from the first attempt to giving up. */
+    readonly elapsedMs: number,
+  ) {
     const msg = last instanceof Error ? last.message : String(last);
     const stage = last instanceof AdjunctError ? last.stage : undefined;
     super(`gave up after ${attempts} attempts in ${elapsedMs} ms: ${msg}`, {

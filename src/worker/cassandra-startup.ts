@@ -32,18 +32,20 @@ const STOP_POLL_MS = 100;
 /** An AuthenticationError of a node still starting (its auth data not readable yet), not of wrong credentials. */
 const TRANSIENT_AUTH = /Unable to perform authentication|Cannot achieve consistency/i;
 
+/** True when every host refused the login itself (wrong credentials), not because it could not read its auth data yet. */
+function isRefusedLogin(e: unknown): boolean {
+  if (!(e instanceof Error) || e.name !== 'NoHostAvailableError') return false;
+  const inner = Object.values((e as { innerErrors?: Record<string, unknown> }).innerErrors ?? {});
+  const refused = (x: unknown) => x instanceof Error && x.name === 'AuthenticationError' && !TRANSIENT_AUTH.test(x.message);
+  return inner.length > 0 && inner.every(refused);
+}
+
 /**
  * True for a start-up failure a later attempt may fix: Cassandra not reachable yet, still starting, timing out or
- * overloaded. A refused login is not: a NoHostAvailableError whose every host refused the credentials fails at once,
- * unless a host only could not read its auth data yet (a node still starting).
+ * overloaded; not a login every host refused (a host that only could not read its auth data yet is still starting).
  */
 export function isRetriableAtStartup(e: unknown): boolean {
-  if (e instanceof Error && e.name === 'NoHostAvailableError') {
-    const inner = Object.values((e as { innerErrors?: Record<string, unknown> }).innerErrors ?? {});
-    const refused = (x: unknown) => x instanceof Error && x.name === 'AuthenticationError' && !TRANSIENT_AUTH.test(x.message);
-    if (inner.length > 0 && inner.every(refused)) return false;
-  }
-  return isRetriableCassandraError(e);
+  return !isRefusedLogin(e) && isRetriableCassandraError(e);
 }
 
 /** The error of a start-up wait that was asked to stop. */
@@ -85,12 +87,9 @@ async function unlessStopped<T>(p: Promise<T>, shouldStop: (() => boolean) | und
 export async function connectCassandraAtStartup<T>(client: Client, prepare: () => Promise<T>, o: CassandraStartupOptions = {}): Promise<T> {
   const timeoutMs = o.timeoutMs ?? CASSANDRA_STARTUP_TIMEOUT_MS;
   const clock = o.clock ?? systemClock;
-  const started = clock.now();
   const stop = o.shouldStop;
-  let attempts = 0;
   const attempt = async (): Promise<T> => {
     if (stop?.()) throw stoppedWhileStarting();
-    attempts++;
     const connecting = client.connect();
     // Abandoned mid-attempt: a connection that still comes up must not stay open.
     await unlessStopped(connecting, stop, () => void connecting.then(() => client.shutdown()).catch(() => undefined));
@@ -112,7 +111,7 @@ export async function connectCassandraAtStartup<T>(client: Client, prepare: () =
     });
   } catch (e) {
     if (stop?.()) throw stoppedWhileStarting();
-    if (e instanceof Error && e.name === 'NoHostAvailableError' && !isRetriableAtStartup(e)) {
+    if (isRefusedLogin(e)) {
       throw new StoreError(`connecting to Cassandra at start-up: the login was refused (${cassandraErrorText(e)})`, {
         code: 'CASSANDRA_ERROR',
         retriable: false,
@@ -121,9 +120,9 @@ export async function connectCassandraAtStartup<T>(client: Client, prepare: () =
       });
     }
     if (!(e instanceof RetriesExhaustedError)) throw wrapCassandraError(e, 'connecting to Cassandra at start-up');
-    const seconds = ((clock.now() - started) / 1000).toFixed(1);
+    const seconds = (e.elapsedMs / 1000).toFixed(1);
     throw new StoreError(
-      `connecting to Cassandra at start-up failed after ${attempts} attempts in ${seconds} s: ${cassandraErrorText(e.cause)}`,
+      `connecting to Cassandra at start-up failed after ${e.attempts} attempts in ${seconds} s: ${cassandraErrorText(e.cause)}`,
       { code: 'CASSANDRA_UNAVAILABLE', retriable: true, cause: e.cause },
     );
   }

@@ -359,7 +359,6 @@ export class Worker {
       this.abortStart = true;
       await this.starting?.catch(() => undefined);
     }
-    if (this.state === 'STOPPED') return;
     const failed = this.state === 'FAILED';
     this.state = 'STOPPING';
     const timeout = this.config.worker.shutdownTimeout;

@@ -6,6 +6,7 @@
 import { createTopic } from '../integration/helpers';
 import { names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
 import {
+  exitWithin,
   expectTableEqualsReference,
   FAULT_RETENTION,
   genRecords,
@@ -55,10 +56,6 @@ describe('fault: Cassandra not answering when the worker starts', () => {
     expect(w.child.exitCode).toBeNull();
   });
 
-  /** Resolves with the worker's exit, or with null after ms. */
-  const exitWithin = (w: { exited: Promise<{ code: number | null }> }, ms: number) =>
-    Promise.race([w.exited.then((x) => x.code), new Promise<null>((r) => setTimeout(() => r(null), ms))]);
-
   it('past cassandra.startupTimeout exits 4 (UNAVAILABLE) with CASSANDRA_UNAVAILABLE naming the start-up', async () => {
     // Attempts of 3 s (the request timeout) against a 5 s bound: two attempts, the exit about 6 s after the start.
     const { file } = await setUp('cdowntimeout', 100, { startupTimeout: '5s', requestTimeout: '3s' });
@@ -66,7 +63,7 @@ describe('fault: Cassandra not answering when the worker starts', () => {
     await pauseService('cassandra', FROZEN_MS, async () => {
       const w = stack.spawn(file);
       const t0 = Date.now();
-      exitCode = await exitWithin(w, FROZEN_MS - 500);
+      exitCode = (await exitWithin(w, FROZEN_MS - 500))?.code ?? null;
       note(`worker exited ${exitCode} after ${Date.now() - t0} ms`);
       expect(w.output()).toMatch(/Cassandra not ready at start-up: retrying/);
       expect(w.output()).toMatch(
@@ -88,7 +85,7 @@ describe('fault: Cassandra not answering when the worker starts', () => {
       expect(w.child.exitCode).toBeNull();
       const t0 = Date.now();
       w.child.kill('SIGTERM');
-      exitCode = await exitWithin(w, 5000);
+      exitCode = (await exitWithin(w, 5000))?.code ?? null;
       note(`worker exited ${exitCode} ${Date.now() - t0} ms after SIGTERM`);
       expect(w.output()).not.toMatch(/worker running|worker failed/);
     });

@@ -367,6 +367,16 @@ export function workerDoc(
   return doc;
 }
 
+/** The worker process's exit, or null when it has not exited within ms. */
+export async function exitWithin(w: WorkerProcess, ms: number): Promise<{ code: number | null; signal: NodeJS.Signals | null } | null> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([w.exited, new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Waits until a worker process printed a line matching re (fails early if it exits). */
 export async function waitOutput(w: WorkerProcess, re: RegExp, timeoutMs = 120_000): Promise<void> {
   await eventually(

@@ -12,6 +12,7 @@ import { newRegistry, readTopic, ReadRecord } from '../integration/helpers';
 import { killWorker, spawnWorker } from '../integration/worker/processes';
 import {
   checkBelowCommitted,
+  exitWithin,
   expectTableEqualsReference,
   FAULT_RETENTION,
   genRecords,
@@ -311,9 +312,7 @@ describe(`fault: poison records (${PROFILE} profile)`, () => {
     );
     const w = spawnWorker(file);
     stack.procs.push(w);
-    let timer: NodeJS.Timeout | undefined;
-    const exit = await Promise.race([w.exited, new Promise<null>((r) => (timer = setTimeout(() => r(null), 120_000)))]);
-    clearTimeout(timer);
+    const exit = await exitWithin(w, 120_000);
     expect(exit).toEqual({ code: 1, signal: null });
 
     const back = await readTopic(stack.kafka, stack.admin, n.topic);
