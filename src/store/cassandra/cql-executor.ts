@@ -108,6 +108,15 @@ export class CqlExecutor {
   }
 
   /**
+   * Executes a prepared read whose "table does not exist" answer is expected and handled by the caller (a usability
+   * probe of a table another worker created just now): that answer is thrown at once, neither retried nor reported
+   * through the retry policy's onRetry (it is not a failure of the store); other transient failures are retried as for read.
+   */
+  probe(query: string, what: string): Promise<types.ResultSet> {
+    return this.send([{ query, params: [] }], { ...this.readOptions }, what, undefined, false);
+  }
+
+  /**
    * Executes a prepared write (idempotent unless told otherwise). A write that may be retried gets its client timestamp
    * now, so a retry can never overwrite a later write of the same row.
    */
@@ -167,7 +176,13 @@ export class CqlExecutor {
    * client timestamp already in opts, so a retry cannot reorder rows). A lightweight transaction (IF NOT EXISTS) is never
    * retried: it may have applied before the failure, and Cassandra refuses a client timestamp on it anyway.
    */
-  private send(statements: readonly Statement[], opts: QueryOptions, what: string, abandoned?: () => boolean): Promise<types.ResultSet> {
+  private send(
+    statements: readonly Statement[],
+    opts: QueryOptions,
+    what: string,
+    abandoned?: () => boolean,
+    retryMissingTable = statements.length === 1,
+  ): Promise<types.ResultSet> {
     const once = async () => {
       try {
         return await (statements.length === 1
@@ -186,7 +201,8 @@ export class CqlExecutor {
       maxDelayMs: retry.maxDelayMs,
       initialDelayMs: 100,
       // A batch whose table is gone is not retried whole: the batcher splits it, so rows of live tables go through.
-      isRetriable: statements.length > 1 ? (e) => !isMissingTable(e) && retriable(e) : retriable,
+      // A probe's caller waits for a missing table on its own.
+      isRetriable: retryMissingTable ? retriable : (e) => !isMissingTable(e) && retriable(e),
       onRetry: retry.onRetry,
       shouldStop: abandoned ? () => retry.shouldStop?.() === true || abandoned() : retry.shouldStop,
     });

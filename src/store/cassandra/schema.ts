@@ -90,7 +90,7 @@ const UNDEFINED_COLUMN = /Undefined column name/i;
 export async function awaitUsable(exec: CqlExecutor, probe: string, what: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await exec.read(probe, [], what);
+      await exec.probe(probe, what);
       return;
     } catch (e) {
       if (attempt >= USABLE_ATTEMPTS || !(isMissingTable(e) || UNDEFINED_COLUMN.test(String((e as Error)?.message)))) throw e;

@@ -26,6 +26,23 @@ describe('awaitUsable', () => {
     expect(calls()).toBe(4);
   });
 
+  it('with the sink retry policy, a missing table is waited for by the probe alone: never reported as a store failure', async () => {
+    const { client, calls } = failingClient(['table ks.t does not exist', 'unconfigured table t']);
+    const retried: unknown[] = [];
+    const exec = new CqlExecutor(client, { retry: { timeoutMs: 5_000, maxDelayMs: 10, onRetry: (e) => retried.push(e) } });
+    await awaitTableUsable(exec, { keyspace: 'ks', table: 't' });
+    expect({ calls: calls(), retried }).toEqual({ calls: 3, retried: [] });
+    // The same answer to an ordinary read is retried through the policy (a write's table dropped under it).
+    const other = failingClient(['table ks.t does not exist']);
+    const seen: unknown[] = [];
+    await new CqlExecutor(other.client, { retry: { timeoutMs: 5_000, maxDelayMs: 10, onRetry: (e) => seen.push(e) } }).read(
+      'SELECT 1',
+      [],
+      'read',
+    );
+    expect({ calls: other.calls(), retried: seen.length }).toEqual({ calls: 2, retried: 1 });
+  });
+
   it('rethrows any other error at once', async () => {
     const { client, calls } = failingClient(['Cannot achieve consistency level LOCAL_QUORUM']);
     await expect(awaitUsable(new CqlExecutor(client), 'SELECT * FROM ks.t LIMIT 1', 'probe')).rejects.toThrow(/probe/);
