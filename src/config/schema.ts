@@ -51,6 +51,9 @@ export const KafkaConfig = z.strictObject({
     .optional(),
   connectionTimeout: Duration.default(10_000),
   requestTimeout: Duration.default(30_000),
+  startupTimeout: Duration.default(60_000).describe(
+    'how long a starting worker waits for a Kafka broker to answer (retrying with backoff) before it fails with KAFKA_UNAVAILABLE',
+  ),
   sessionTimeout: Duration.default(30_000),
   heartbeatInterval: Duration.default(3_000),
   progressTimeout: Duration.optional().describe(

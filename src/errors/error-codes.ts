@@ -69,6 +69,7 @@ export const ERROR_CODES = {
   UNKNOWN_SERDE: code(500, 1, false, 'the catalog names a serde this reader does not know'),
   LOOKUP_CLOSED: code(500, 1, false, 'the lookup was closed'),
   WORKER_NOT_STARTED: code(503, 4, true, 'the worker is not started yet'),
+  STOPPED_WHILE_STARTING: code(503, 1, false, 'the worker was asked to stop while it was starting (after a signal the CLI exits 0)'),
   // Pipeline lifecycle
   RETRIES_EXHAUSTED: code(503, 4, true, 'retries gave up (shutdown or timeout)'),
   STALL_TIMEOUT: code(503, 4, false, 'the pipeline stalled on an unavailable dependency for longer than errors.stallTimeout'),

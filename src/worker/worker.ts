@@ -21,7 +21,9 @@ import { CompiledSinkTaskOptions, compileSinkTaskOptions, sinkTaskOptionsFromCon
 import { WriteBudget } from '../sink/write-budget';
 import { StoreRetryPolicy } from '../store/cassandra';
 import { connectCassandraAtStartup, warnCassandraStartupRetry } from './cassandra-startup';
-import { connectAdmin, createCassandra, createKafka } from './clients';
+import { createCassandra, createKafka } from './clients';
+import { connectKafkaAtStartup, warnKafkaStartupRetry } from './kafka-startup';
+import { stoppedWhileStarting } from './startup-wait';
 import { PipelineRunner, RunnerStatus } from './pipeline-runner';
 import { recordsInFlight, StoreWiring, StreamTimeJump } from './store-wiring';
 import { prepareCatalog, prepareStore, StoreCatalogParts, validateBeforeAnyCql } from './store-setup';
@@ -144,7 +146,12 @@ export class Worker {
         onRetry: warnCassandraStartupRetry(this.logger),
         shouldStop: () => this.abortStart || this.state !== 'STARTING',
       }),
-      connectAdmin(admin),
+      connectKafkaAtStartup(admin, {
+        timeoutMs: cfg.kafka.startupTimeout,
+        clock: this.clock,
+        onRetry: warnKafkaStartupRetry(this.logger),
+        shouldStop: () => this.abortStart || this.state !== 'STARTING',
+      }),
     ]);
     this.statusTable = new PipelineStatusTable(cassandra, cfg.cassandra.keyspace);
     if (cfg.registry) this.registry = createRegistry(cfg.registry);
@@ -370,16 +377,18 @@ export class Worker {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all, new Promise((r) => (timer = setTimeout(r, timeout + 5000)))]);
     clearTimeout(timer);
-    await this.producer?.disconnect().catch(() => undefined);
-    await this.admin?.disconnect().catch(() => undefined);
-    await this.cassandra?.shutdown().catch(() => undefined);
+    // A client waits for its pending requests before it closes: against a broker or node that does not answer (a stop
+    // while the start waits for it) that is a request timeout or more. What is still pending now is abandoned.
+    await closeWithin(this.producer?.disconnect(), CLIENT_CLOSE_MS);
+    await closeWithin(this.admin?.disconnect(), CLIENT_CLOSE_MS);
+    await closeWithin(this.cassandra?.shutdown(), CLIENT_CLOSE_MS);
     this.state = failed ? 'FAILED' : 'STOPPED';
     this.logger.info({ state: this.state }, 'worker stopped');
   }
 
   /** Ends a start that stop() aborted, between its steps. */
   private throwIfAborted(): void {
-    if (this.abortStart) throw new AdjunctError('the worker was stopped while starting', { code: 'RETRIES_EXHAUSTED', retriable: false });
+    if (this.abortStart) throw stoppedWhileStarting('starting');
   }
 
   /** Status snapshot of the worker and every pipeline. */
@@ -392,6 +401,17 @@ export class Worker {
       pipelines: [...this.runners.values()].map((r) => r.status()),
     };
   }
+}
+
+/** How long a stop waits for one client (producer, admin, Cassandra) to close, after the pipelines have stopped. */
+const CLIENT_CLOSE_MS = 2000;
+
+/** Waits for a client's close, at most `ms` (its failure ignored: the worker is going away). */
+async function closeWithin(closing: Promise<unknown> | undefined, ms: number): Promise<void> {
+  if (closing === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([closing.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }
 
 function asFatal(e: unknown): AdjunctError {

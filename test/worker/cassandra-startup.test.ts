@@ -98,7 +98,11 @@ describe('connectCassandraAtStartup', () => {
       onRetry: (_e, attempt) => (stop = attempt >= 2),
       shouldStop: () => stop,
     }).catch((x: unknown) => x);
-    expect(e).toMatchObject({ code: 'RETRIES_EXHAUSTED', retriable: false, message: 'stopped while waiting for Cassandra at start-up' });
+    expect(e).toMatchObject({
+      code: 'STOPPED_WHILE_STARTING',
+      retriable: false,
+      message: 'stopped while waiting for Cassandra at start-up',
+    });
     expect(connects()).toBe(2);
   });
 
@@ -113,7 +117,7 @@ describe('connectCassandraAtStartup', () => {
     let stop = false;
     setTimeout(() => (stop = true), 50);
     const e = await connectCassandraAtStartup(client, async () => 'x', { shouldStop: () => stop }).catch((x: unknown) => x);
-    expect(e).toMatchObject({ code: 'RETRIES_EXHAUSTED', message: 'stopped while waiting for Cassandra at start-up' });
+    expect(e).toMatchObject({ code: 'STOPPED_WHILE_STARTING', message: 'stopped while waiting for Cassandra at start-up' });
     expect(Date.now() - t0).toBeLessThan(1000);
     expect(shutdowns).toBe(0);
     connected();

@@ -1,0 +1,92 @@
+import { Clock, systemClock } from '../clock/clock';
+import { AdjunctError, withRetry } from '../errors';
+
+/** Bounds and hooks of a start-up connection loop (Cassandra's, Kafka's). */
+export interface StartupWaitOptions {
+  /** Give up after this long since the first attempt (default 60 s). */
+  timeoutMs?: number;
+  /** Time source (default: the system clock). */
+  clock?: Clock;
+  /** Told about every retriable failure before its backoff (the worker logs a warning). */
+  onRetry?: (e: unknown, attempt: number, delayMs: number) => void;
+  /** Stops waiting early (the worker was asked to stop while starting). */
+  shouldStop?: () => boolean;
+}
+
+/** Default bound of a start-up wait: long enough for a node or broker that is still starting. */
+export const STARTUP_TIMEOUT_MS = 60_000;
+
+/** How often a wait (an attempt in flight, a backoff) looks at `shouldStop`. */
+const STOP_POLL_MS = 100;
+
+/** The error of a start that was asked to stop (a signal): not a failure of the worker; the CLI exits 0. */
+export function stoppedWhileStarting(what: string): AdjunctError {
+  return new AdjunctError(`stopped while ${what}`, { code: 'STOPPED_WHILE_STARTING', stage: 'worker' });
+}
+
+/**
+ * Settles with `p`, or rejects with STOPPED_WHILE_STARTING as soon as `shouldStop` says so (polled every 100 ms);
+ * `abandoned` is told about a `p` left behind (to close what it may still open).
+ */
+export async function unlessStopped<T>(
+  p: Promise<T>,
+  shouldStop: (() => boolean) | undefined,
+  what: string,
+  abandoned: () => void,
+): Promise<T> {
+  if (shouldStop === undefined) return p;
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    timer = setInterval(() => {
+      if (!shouldStop()) return;
+      abandoned();
+      reject(stoppedWhileStarting(what));
+    }, STOP_POLL_MS);
+  });
+  try {
+    return await Promise.race([p, stopped]);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
+ * Runs `attempt` until it succeeds, retrying the failures `isRetriable` accepts with backoff (200 ms doubling to 2 s)
+ * until `timeoutMs` has passed (an attempt under way when it passes runs to its end: the client's own timeouts bound
+ * it). Throws the first failure that is not retriable, RetriesExhaustedError past the bound (with the attempts and the
+ * time spent), or STOPPED_WHILE_STARTING (`what` names the wait) once `shouldStop` says so: checked before each attempt
+ * and every 100 ms of a backoff (the attempt itself should race `unlessStopped`).
+ */
+export async function waitAtStartup<T>(
+  what: string,
+  attempt: () => Promise<T>,
+  isRetriable: (e: unknown) => boolean,
+  o: StartupWaitOptions = {},
+): Promise<T> {
+  const clock = o.clock ?? systemClock;
+  const stop = o.shouldStop;
+  const sleep = async (ms: number): Promise<void> => {
+    for (let left = ms; left > 0 && !stop?.(); left -= STOP_POLL_MS) await clock.sleep(Math.min(left, STOP_POLL_MS));
+  };
+  try {
+    return await withRetry(
+      () => {
+        if (stop?.()) throw stoppedWhileStarting(what);
+        return attempt();
+      },
+      {
+        timeoutMs: o.timeoutMs ?? STARTUP_TIMEOUT_MS,
+        initialDelayMs: 200,
+        maxDelayMs: 2000,
+        isRetriable,
+        onRetry: o.onRetry,
+        shouldStop: stop,
+        clock,
+        sleep,
+      },
+    );
+  } catch (e) {
+    if (stop?.()) throw stoppedWhileStarting(what);
+    throw e;
+  }
+}
