@@ -1,4 +1,4 @@
-import { configJsonSchema } from './schema';
+import { configJsonSchema } from './json-schema';
 
 type Json = Record<string, any>;
 

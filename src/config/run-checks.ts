@@ -3,7 +3,8 @@ import * as path from 'path';
 import { closest, distance } from 'fastest-levenshtein';
 import { isLoopbackHost } from '../http/auth';
 import { CrossProblem } from './cross-check';
-import { AdjunctConfig, configJsonSchema } from './schema';
+import { configJsonSchema } from './json-schema';
+import { AdjunctConfig } from './schema';
 
 type Json = Record<string, any>;
 

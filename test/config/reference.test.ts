@@ -1,7 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { configReferenceMarkdown } from '../../src/config/reference';
-import { configJsonSchema, Duration, formatDurationMs } from '../../src/config/schema';
+import { configJsonSchema, formatDurationMs } from '../../src/config/json-schema';
+import { Duration } from '../../src/config/schema';
 
 describe('configuration reference', () => {
   it('docs/configuration.md is generated from the schema and up to date (run `npm run docs:config`)', () => {
