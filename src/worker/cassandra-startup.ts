@@ -8,7 +8,7 @@ import {
   wrapCassandraError,
 } from '../errors';
 import { Logger } from '../observability/logger';
-import { StartupWaitOptions, unlessStopped, waitAtStartup } from './startup-wait';
+import { gaveUpText, isTlsFailure, StartupWaitOptions, unlessStopped, waitAtStartup } from './startup-wait';
 
 /** Bounds and hooks of the Cassandra start-up wait. */
 export type CassandraStartupOptions = StartupWaitOptions;
@@ -16,24 +16,37 @@ export type CassandraStartupOptions = StartupWaitOptions;
 /** An AuthenticationError of a node still starting (its auth data not readable yet), not of wrong credentials. */
 const TRANSIENT_AUTH = /Unable to perform authentication|Cannot achieve consistency/i;
 
-/** True when every host refused the login itself (wrong credentials), not because it could not read its auth data yet. */
-function isRefusedLogin(e: unknown): boolean {
+/** True when every host of a NoHostAvailableError failed with `why`. */
+function everyHost(e: unknown, why: (x: unknown) => boolean): boolean {
   if (!(e instanceof Error) || e.name !== 'NoHostAvailableError') return false;
   const inner = Object.values((e as { innerErrors?: Record<string, unknown> }).innerErrors ?? {});
-  const refused = (x: unknown) => x instanceof Error && x.name === 'AuthenticationError' && !TRANSIENT_AUTH.test(x.message);
-  return inner.length > 0 && inner.every(refused);
+  return inner.length > 0 && inner.every(why);
+}
+
+/** True when every host refused the login itself (wrong credentials), not because it could not read its auth data yet. */
+function isRefusedLogin(e: unknown): boolean {
+  return everyHost(e, (x) => x instanceof Error && x.name === 'AuthenticationError' && !TRANSIENT_AUTH.test(x.message));
+}
+
+/** True when the TLS handshake failed with every host (a certificate, a host name, TLS to a plaintext port). */
+function isTlsRefused(e: unknown): boolean {
+  return everyHost(e, isTlsFailure);
 }
 
 /**
  * True for a start-up failure a later attempt may fix: Cassandra not reachable yet, still starting, timing out or
- * overloaded; not a login every host refused (a host that only could not read its auth data yet is still starting).
+ * overloaded; not a login every host refused (a host that only could not read its auth data yet is still starting), nor
+ * a TLS handshake every host failed.
  */
 export function isRetriableAtStartup(e: unknown): boolean {
-  return !isRefusedLogin(e) && isRetriableCassandraError(e);
+  return !isRefusedLogin(e) && !isTlsRefused(e) && isRetriableCassandraError(e);
 }
 
 /** What the wait is doing, for the error of a stop in its middle. */
 const WAITING = 'waiting for Cassandra at start-up';
+
+/** What a failure of the wait names. */
+const CONNECTING = 'connecting to Cassandra at start-up';
 
 /**
  * Connects the client and runs `prepare` (keyspace and catalog), retrying retriable failures with backoff (200 ms
@@ -56,20 +69,21 @@ export async function connectCassandraAtStartup<T>(client: Client, prepare: () =
     return await waitAtStartup(WAITING, attempt, isRetriableAtStartup, o);
   } catch (e) {
     if (e instanceof AdjunctError && e.code === 'STOPPED_WHILE_STARTING') throw e;
-    if (isRefusedLogin(e)) {
-      throw new StoreError(`connecting to Cassandra at start-up: the login was refused (${cassandraErrorText(e)})`, {
+    if (isRefusedLogin(e) || isTlsRefused(e)) {
+      const what = isRefusedLogin(e) ? 'the login was refused' : 'the TLS handshake failed';
+      throw new StoreError(`${CONNECTING}: ${what} (${cassandraErrorText(e)})`, {
         code: 'CASSANDRA_ERROR',
         retriable: false,
         stage: 'config',
         cause: e,
       });
     }
-    if (!(e instanceof RetriesExhaustedError)) throw wrapCassandraError(e, 'connecting to Cassandra at start-up');
-    const seconds = (e.elapsedMs / 1000).toFixed(1);
-    throw new StoreError(
-      `connecting to Cassandra at start-up failed after ${e.attempts} attempts in ${seconds} s: ${cassandraErrorText(e.cause)}`,
-      { code: 'CASSANDRA_UNAVAILABLE', retriable: true, cause: e.cause },
-    );
+    if (!(e instanceof RetriesExhaustedError)) throw wrapCassandraError(e, CONNECTING);
+    throw new StoreError(gaveUpText(CONNECTING, e, cassandraErrorText(e.cause)), {
+      code: 'CASSANDRA_UNAVAILABLE',
+      retriable: true,
+      cause: e.cause,
+    });
   }
 }
 

@@ -23,13 +23,23 @@ export function tlsOptions(t: Tls): boolean | { ca?: string[]; cert?: string; ke
   return { ca: ca ? [ca] : undefined, cert: pem(t.cert), key: pem(t.key), rejectUnauthorized: t.rejectUnauthorized };
 }
 
+/** Variants of the kafkajs client: the start-up probe's makes one try per call and logs kafkajs's lines at debug. */
+export interface KafkaClientVariant {
+  clientIdSuffix?: string;
+  /** One try per call (kafkajs retries nothing): the caller retries with its own bound. */
+  noRetries?: boolean;
+  /** kafkajs's own error and warning lines at debug level (the caller reports the failures). */
+  quiet?: boolean;
+}
+
 /** Creates the kafkajs client, logging through pino (with the faster record-timestamp decoding, see fast-varlong). */
-export function createKafka(cfg: AdjunctConfig['kafka'], logger: Logger, clientIdSuffix = ''): Kafka {
+export function createKafka(cfg: AdjunctConfig['kafka'], logger: Logger, variant: KafkaClientVariant = {}): Kafka {
   installFastVarLong();
   const log = logger.child({ component: 'kafkajs' });
   log.debug({ fastDecoding: installFastRecordDecoding() }, 'kafkajs record decoding (fast paths in use)');
+  const loud = variant.quiet !== true;
   return new Kafka({
-    clientId: cfg.clientId + clientIdSuffix,
+    clientId: cfg.clientId + (variant.clientIdSuffix ?? ''),
     brokers: cfg.brokers,
     ssl: tlsOptions(cfg.ssl) as never,
     sasl: cfg.sasl as SASLOptions | undefined,
@@ -40,10 +50,15 @@ export function createKafka(cfg: AdjunctConfig['kafka'], logger: Logger, clientI
       () =>
       ({ level, log: entry }) => {
         const { message, ...rest } = entry;
-        const fn = level <= logLevel.ERROR ? log.error.bind(log) : level === logLevel.WARN ? log.warn.bind(log) : log.debug.bind(log);
+        const fn =
+          loud && level <= logLevel.ERROR
+            ? log.error.bind(log)
+            : loud && level === logLevel.WARN
+              ? log.warn.bind(log)
+              : log.debug.bind(log);
         fn(rest, message);
       },
-    retry: { retries: 8, initialRetryTime: 300, maxRetryTime: 10_000 },
+    retry: variant.noRetries ? { retries: 0 } : { retries: 8, initialRetryTime: 300, maxRetryTime: 10_000 },
   });
 }
 

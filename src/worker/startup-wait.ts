@@ -1,5 +1,5 @@
 import { Clock, systemClock } from '../clock/clock';
-import { AdjunctError, withRetry } from '../errors';
+import { AdjunctError, RetriesExhaustedError, withRetry } from '../errors';
 
 /** Bounds and hooks of a start-up connection loop (Cassandra's, Kafka's). */
 export interface StartupWaitOptions {
@@ -89,4 +89,18 @@ export async function waitAtStartup<T>(
     if (stop?.()) throw stoppedWhileStarting(what);
     throw e;
   }
+}
+
+/** The message of a wait that gave up: `<doing> failed after N attempts in S s: <last error>`. */
+export function gaveUpText(doing: string, e: RetriesExhaustedError, lastError: string): string {
+  return `${doing} failed after ${e.attempts} attempts in ${(e.elapsedMs / 1000).toFixed(1)} s: ${lastError}`;
+}
+
+/** Node's socket error codes of a TLS handshake that failed on certificates or protocol: a setting, not an outage. */
+const TLS_FAILURE = /CERT|SSL|TLS|UNABLE_TO_(GET|VERIFY)|SELF_SIGNED|HOSTNAME/;
+
+/** True for an error whose socket code says the TLS handshake failed (a certificate, a host name, TLS to a plaintext port). */
+export function isTlsFailure(e: unknown): boolean {
+  const code = e instanceof Error ? (e as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && TLS_FAILURE.test(code);
 }

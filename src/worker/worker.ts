@@ -123,7 +123,7 @@ export class Worker {
       if (this.state === 'STARTING') this.state = 'RUNNING';
       this.logger.info({ workerId: this.workerId, pipelines: this.config.pipelines.map((p) => p.name) }, 'worker running');
     } catch (e) {
-      // Asked to stop while starting (a signal during the wait for Cassandra): not a failure of the worker.
+      // Asked to stop while starting (a signal during the wait for Cassandra or Kafka): not a failure of the worker.
       if (this.abortStart) throw asFatal(e);
       this.fail(asFatal(e));
       throw this.lastError;
@@ -138,21 +138,35 @@ export class Worker {
     this.kafka = createKafka(cfg.kafka, this.logger);
     const admin = this.kafka.admin();
     this.admin = admin;
-    // Cassandra (connection, keyspace, catalog) and Kafka (admin, broker list) come up side by side.
-    const [catalog] = await Promise.all([
-      connectCassandraAtStartup(cassandra, () => prepareCatalog(cassandra, cfg), {
-        timeoutMs: cfg.cassandra.startupTimeout,
-        clock: this.clock,
-        onRetry: warnCassandraStartupRetry(this.logger),
-        shouldStop: () => this.abortStart || this.state !== 'STARTING',
-      }),
-      connectKafkaAtStartup(admin, {
-        timeoutMs: cfg.kafka.startupTimeout,
-        clock: this.clock,
-        onRetry: warnKafkaStartupRetry(this.logger),
-        shouldStop: () => this.abortStart || this.state !== 'STARTING',
-      }),
+    // Cassandra (connection, keyspace, catalog) and Kafka (admin, broker list) come up side by side. When one wait
+    // fails the other is stopped too, and both are settled before the start fails: nothing they open outlives it.
+    let oneFailed = false;
+    const wait = { clock: this.clock, shouldStop: () => oneFailed || this.abortStart || this.state !== 'STARTING' };
+    const failsBoth = <T>(p: Promise<T>): Promise<T> =>
+      p.catch((e: unknown) => {
+        oneFailed = true;
+        throw e;
+      });
+    const [cassandraUp, kafkaUp] = await Promise.allSettled([
+      failsBoth(
+        connectCassandraAtStartup(cassandra, () => prepareCatalog(cassandra, cfg), {
+          ...wait,
+          timeoutMs: cfg.cassandra.startupTimeout,
+          onRetry: warnCassandraStartupRetry(this.logger),
+        }),
+      ),
+      failsBoth(
+        connectKafkaAtStartup(admin, () => createKafka(cfg.kafka, this.logger, STARTUP_PROBE).admin(), {
+          ...wait,
+          timeoutMs: cfg.kafka.startupTimeout,
+          onRetry: warnKafkaStartupRetry(this.logger),
+        }),
+      ),
     ]);
+    // The first real failure (the other one, stopped because of it, says only STOPPED_WHILE_STARTING).
+    const failures = [cassandraUp, kafkaUp].flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    if (failures.length) throw failures.find((e) => !(e instanceof AdjunctError && e.code === 'STOPPED_WHILE_STARTING')) ?? failures[0];
+    const catalog = (cassandraUp as PromiseFulfilledResult<StoreCatalogParts>).value;
     this.statusTable = new PipelineStatusTable(cassandra, cfg.cassandra.keyspace);
     if (cfg.registry) this.registry = createRegistry(cfg.registry);
     const dlqs = cfg.pipelines.flatMap((p) => (p.errors.deadLetterQueue ? [p.errors.deadLetterQueue] : []));
@@ -374,14 +388,14 @@ export class Worker {
         r.stop().catch((e) => this.logger.warn({ pipeline: r.name, err: describeError(e) }, 'stop failed')),
       ),
     );
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([all, new Promise((r) => (timer = setTimeout(r, timeout + 5000)))]);
-    clearTimeout(timer);
+    await closeWithin(all, timeout + 5000);
     // A client waits for its pending requests before it closes: against a broker or node that does not answer (a stop
     // while the start waits for it) that is a request timeout or more. What is still pending now is abandoned.
-    await closeWithin(this.producer?.disconnect(), CLIENT_CLOSE_MS);
-    await closeWithin(this.admin?.disconnect(), CLIENT_CLOSE_MS);
-    await closeWithin(this.cassandra?.shutdown(), CLIENT_CLOSE_MS);
+    await Promise.all([
+      closeWithin(this.producer?.disconnect(), CLIENT_CLOSE_MS),
+      closeWithin(this.admin?.disconnect(), CLIENT_CLOSE_MS),
+      closeWithin(this.cassandra?.shutdown(), CLIENT_CLOSE_MS),
+    ]);
     this.state = failed ? 'FAILED' : 'STOPPED';
     this.logger.info({ state: this.state }, 'worker stopped');
   }
@@ -402,6 +416,9 @@ export class Worker {
     };
   }
 }
+
+/** The Kafka client of the start-up wait's attempts: one try per call, kafkajs's own lines at debug. */
+const STARTUP_PROBE = { clientIdSuffix: '-startup-probe', noRetries: true, quiet: true } as const;
 
 /** How long a stop waits for one client (producer, admin, Cassandra) to close, after the pipelines have stopped. */
 const CLIENT_CLOSE_MS = 2000;

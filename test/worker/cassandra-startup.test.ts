@@ -69,7 +69,7 @@ describe('connectCassandraAtStartup', () => {
     expect(connects()).toBeGreaterThan(5);
   });
 
-  it('fails at once on wrong credentials (a configuration error) and on a refused statement, without driver internals', async () => {
+  it('fails at once on wrong credentials or a failed TLS handshake (configuration errors) and on a refused statement, without driver internals', async () => {
     const clock = new ManualClock();
     const auth = noHost({ '127.0.0.1:9042': driverError('AuthenticationError') });
     const a = fakeClient([auth]);
@@ -79,6 +79,15 @@ describe('connectCassandraAtStartup', () => {
       'connecting to Cassandra at start-up: the login was refused (no Cassandra host answered (127.0.0.1:9042: AuthenticationError))',
     );
     expect(a.connects()).toBe(1);
+    // A TLS handshake every host failed (here a self-signed certificate): a setting no wait fixes.
+    const tls = Object.assign(new Error('self-signed certificate in certificate chain'), { code: 'SELF_SIGNED_CERT_IN_CHAIN' });
+    const t = fakeClient([noHost({ '127.0.0.1:9042': tls })]);
+    const handshake = (await connectCassandraAtStartup(t.client, async () => 'x', { clock }).catch((x: unknown) => x)) as AdjunctError;
+    expect(handshake).toMatchObject({ code: 'CASSANDRA_ERROR', retriable: false, stage: 'config' });
+    expect(handshake.message).toBe(
+      'connecting to Cassandra at start-up: the TLS handshake failed (no Cassandra host answered (127.0.0.1:9042: SELF_SIGNED_CERT_IN_CHAIN))',
+    );
+    expect(t.connects()).toBe(1);
     const b = fakeClient([driverError('ResponseError', { code: 0x2200 })]);
     const invalid = (await connectCassandraAtStartup(b.client, async () => 'x', { clock }).catch((x: unknown) => x)) as AdjunctError;
     expect(invalid).toMatchObject({

@@ -108,12 +108,13 @@ export class CqlExecutor {
   }
 
   /**
-   * Executes a prepared read whose "table does not exist" answer is expected and handled by the caller (a usability
-   * probe of a table another worker created just now): that answer is thrown at once, neither retried nor reported
-   * through the retry policy's onRetry (it is not a failure of the store); other transient failures are retried as for read.
+   * Executes a prepared read whose `expected` answers the caller handles itself (a usability probe of a table or
+   * columns another worker created just now: "does not exist", "Undefined column name"): those are thrown at once,
+   * neither retried nor reported through the retry policy's onRetry (they are not failures of the store); other
+   * transient failures are retried as for read.
    */
-  probe(query: string, what: string): Promise<types.ResultSet> {
-    return this.send([{ query, params: [] }], { ...this.readOptions }, what, undefined, false);
+  probe(query: string, what: string, expected: (e: unknown) => boolean): Promise<types.ResultSet> {
+    return this.send([{ query, params: [] }], { ...this.readOptions }, what, undefined, expected);
   }
 
   /**
@@ -181,7 +182,7 @@ export class CqlExecutor {
     opts: QueryOptions,
     what: string,
     abandoned?: () => boolean,
-    retryMissingTable = statements.length === 1,
+    notRetried: ((e: unknown) => boolean) | undefined = statements.length > 1 ? isMissingTable : undefined,
   ): Promise<types.ResultSet> {
     const once = async () => {
       try {
@@ -201,8 +202,8 @@ export class CqlExecutor {
       maxDelayMs: retry.maxDelayMs,
       initialDelayMs: 100,
       // A batch whose table is gone is not retried whole: the batcher splits it, so rows of live tables go through.
-      // A probe's caller waits for a missing table on its own.
-      isRetriable: retryMissingTable ? retriable : (e) => !isMissingTable(e) && retriable(e),
+      // A probe's caller waits for its expected answers on its own.
+      isRetriable: notRetried ? (e) => !notRetried(e) && retriable(e) : retriable,
       onRetry: retry.onRetry,
       shouldStop: abandoned ? () => retry.shouldStop?.() === true || abandoned() : retry.shouldStop,
     });

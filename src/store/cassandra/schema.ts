@@ -82,6 +82,11 @@ const USABLE_ATTEMPTS = 100;
 /** What a coordinator answers for a column it does not know (yet); unknown tables are classified by isMissingTable. */
 const UNDEFINED_COLUMN = /Undefined column name/i;
 
+/** A coordinator's answer for a table or column it does not know yet. */
+function notUsableYet(e: unknown): boolean {
+  return isMissingTable(e) || UNDEFINED_COLUMN.test(String((e as Error)?.message));
+}
+
 /**
  * Runs `probe` (a read naming a table or columns) until the coordinator accepts it: an object another worker created
  * just now is listed in system_schema before the coordinator's in-memory schema has it, even after schema agreement.
@@ -90,10 +95,10 @@ const UNDEFINED_COLUMN = /Undefined column name/i;
 export async function awaitUsable(exec: CqlExecutor, probe: string, what: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await exec.probe(probe, what);
+      await exec.probe(probe, what, notUsableYet);
       return;
     } catch (e) {
-      if (attempt >= USABLE_ATTEMPTS || !(isMissingTable(e) || UNDEFINED_COLUMN.test(String((e as Error)?.message)))) throw e;
+      if (attempt >= USABLE_ATTEMPTS || !notUsableYet(e)) throw e;
     }
     await sleep(100);
   }

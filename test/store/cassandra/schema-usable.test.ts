@@ -1,5 +1,6 @@
 /** awaitUsable: a probe that names a schema object the coordinator does not know yet is retried; other errors are not. */
 import type { Client } from 'cassandra-driver';
+import { isRecordFailure } from '../../../src/errors';
 import { awaitTableUsable, awaitUsable, CqlExecutor } from '../../../src/store/cassandra';
 
 /** A client whose execute fails with the given messages in turn (as the driver's InvalidRequest, code 0x2200), then succeeds; it counts the calls. */
@@ -26,20 +27,22 @@ describe('awaitUsable', () => {
     expect(calls()).toBe(4);
   });
 
-  it('with the sink retry policy, a missing table is waited for by the probe alone: never reported as a store failure', async () => {
-    const { client, calls } = failingClient(['table ks.t does not exist', 'unconfigured table t']);
+  it('with the sink retry policy, an unknown table or column is waited for by the probe alone: never reported as a store failure', async () => {
+    // The worker's policy retries every failure that is not the record's own.
+    const policy = (onRetry: (e: unknown) => void) => ({
+      timeoutMs: 5_000,
+      maxDelayMs: 10,
+      isRetriable: (e: unknown) => !isRecordFailure(e),
+      onRetry,
+    });
+    const { client, calls } = failingClient(['table ks.t does not exist', 'unconfigured table t', 'Undefined column name price']);
     const retried: unknown[] = [];
-    const exec = new CqlExecutor(client, { retry: { timeoutMs: 5_000, maxDelayMs: 10, onRetry: (e) => retried.push(e) } });
-    await awaitTableUsable(exec, { keyspace: 'ks', table: 't' });
-    expect({ calls: calls(), retried }).toEqual({ calls: 3, retried: [] });
+    await awaitUsable(new CqlExecutor(client, { retry: policy((e) => retried.push(e)) }), 'SELECT price FROM ks.t LIMIT 1', 'probe');
+    expect({ calls: calls(), retried }).toEqual({ calls: 4, retried: [] });
     // The same answer to an ordinary read is retried through the policy (a write's table dropped under it).
     const other = failingClient(['table ks.t does not exist']);
     const seen: unknown[] = [];
-    await new CqlExecutor(other.client, { retry: { timeoutMs: 5_000, maxDelayMs: 10, onRetry: (e) => seen.push(e) } }).read(
-      'SELECT 1',
-      [],
-      'read',
-    );
+    await new CqlExecutor(other.client, { retry: policy((e) => seen.push(e)) }).read('SELECT 1', [], 'read');
     expect({ calls: other.calls(), retried: seen.length }).toEqual({ calls: 2, retried: 1 });
   });
 
