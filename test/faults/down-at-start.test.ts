@@ -118,3 +118,29 @@ describe.each(DEPENDENCIES)('fault: $service not answering when the worker start
     expect(exitCode).toBe(0);
   });
 });
+
+describe('fault: no Kafka broker listening when the worker starts (connections refused)', () => {
+  const stack = useFaultStack();
+
+  it('each attempt is one connection try, so kafka.startupTimeout is honoured: exit 4 soon after it', async () => {
+    const n = names('krefused');
+    // Port 1 on loopback: every connection is refused at once. kafkajs's own retry schedule would take ~38 s per attempt.
+    const doc = workerDoc(n, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: FAULT_RETENTION } }], {
+      brokers: ['127.0.0.1:1'],
+      startupTimeout: '4s',
+    });
+    const w = stack.spawn(writeConfigFile(doc));
+    const t0 = Date.now();
+    const exit = await exitWithin(w, 30_000);
+    const ms = Date.now() - t0;
+    const attempts = Number(/failed after (\d+) attempts/.exec(w.output())?.[1] ?? 0);
+    note(`worker exited ${exit?.code} after ${ms} ms, ${attempts} attempts`);
+    expect(exit?.code).toBe(4);
+    expect(attempts).toBeGreaterThanOrEqual(3);
+    expect(w.output()).toMatch(
+      /connecting to Kafka at start-up failed after \d+ attempts in [4-9]\.\d s: KafkaJSConnectionError: Connection error: connect ECONNREFUSED 127\.0\.0\.1:1/,
+    );
+    // The probe's kafkajs lines are at debug: the log has one warning per retry, not kafkajs's ERROR lines.
+    expect(w.output()).not.toMatch(/"level":50[^\n]*"component":"kafkajs"/);
+  });
+});
