@@ -4,12 +4,16 @@ import { RegistryConverter } from './registry-converter';
 import { BytesConverter, JsonConverter, StringConverter } from './basic-converters';
 import { Converter } from './converter';
 import { registryLibrary } from './schema-libraries';
+import { TimeoutMiddleware } from 'mappersmith/middleware/timeout';
 
 /** Registry connection settings. */
 export interface RegistrySettings {
   url: string;
   auth?: { username: string; password: string };
 }
+
+/** How long one registry request may take (a frozen registry would otherwise hold the record path forever). */
+export const REGISTRY_REQUEST_TIMEOUT_MS = 10_000;
 
 /** Creates a SchemaRegistry client (parsed schemas of every format are cached by the client per id). */
 export function createRegistry(settings: RegistrySettings): SchemaRegistry {
@@ -20,6 +24,7 @@ export function createRegistry(settings: RegistrySettings): SchemaRegistry {
       auth: settings.auth,
       clientId: 'adjunct',
       retry: { retries: 2, initialRetryTimeInSecs: 0.2, maxRetryTimeInSecs: 2 },
+      middlewares: [TimeoutMiddleware(REGISTRY_REQUEST_TIMEOUT_MS)],
     },
     {
       // Payloads are validated against their JSON Schema; keywords and formats ajv does not know are ignored, not fatal.

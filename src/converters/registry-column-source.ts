@@ -1,6 +1,6 @@
 import { AdjunctError, BadRecordError } from '../errors';
 import { ColumnSchema, ColumnSource } from '../store/cassandra';
-import { RegistrySettings } from './factory';
+import { REGISTRY_REQUEST_TIMEOUT_MS, RegistrySettings } from './factory';
 import { schemaFields } from './schema-columns';
 
 /** The registry's answer for a subject version (Confluent REST API). */
@@ -43,7 +43,7 @@ export class RegistryColumnSource implements ColumnSource {
       headers.authorization = `Basic ${Buffer.from(`${this.settings.auth.username}:${this.settings.auth.password}`).toString('base64')}`;
     let res: Response;
     try {
-      res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
+      res = await fetch(url, { headers, signal: AbortSignal.timeout(REGISTRY_REQUEST_TIMEOUT_MS) });
     } catch (e) {
       throw new AdjunctError(`schema registry unavailable while reading subject ${this.subject}`, {
         code: 'REGISTRY_UNAVAILABLE',
@@ -52,13 +52,14 @@ export class RegistryColumnSource implements ColumnSource {
         cause: e,
       });
     }
-    if (res.status >= 500)
+    // Only "no such subject or version" is the schema's fault; credentials refused, rate limits and 5xx are outages.
+    if (!res.ok && res.status !== 404)
       throw new AdjunctError(`schema registry answered ${res.status} for subject ${this.subject}`, {
         code: 'REGISTRY_UNAVAILABLE',
         retriable: true,
         stage: 'write',
       });
-    if (!res.ok)
+    if (res.status === 404)
       throw new BadRecordError(`schema registry has no latest version of subject ${this.subject} (HTTP ${res.status})`, {
         stage: 'write',
         code: 'UNKNOWN_SCHEMA',

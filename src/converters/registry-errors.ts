@@ -1,14 +1,26 @@
 import { AdjunctError, BadRecordError, ErrorStage } from '../errors';
 
-/** Maps a registry failure to a bad record (unknown schema id, unparsable schema) or a retriable error (registry unreachable, 5xx). */
+/** Socket and timeout failures of a request (Node codes, mappersmith's `Timeout (N ms)`): the registry was not reached. */
+const UNREACHED =
+  /ECONN|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPIPE|ETIMEDOUT|socket hang up|timeout|timed out|network|fetch failed/i;
+
+/**
+ * Maps a registry failure while fetching schema `schemaId` to a bad record or an outage. Only the registry's own
+ * answer that it does not know the id (HTTP 404, or 422) makes the record bad (UNKNOWN_SCHEMA); any other HTTP answer
+ * (401/403 credentials refused, 429, 5xx, and mappersmith's status 400 for a request that never got an answer) and any
+ * socket or timeout failure is REGISTRY_UNAVAILABLE, retriable: the pipeline stalls instead of dead-lettering every
+ * record while the registry is down or refuses the worker. A schema fetched but unusable (it does not parse) is
+ * DECODE_FAILED.
+ */
 export function classifyRegistryError(e: unknown, stage: ErrorStage, schemaId: number): AdjunctError {
-  const status = (e as { status?: number }).status;
+  const status = (e as { status?: unknown }).status;
   const msg = (e as Error)?.message ?? String(e);
-  if (status === 404 || status === 422 || /not found/i.test(msg)) {
+  if (status === 404 || status === 422) {
     return new BadRecordError(`unknown schema id ${schemaId}: ${msg}`, { stage, code: 'UNKNOWN_SCHEMA', cause: e, context: { schemaId } });
   }
-  if ((status !== undefined && status >= 500) || /ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|timeout/i.test(msg)) {
-    return new AdjunctError(`schema registry unavailable while fetching schema ${schemaId}: ${msg}`, {
+  if (typeof status === 'number' || UNREACHED.test(msg) || typeof (e as { code?: unknown }).code === 'string') {
+    const why = status === 401 || status === 403 ? `refused the credentials (HTTP ${status})` : 'unavailable';
+    return new AdjunctError(`schema registry ${why} while fetching schema ${schemaId}: ${msg}`, {
       code: 'REGISTRY_UNAVAILABLE',
       retriable: true,
       stage,

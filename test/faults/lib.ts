@@ -328,7 +328,7 @@ export function servicePid(service: 'kafka' | 'cassandra' | 'registry'): number 
  * Freezes a stack service with SIGSTOP for `ms` (clients see a real outage: connections stay open, nothing answers),
  * then SIGCONT. The returned promise resolves after the resume; a finally-guard always resumes it.
  */
-export async function pauseService(service: 'kafka' | 'cassandra', ms: number, during?: () => Promise<void>): Promise<void> {
+export async function pauseService(service: 'kafka' | 'cassandra' | 'registry', ms: number, during?: () => Promise<void>): Promise<void> {
   const pid = servicePid(service);
   note(`SIGSTOP ${service} (pid ${pid}) for ${ms} ms`);
   process.kill(pid, 'SIGSTOP');
@@ -342,7 +342,7 @@ export async function pauseService(service: 'kafka' | 'cassandra', ms: number, d
 
 /** Safety net: make sure no stack service stays frozen if a test aborts mid-outage. */
 export function resumeAllServices(): void {
-  for (const s of ['kafka', 'cassandra'] as const) {
+  for (const s of ['kafka', 'cassandra', 'registry'] as const) {
     try {
       process.kill(servicePid(s), 'SIGCONT');
     } catch {
