@@ -12,6 +12,13 @@ function innerError(e: object): unknown {
   return x.originalError ?? x.cause;
 }
 
+/** The error and the ones it wraps (innerError), outermost first: kafkajs's retrier keeps the last failure. */
+export function kafkaErrorChain(e: unknown): Error[] {
+  const out: Error[] = [];
+  for (let x = e; x instanceof Error && out.length < 5 && !out.includes(x); x = innerError(x)) out.push(x);
+  return out;
+}
+
 /**
  * True for a Kafka failure a later attempt may fix: a coordinator that is loading, moving or not found yet, or any
  * error kafkajs marks retriable (leader moving, connection refused); also when kafkajs's own retries gave up on one.

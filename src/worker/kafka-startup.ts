@@ -1,6 +1,6 @@
 import type { Admin } from 'kafkajs';
 import { AdjunctError, describeError, RetriesExhaustedError } from '../errors';
-import { isRetriableKafkaError } from '../kafka/kafka-retry';
+import { isRetriableKafkaError, kafkaErrorChain } from '../kafka/kafka-retry';
 import { Logger } from '../observability/logger';
 import { connectAdmin } from './clients';
 import { gaveUpText, isTlsFailure, StartupWaitOptions, unlessStopped, waitAtStartup } from './startup-wait';
@@ -11,31 +11,20 @@ export type KafkaStartupOptions = StartupWaitOptions;
 /** What kafkajs throws (a plain Error) for a request on a broker whose connection attempt failed a moment ago. */
 const BROKER_NOT_CONNECTED = /^Broker not connected$/;
 
-/** The error and the ones it wraps (kafkajs's retrier keeps the last failure as `originalError`), outermost first. */
-function chain(e: unknown): Error[] {
-  const out: Error[] = [];
-  for (let x = e; x instanceof Error && out.length < 5 && !out.includes(x);) {
-    out.push(x);
-    const w = x as { originalError?: unknown; cause?: unknown };
-    x = w.originalError ?? w.cause;
-  }
-  return out;
-}
-
 /** The failure in a word or two: the innermost error kafkajs wrapped (its retrier's give-up names the last failure). */
 export function kafkaErrorText(e: unknown): string {
-  const all = chain(e);
+  const all = kafkaErrorChain(e);
   return describeError(all.length ? all[all.length - 1] : e);
 }
 
 /** A login the broker refused: wrong credentials or mechanism, which no retry fixes. */
 function isRefusedLogin(e: unknown): boolean {
-  return chain(e).some((x) => x.name === 'KafkaJSSASLAuthenticationError');
+  return kafkaErrorChain(e).some((x) => x.name === 'KafkaJSSASLAuthenticationError');
 }
 
 /** A TLS handshake that failed on a certificate, a host name or the protocol (TLS against a plaintext port). */
 function isTlsRefused(e: unknown): boolean {
-  return chain(e).some(isTlsFailure);
+  return kafkaErrorChain(e).some(isTlsFailure);
 }
 
 /**
@@ -44,7 +33,7 @@ function isTlsRefused(e: unknown): boolean {
  */
 export function isRetriableAtKafkaStartup(e: unknown): boolean {
   if (!(e instanceof Error) || isRefusedLogin(e) || isTlsRefused(e)) return false;
-  return isRetriableKafkaError(e) || chain(e).some((x) => x.constructor === Error && BROKER_NOT_CONNECTED.test(x.message));
+  return isRetriableKafkaError(e) || kafkaErrorChain(e).some((x) => x.constructor === Error && BROKER_NOT_CONNECTED.test(x.message));
 }
 
 /** What the wait is doing, for the error of a stop in its middle. */

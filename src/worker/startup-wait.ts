@@ -104,3 +104,25 @@ export function isTlsFailure(e: unknown): boolean {
   const code = e instanceof Error ? (e as { code?: unknown }).code : undefined;
   return typeof code === 'string' && TLS_FAILURE.test(code);
 }
+
+/** A start-up wait given the stop condition it must honour (its own, or a sibling's failure). */
+export type StartupWait<T> = (shouldStop: () => boolean) => Promise<T>;
+
+/**
+ * Runs start-up waits side by side. The first one to fail stops the others (through their `shouldStop`), every one
+ * settles before this does, so nothing a wait opens outlives a failed start, and the first real failure is thrown
+ * (not a sibling's STOPPED_WHILE_STARTING that it caused). `shouldStop` is the caller's own stop condition.
+ */
+export async function allAtStartup<A, B>(shouldStop: () => boolean, waits: [StartupWait<A>, StartupWait<B>]): Promise<[A, B]> {
+  let oneFailed = false;
+  const stop = () => oneFailed || shouldStop();
+  const run = <T>(wait: StartupWait<T>): Promise<T> =>
+    wait(stop).catch((e: unknown) => {
+      oneFailed = true;
+      throw e;
+    });
+  const [a, b] = await Promise.allSettled([run(waits[0]), run(waits[1])]);
+  const failures = [a, b].flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  if (failures.length) throw failures.find((e) => !(e instanceof AdjunctError && e.code === 'STOPPED_WHILE_STARTING')) ?? failures[0];
+  return [(a as PromiseFulfilledResult<A>).value, (b as PromiseFulfilledResult<B>).value];
+}

@@ -23,7 +23,7 @@ import { StoreRetryPolicy } from '../store/cassandra';
 import { connectCassandraAtStartup, warnCassandraStartupRetry } from './cassandra-startup';
 import { createCassandra, createKafka } from './clients';
 import { connectKafkaAtStartup, warnKafkaStartupRetry } from './kafka-startup';
-import { stoppedWhileStarting } from './startup-wait';
+import { allAtStartup, stoppedWhileStarting } from './startup-wait';
 import { PipelineRunner, RunnerStatus } from './pipeline-runner';
 import { recordsInFlight, StoreWiring, StreamTimeJump } from './store-wiring';
 import { prepareCatalog, prepareStore, StoreCatalogParts, validateBeforeAnyCql } from './store-setup';
@@ -138,35 +138,27 @@ export class Worker {
     this.kafka = createKafka(cfg.kafka, this.logger);
     const admin = this.kafka.admin();
     this.admin = admin;
-    // Cassandra (connection, keyspace, catalog) and Kafka (admin, broker list) come up side by side. When one wait
-    // fails the other is stopped too, and both are settled before the start fails: nothing they open outlives it.
-    let oneFailed = false;
-    const wait = { clock: this.clock, shouldStop: () => oneFailed || this.abortStart || this.state !== 'STARTING' };
-    const failsBoth = <T>(p: Promise<T>): Promise<T> =>
-      p.catch((e: unknown) => {
-        oneFailed = true;
-        throw e;
-      });
-    const [cassandraUp, kafkaUp] = await Promise.allSettled([
-      failsBoth(
-        connectCassandraAtStartup(cassandra, () => prepareCatalog(cassandra, cfg), {
-          ...wait,
-          timeoutMs: cfg.cassandra.startupTimeout,
-          onRetry: warnCassandraStartupRetry(this.logger),
-        }),
-      ),
-      failsBoth(
-        connectKafkaAtStartup(admin, () => createKafka(cfg.kafka, this.logger, STARTUP_PROBE).admin(), {
-          ...wait,
-          timeoutMs: cfg.kafka.startupTimeout,
-          onRetry: warnKafkaStartupRetry(this.logger),
-        }),
-      ),
-    ]);
-    // The first real failure (the other one, stopped because of it, says only STOPPED_WHILE_STARTING).
-    const failures = [cassandraUp, kafkaUp].flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-    if (failures.length) throw failures.find((e) => !(e instanceof AdjunctError && e.code === 'STOPPED_WHILE_STARTING')) ?? failures[0];
-    const catalog = (cassandraUp as PromiseFulfilledResult<StoreCatalogParts>).value;
+    // Cassandra (connection, keyspace, catalog) and Kafka (admin, broker list) come up side by side; a failure of one
+    // stops the other, and both settle before the start fails.
+    const [catalog] = await allAtStartup(
+      () => this.abortStart || this.state !== 'STARTING',
+      [
+        (shouldStop) =>
+          connectCassandraAtStartup(cassandra, () => prepareCatalog(cassandra, cfg), {
+            clock: this.clock,
+            shouldStop,
+            timeoutMs: cfg.cassandra.startupTimeout,
+            onRetry: warnCassandraStartupRetry(this.logger),
+          }),
+        (shouldStop) =>
+          connectKafkaAtStartup(admin, () => createKafka(cfg.kafka, this.logger, STARTUP_PROBE).admin(), {
+            clock: this.clock,
+            shouldStop,
+            timeoutMs: cfg.kafka.startupTimeout,
+            onRetry: warnKafkaStartupRetry(this.logger),
+          }),
+      ],
+    );
     this.statusTable = new PipelineStatusTable(cassandra, cfg.cassandra.keyspace);
     if (cfg.registry) this.registry = createRegistry(cfg.registry);
     const dlqs = cfg.pipelines.flatMap((p) => (p.errors.deadLetterQueue ? [p.errors.deadLetterQueue] : []));

@@ -1,6 +1,6 @@
 import { ManualClock } from '../../src/clock';
 import { AdjunctError, RetriesExhaustedError } from '../../src/errors';
-import { stoppedWhileStarting, unlessStopped, waitAtStartup } from '../../src/worker/startup-wait';
+import { allAtStartup, stoppedWhileStarting, unlessStopped, waitAtStartup } from '../../src/worker/startup-wait';
 
 const retriable = (e: unknown) => e instanceof Error && e.message === 'not yet';
 
@@ -68,5 +68,37 @@ describe('unlessStopped', () => {
     expect(e).toEqual(stoppedWhileStarting('w'));
     expect((e as AdjunctError).code).toBe('STOPPED_WHILE_STARTING');
     expect(abandoned).toBe(1);
+  });
+});
+
+describe('allAtStartup', () => {
+  it("returns every wait's result", async () => {
+    expect(await allAtStartup(() => false, [async () => 'catalog', async () => 7])).toEqual(['catalog', 7]);
+  });
+
+  it("a failure stops the sibling, waits for it to settle, and throws the real failure, not the sibling's stop", async () => {
+    const refused = new AdjunctError('login refused', { code: 'CONFIG_INVALID' });
+    let siblingSettled = false;
+    const e = await allAtStartup(
+      () => false,
+      [
+        async () => Promise.reject(refused),
+        // The sibling keeps waiting until its shouldStop says so, then stops as a start-up wait does.
+        (shouldStop) =>
+          waitAtStartup('waiting for Y at start-up', () => Promise.reject(new Error('not yet')), retriable, { shouldStop }).finally(
+            () => (siblingSettled = true),
+          ),
+      ],
+    ).catch((x: unknown) => x);
+    expect(e).toBe(refused);
+    expect(siblingSettled).toBe(true);
+  });
+
+  it("the caller's own stop reaches every wait", async () => {
+    let stop = false;
+    setTimeout(() => (stop = true), 20);
+    const wait = (shouldStop: () => boolean) => unlessStopped(new Promise<never>(() => undefined), shouldStop, 'w', () => undefined);
+    const e = await allAtStartup(() => stop, [wait, wait]).catch((x: unknown) => x);
+    expect((e as AdjunctError).code).toBe('STOPPED_WHILE_STARTING');
   });
 });
