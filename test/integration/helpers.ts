@@ -46,12 +46,26 @@ export function newKafka(clientId = uniqueName('test_client')): Kafka {
   return new Kafka({ clientId, brokers: stackEndpoints().kafkaBrokers, logLevel: logLevel.ERROR });
 }
 
-/** Creates a topic (replication factor 1) and waits for its leaders. */
+/**
+ * Creates a topic (replication factor 1) and waits for its leaders. The wait is ours, not kafkajs's (`waitForLeaders`):
+ * kafkajs gives up on the "does not host this topic-partition" a broker answers for a new topic right after it was
+ * resumed from a freeze (seen in the fault suite), while the leaders are elected a moment later.
+ */
 export async function createTopic(kafka: Kafka, name: string, partitions = 1): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await admin.createTopics({ topics: [{ topic: name, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: true });
+    await admin.createTopics({ topics: [{ topic: name, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: false });
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const led = await admin
+        .fetchTopicMetadata({ topics: [name] })
+        .then((m) => m.topics[0].partitions.length === partitions && m.topics[0].partitions.every((p) => p.leader >= 0))
+        .catch(() => false);
+      if (led) return;
+      if (Date.now() > deadline) throw new Error(`topic ${name}: no leader for every partition within 60 s`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
   } finally {
     await admin.disconnect();
   }
