@@ -4,8 +4,19 @@ import { createLogger } from '../observability/logger';
 import { Worker } from '../worker/worker';
 import { ExitCode, exitCodeOfError } from './exit-codes';
 
-/** Hook to start the HTTP API next to the worker (set by the http module to avoid a hard dependency here). */
-export type HttpStarter = (worker: Worker) => Promise<{ close(): Promise<void>; address: string } | undefined>;
+/** The HTTP API running next to a worker. */
+export interface HttpHandle {
+  address: string;
+  /** Opens the reads once the worker runs (until then they answer 503 WORKER_NOT_STARTED); idempotent. */
+  attach(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Hook to start the HTTP API next to the worker (set by the http module to avoid a hard dependency here). It is called
+ * before the worker starts, so health, readiness and status answer during the start-up waits; undefined when disabled.
+ */
+export type HttpStarter = (worker: Worker) => Promise<HttpHandle | undefined>;
 
 /** `adjunct run`: runs the worker until SIGTERM/SIGINT (graceful drain, exit 0), a fatal error (exit 1) or a failed start (its error's exit code). */
 export async function runCommand(configPath: string, opts: { http?: HttpStarter } = {}): Promise<number> {
@@ -32,12 +43,15 @@ export async function runCommand(configPath: string, opts: { http?: HttpStarter 
   };
   process.once('SIGTERM', () => onSignal('SIGTERM'));
   process.once('SIGINT', () => onSignal('SIGINT'));
-  let http: Awaited<ReturnType<HttpStarter>>;
+  let http: HttpHandle | undefined;
   try {
-    await worker.start();
-    http = opts.http && !signalled ? await opts.http(worker) : undefined;
+    // Listening first: /healthz answers while the worker waits for Cassandra or Kafka, so a liveness probe never restarts it.
+    http = opts.http ? await opts.http(worker) : undefined;
     if (http) logger.info({ address: http.address }, 'HTTP API listening');
+    await worker.start();
+    if (!signalled) await http?.attach();
   } catch (e) {
+    await http?.close().catch(() => undefined);
     await worker.stop().catch(() => undefined);
     if (signalled) return ExitCode.OK;
     logger.error({ err: describeError(e) }, 'worker failed to start');

@@ -8,6 +8,7 @@ import { registerOpsRoutes } from './ops-routes';
 import { registerPipelineRoutes } from './pipeline-routes';
 import { readTokenHook } from './request-guards';
 import { registerStoreRoutes } from './store-routes';
+import { lookupSourceOf } from './lookup-source';
 import { HttpServerOptions } from './types';
 
 /** Longest path segment (URL-encoded key) a route accepts; longer ones get 414. */
@@ -74,7 +75,7 @@ export async function buildHttpServer(o: HttpServerOptions): Promise<FastifyInst
     reply.code(404).send({ error: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0].slice(0, 200)}` }),
   );
   registerOpsRoutes(app, o);
-  registerStoreRoutes(app, o.lookup, c.maxReplyBytes);
+  registerStoreRoutes(app, lookupSourceOf(o), c.maxReplyBytes);
   if (!adminRoutesEnabled(o.config)) {
     app.log.warn(
       { host: o.config.host },

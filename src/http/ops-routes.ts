@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { lookupSourceOf } from './lookup-source';
 import { HttpServerOptions, NO_QUERY } from './types';
 
 /** Registers GET /healthz, /readyz, /status and /metrics (worker-backed, or catalog-backed in serve mode). */
 export function registerOpsRoutes(app: FastifyInstance, o: HttpServerOptions): void {
+  const lookupOf = lookupSourceOf(o);
   let serveRegistry: Registry | undefined;
   const registry = (): Registry => {
     if (o.worker) return o.worker.metrics.registry;
@@ -32,17 +34,17 @@ export function registerOpsRoutes(app: FastifyInstance, o: HttpServerOptions): v
         pipelines: st.pipelines.filter((p) => p.bootstrap).map((p) => ({ name: p.name, ...p.bootstrap })),
       });
     }
-    const r = await o.lookup.readiness(o.expectedPipelines ?? []);
+    const r = await lookupOf().readiness(o.expectedPipelines ?? []);
     return reply.code(r.ready ? 200 : 503).send(r);
   });
 
   app.get('/status', { schema: NO_QUERY }, async () => {
     if (o.worker) return o.worker.status();
-    const [stores, readiness] = await Promise.all([o.lookup.stores(), o.lookup.readiness(o.expectedPipelines ?? [])]);
+    const [stores, readiness] = await Promise.all([lookupOf().stores(), lookupOf().readiness(o.expectedPipelines ?? [])]);
     // Each versioned store's writers (source partitions) with their persisted stream time and retention horizon.
     const horizons = Object.fromEntries(
       await Promise.all(
-        stores.filter((s) => s.kind === 'versioned').map(async (s) => [s.name, await o.lookup.store(s.name).horizons()] as const),
+        stores.filter((s) => s.kind === 'versioned').map(async (s) => [s.name, await lookupOf().store(s.name).horizons()] as const),
       ),
     );
     return { mode: 'serve', stores, readiness, horizons };

@@ -63,6 +63,11 @@ export function registerPipelineRoutes(app: FastifyInstance, o: HttpServerOption
     if (!o.worker) return noWorker(reply);
     const st = o.worker.status();
     const p = st.pipelines.find((x) => x.name === req.params.name);
+    if (!p && (st.state === 'CREATED' || st.state === 'STARTING'))
+      throw new AdjunctError('the worker is still starting; pipelines report their status once built', {
+        code: 'WORKER_NOT_STARTED',
+        stage: 'config',
+      });
     if (!p) throw new AdjunctError(`no pipeline named ${JSON.stringify(req.params.name)}`, { code: 'UNKNOWN_PIPELINE', stage: 'config' });
     return pipelineStatusJson(st.workerId, p);
   });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { decodeCursor, encodeCursor, Lookup, LookupRecord, parseKeyText, toJsonValue } from '../lookup';
-import { NO_QUERY } from './types';
+import { decodeCursor, encodeCursor, LookupRecord, parseKeyText, toJsonValue } from '../lookup';
+import { LookupSource, NO_QUERY } from './types';
 import { cutHistoryPage, decodeHistoryCursor, DEFAULT_MAX_REPLY_BYTES, HISTORY_LIMIT, pageRange, parseTimeParam } from './history-page';
 
 const storeParam = { type: 'string', minLength: 1, maxLength: 249 } as const;
@@ -27,13 +27,13 @@ function notFound(reply: FastifyReply, message: string): FastifyReply {
 }
 
 /** Registers the read routes: GET /stores, key get/as-of, history, range and prefix scans (JSON out; Buffers base64, bigints as strings). */
-export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup, maxReplyBytes = DEFAULT_MAX_REPLY_BYTES): void {
-  app.get('/stores', { schema: NO_QUERY }, async () => ({ stores: await lookup.stores() }));
+export function registerStoreRoutes(app: FastifyInstance, lookupOf: LookupSource, maxReplyBytes = DEFAULT_MAX_REPLY_BYTES): void {
+  app.get('/stores', { schema: NO_QUERY }, async () => ({ stores: await lookupOf().stores() }));
 
   app.get<{ Params: { store: string } }>(
     '/stores/:store',
     { schema: { ...NO_QUERY, params: { type: 'object', properties: { store: storeParam }, required: ['store'] } } },
-    async (req) => lookup.store(req.params.store).info(),
+    async (req) => lookupOf().store(req.params.store).info(),
   );
 
   app.get<{ Params: KeyParams; Querystring: { asOf?: string; partition?: number; validTo?: boolean } }>(
@@ -50,7 +50,7 @@ export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup, maxRep
       },
     },
     async (req, reply) => {
-      const s = await lookup.store(req.params.store).pinned();
+      const s = await lookupOf().store(req.params.store).pinned();
       const info = await s.info();
       const key = parseKeyText(info.keySerde, req.params.key);
       const asOf = parseTimeParam('asOf', req.query.asOf);
@@ -86,7 +86,7 @@ export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup, maxRep
       },
     },
     async (req) => {
-      const s = await lookup.store(req.params.store).pinned();
+      const s = await lookupOf().store(req.params.store).pinned();
       const info = await s.info();
       const key = parseKeyText(info.keySerde, req.params.key);
       const q = req.query;
@@ -117,7 +117,7 @@ export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup, maxRep
       },
     },
     async (req) => {
-      const s = await lookup.store(req.params.store).pinned();
+      const s = await lookupOf().store(req.params.store).pinned();
       const info = await s.info();
       const q = req.query;
       const page = await s.page({
@@ -139,7 +139,7 @@ export function registerStoreRoutes(app: FastifyInstance, lookup: Lookup, maxRep
       },
     },
     async (req) => {
-      const s = await lookup.store(req.params.store).pinned();
+      const s = await lookupOf().store(req.params.store).pinned();
       const info = await s.info();
       const page = await s.page({
         prefix: parseKeyText(info.keySerde, req.params.p),

@@ -60,11 +60,15 @@ export interface HttpSettings {
   maxReplyBytes?: number;
 }
 
+/** Where the read routes get their Lookup: a function that throws (e.g. WORKER_NOT_STARTED, 503) while none is open yet. */
+export type LookupSource = () => Lookup;
+
 /** Options of buildHttpServer. */
 export interface HttpServerOptions {
   /** The worker this server runs next to; absent in serve mode (read-only API, no admin). */
   worker?: HttpWorker;
-  lookup: Lookup;
+  /** The reads' Lookup, or a source of it (a worker's server listens before the worker has connected to Cassandra). */
+  lookup: Lookup | LookupSource;
   config: HttpSettings;
   logger: Logger;
   /** Serve mode: bootstrap pipelines whose READY /readyz waits for (default: every pipeline with status rows). */

@@ -354,6 +354,11 @@ export class Worker {
   /** Looks up a pipeline runner by name. */
   runner(name: string): PipelineRunner {
     const r = this.runners.get(name);
+    if (!r && (this.state === 'CREATED' || this.state === 'STARTING') && this.config.pipelines.some((p) => p.name === name))
+      throw new AdjunctError(`pipeline ${name} is not built yet: the worker is still starting`, {
+        code: 'WORKER_NOT_STARTED',
+        stage: 'config',
+      });
     if (!r) throw new AdjunctError(`unknown pipeline ${name}`, { code: 'UNKNOWN_PIPELINE', stage: 'config' });
     return r;
   }

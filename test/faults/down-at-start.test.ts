@@ -4,7 +4,7 @@
  * loop, then starts, catches up and stores exactly the reference; past the bound it exits 4 naming the cause; a
  * SIGTERM during the wait ends it promptly (a container's stop grace is 10 s), with nothing started.
  */
-import { createTopic } from '../integration/helpers';
+import { createTopic, freePort } from '../integration/helpers';
 import { names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
 import {
   exitWithin,
@@ -52,22 +52,33 @@ describe.each(DEPENDENCIES)('fault: $service not answering when the worker start
   const tag = dep.service.slice(0, 1);
 
   /** A topic with records and a worker config for it (the dependency's section merged with `settings`). */
-  async function setUp(prefix: string, records: number, settings: Record<string, unknown>) {
+  async function setUp(prefix: string, records: number, settings: Record<string, unknown>, http?: Record<string, unknown>) {
     const n = names(prefix);
     await createTopic(stack.kafka, n.topic, 3);
     await produceAll(await stack.producer(), n.topic, genRecords(records, 200));
     const doc = workerDoc(n, [{ name: 'p', topics: [n.topic], store: { name: 's', historyRetention: FAULT_RETENTION } }]);
     Object.assign(doc[dep.service] as Record<string, unknown>, settings);
+    if (http) (doc.worker as Record<string, unknown>).http = http;
     return { n, file: writeConfigFile(doc) };
   }
 
-  it('waits, then starts and stores exactly the reference', async () => {
-    const { n, file } = await setUp(`${tag}downstart`, 3000, dep.attempt(3));
+  it('waits (its HTTP API answering health and readiness), then starts and stores exactly the reference', async () => {
+    const port = await freePort();
+    const { n, file } = await setUp(`${tag}downstart`, 3000, dep.attempt(3), { enabled: true, host: '127.0.0.1', port });
+    const api = async (path: string) => {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`);
+      return { path, status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
     let spawnedAt = 0;
     await pauseService(dep.service, FROZEN_MS, async () => {
-      const w = stack.spawn(file);
+      const w = stack.spawn(file, {}, true);
       spawnedAt = Date.now();
       await waitOutput(w, dep.retrying, FROZEN_MS);
+      // While it waits, a liveness probe finds it alive (no restart by the kubelet), readiness and reads say "starting".
+      expect(await api('/healthz')).toEqual({ path: '/healthz', status: 200, body: { status: 'ok' } });
+      expect(await api('/readyz')).toMatchObject({ status: 503, body: { ready: false, workerState: 'STARTING' } });
+      expect(await api('/stores')).toMatchObject({ status: 503, body: { error: 'WORKER_NOT_STARTED' } });
+      expect(await api('/status')).toMatchObject({ status: 200, body: { state: 'STARTING' } });
       // Still alive and still waiting at the end of the freeze: no exit, no restart loop.
       await new Promise((r) => setTimeout(r, FROZEN_MS - (Date.now() - spawnedAt) - 1000));
       expect({ code: w.child.exitCode, out: w.child.exitCode === null ? '' : w.output().slice(-3000) }).toEqual({ code: null, out: '' });
@@ -79,6 +90,9 @@ describe.each(DEPENDENCIES)('fault: $service not answering when the worker start
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p'), n.topic, 180_000);
     const diff = await expectTableEqualsReference(stack.kafka, stack.admin, stack.client, n.topic, n.keyspace, 's_g1');
     note(`table equals the reference: ${diff.actualVersions} versions of ${diff.records} records`);
+    // Once running, the same server serves reads and readiness.
+    expect(await api('/readyz')).toEqual({ path: '/readyz', status: 200, body: { ready: true } });
+    expect(await api('/stores')).toMatchObject({ status: 200, body: { stores: [{ name: 's', kind: 'versioned' }] } });
     expect(w.child.exitCode).toBeNull();
   });
 

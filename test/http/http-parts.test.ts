@@ -81,3 +81,50 @@ describe('error mapping', () => {
     });
   });
 });
+
+describe('a worker still starting', () => {
+  it('answers health, readiness and status, and 503 WORKER_NOT_STARTED to reads and pipeline routes until the Lookup is set', async () => {
+    const { DeferredLookup } = await import('../../src/http/lookup-source');
+    let state = 'STARTING';
+    const worker = {
+      status: () => ({ workerId: 'w1', state, pipelines: [] }),
+      isReady: () => false,
+      runner: () => {
+        throw new AdjunctError('pipeline rates is not built yet', { code: 'WORKER_NOT_STARTED' });
+      },
+      metrics: { registry: new Registry() },
+    };
+    const reads = new DeferredLookup();
+    const app = await buildHttpServer({
+      worker,
+      lookup: reads.source,
+      config: { host: '127.0.0.1', port: 0 },
+      logger: createLogger('silent'),
+    });
+    try {
+      expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
+      const ready = await app.inject({ url: '/readyz' });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json()).toMatchObject({ ready: false, workerState: 'STARTING' });
+      expect((await app.inject({ url: '/status' })).json()).toMatchObject({ state: 'STARTING', pipelines: [] });
+      for (const url of ['/stores', '/stores/rates', '/stores/rates/keys/EUR', '/pipelines/rates/status']) {
+        const res = await app.inject({ url });
+        expect({ url, status: res.statusCode, error: res.json().error }).toEqual({ url, status: 503, error: 'WORKER_NOT_STARTED' });
+      }
+      const pause = await app.inject({ method: 'POST', url: '/pipelines/rates/pause' });
+      expect(pause.statusCode).toBe(503);
+
+      const stores = jest.fn(async () => []);
+      reads.set({ stores, close: async () => undefined } as unknown as Lookup);
+      state = 'RUNNING';
+      const listed = await app.inject({ url: '/stores' });
+      expect(listed.statusCode).toBe(200);
+      expect(listed.json()).toEqual({ stores: [] });
+      expect(stores).toHaveBeenCalledTimes(1);
+      expect((await app.inject({ url: '/pipelines/rates/status' })).json()).toMatchObject({ error: 'UNKNOWN_PIPELINE' });
+    } finally {
+      await app.close();
+      await reads.close();
+    }
+  });
+});

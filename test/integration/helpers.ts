@@ -5,6 +5,7 @@ import { randomBytes, randomInt } from 'crypto';
 import { Client } from 'cassandra-driver';
 import { Admin, Kafka, KafkaMessage, logLevel } from 'kafkajs';
 import * as http from 'http';
+import * as net from 'net';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { stackEndpoints } from '../../tools/devstack/endpoints';
 
@@ -44,6 +45,15 @@ export async function createKeyspace(client: Client, name: string): Promise<void
 /** A kafkajs client for the stack's broker (errors-only logging). */
 export function newKafka(clientId = uniqueName('test_client')): Kafka {
   return new Kafka({ clientId, brokers: stackEndpoints().kafkaBrokers, logLevel: logLevel.ERROR });
+}
+
+/** A loopback TCP port free at the time of the call (for a child worker's HTTP API). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 /**

@@ -369,6 +369,7 @@ it('httpStarter listens next to a worker and closes cleanly', async () => {
     config: { worker: { http: { enabled: true, host: '127.0.0.1', port: 0 } }, cassandra: { keyspace, readConsistency: 'localQuorum' } },
     cassandraClient: client,
     logger: silentLogger,
+    state: 'RUNNING',
   });
   const started = await httpStarter(fake as never);
   expect(started).toBeDefined();
@@ -376,6 +377,23 @@ it('httpStarter listens next to a worker and closes cleanly', async () => {
   expect(res.status).toBe(200);
   expect(await res.json()).toMatchObject({ value: { k: 'banana' } });
   await started!.close();
+
+  // Started before the worker (as `adjunct run` does): reads are 503 until attach() after the worker's start.
+  const early = Object.assign(new FakeWorker(), { ...fake, state: 'STARTING', cassandraClient: undefined });
+  const beforeStart = await httpStarter(early as never);
+  try {
+    const waiting = await fetch(`${beforeStart!.address}/stores/fruits/keys/banana`);
+    expect(waiting.status).toBe(503);
+    expect(await waiting.json()).toMatchObject({ error: 'WORKER_NOT_STARTED' });
+    expect((await fetch(`${beforeStart!.address}/healthz`)).status).toBe(200);
+    await expect(beforeStart!.attach()).rejects.toMatchObject({ code: 'WORKER_NOT_STARTED' });
+    Object.assign(early, { state: 'RUNNING', cassandraClient: client });
+    await beforeStart!.attach();
+    await beforeStart!.attach(); // idempotent
+    expect((await fetch(`${beforeStart!.address}/stores/fruits/keys/banana`)).status).toBe(200);
+  } finally {
+    await beforeStart!.close();
+  }
   const disabled = await httpStarter(
     Object.assign({}, fake, { config: { ...fake.config, worker: { http: { enabled: false, host: '127.0.0.1', port: 0 } } } }) as never,
   );
