@@ -48,7 +48,32 @@ const MISSING_TABLE = /unconfigured table|table \S+ does not exist/i;
 /** True when Cassandra answered that the statement's table does not exist (an infrastructure state, never the record's fault). */
 export function isMissingTable(e: unknown): boolean {
   if (e instanceof AdjunctError) return e.code === 'TABLE_MISSING';
+  // A prepared statement whose table was dropped: the driver re-prepares on each host, and every host answers "unconfigured table".
+  const inner = hostErrors(e);
+  if (inner.length > 0) return inner.every(([, x]) => isMissingTable(x));
   return e instanceof Error && (e as { code?: unknown }).code === 0x2200 && MISSING_TABLE.test(e.message);
+}
+
+/** Native-protocol code of "unprepared": the statement's id is unknown to the node. */
+const UNPREPARED = 0x2500;
+
+/**
+ * True when a failure may mean the statement's table is gone: Cassandra says so, or an "unprepared" answer reached the
+ * caller (the driver re-prepares transparently, so one that surfaces means the re-prepare failed too, as it does for a
+ * dropped table). A caller checks the schema before acting on it.
+ */
+export function mayBeMissingTable(e: unknown): boolean {
+  if (isMissingTable(e)) return true;
+  if (e instanceof AdjunctError) return e.cause !== undefined && e.cause !== e && mayBeMissingTable(e.cause);
+  const inner = hostErrors(e);
+  const all = inner.length > 0 ? inner.map(([, x]) => x) : [e];
+  return all.every((x) => x instanceof Error && ((x as { code?: unknown }).code === UNPREPARED || isMissingTable(x)));
+}
+
+/** Each host's error of a driver "no host available" failure (empty for any other error). */
+function hostErrors(e: unknown): [string, unknown][] {
+  if (!(e instanceof Error) || e.name !== 'NoHostAvailableError') return [];
+  return Object.entries((e as { innerErrors?: Record<string, unknown> }).innerErrors ?? {});
 }
 
 /** Codes of failures that belong to one record: error tolerance (DLQ or stop) applies to these and only these. */
@@ -85,16 +110,25 @@ export function isRecordFailure(e: unknown): boolean {
  */
 export function cassandraErrorText(e: unknown): string {
   if (e instanceof Error && e.name === 'NoHostAvailableError') {
-    const inner = Object.entries((e as { innerErrors?: Record<string, unknown> }).innerErrors ?? {});
+    const inner = hostErrors(e);
     if (inner.length === 0) return (e.message || 'no Cassandra host could be reached').split('\n')[0];
-    return `no Cassandra host answered (${inner.map(([host, x]) => `${host}: ${errorKind(x)}`).join(', ')})`;
+    const kinds = inner.map(([host, x]) => `${host}: ${errorKind(x)}`).join(', ');
+    return inner.every(([, x]) => isServerAnswer(x))
+      ? `every Cassandra host refused the statement (${kinds})`
+      : `no Cassandra host answered (${kinds})`;
   }
   return (e instanceof Error ? e.message : String(e)).split('\n')[0];
 }
 
-/** A host's error in a word: a socket error's code (ECONNREFUSED), else the error's class. */
+/** True for an error the server answered with (a protocol error code), as against a socket or driver failure. */
+function isServerAnswer(x: unknown): boolean {
+  return x instanceof Error && typeof (x as { code?: unknown }).code === 'number';
+}
+
+/** A host's error in a few words: the server's answer (first line), a socket error's code (ECONNREFUSED), else the error's class. */
 function errorKind(x: unknown): string {
   if (!(x instanceof Error)) return 'error';
+  if (isServerAnswer(x)) return (x.message.split('\n')[0] || x.name).slice(0, 160);
   const code = (x as { code?: unknown }).code;
   return typeof code === 'string' ? code : x.name;
 }

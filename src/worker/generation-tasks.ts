@@ -1,4 +1,5 @@
-import { AdjunctError, describeError } from '../errors';
+import { AdjunctError, describeError, mayBeMissingTable } from '../errors';
+import { PartitionWriterFactory } from '../sink/partition-writer';
 import { Logger } from '../observability/logger';
 import { PipelineParts } from '../sink/pipeline-parts';
 import { PipelineTask } from '../sink/pipeline-task';
@@ -18,7 +19,25 @@ export class GenerationTasks {
     private readonly reload: () => Promise<number>,
     /** The progress watchdog found the task's consumer stuck: restart it in place (see `restart`). */
     private readonly restartStuck: (task: PipelineTask) => void,
+    /** The generation a reload is building here, if any: the only one whose table a writer may create. */
+    private readonly building: () => number | undefined,
+    /** A writer could not open because its table may be gone (the runner checks, and rebuilds a lost current table). */
+    private readonly tableMissing: () => void,
   ) {}
+
+  /** Writers into `generation`, reporting an opening that failed on a table that may be gone. */
+  private writers(generation: number): PartitionWriterFactory {
+    // Only a generation being built may get its table created by a writer: any other one readers may read, and
+    // re-creating its table empty (dropped outside adjunct) would serve a partial store as if whole.
+    const factory = this.d.writersFor(generation, () => this.building() !== generation);
+    return {
+      open: (topic, partition) =>
+        factory.open(topic, partition).catch((e: unknown) => {
+          if (mayBeMissingTable(e)) this.tableMissing();
+          throw e;
+        }),
+    };
+  }
 
   private get name(): string {
     return this.d.spec.name;
@@ -31,7 +50,7 @@ export class GenerationTasks {
       startAt,
       topics: this.subscription.topics,
       groupId: this.groupFor(generation),
-      writers: this.d.writersFor(generation),
+      writers: this.writers(generation),
       onFatal: this.d.onFatal,
       reload: () =>
         void this.reload().catch((e) =>

@@ -7,6 +7,7 @@ import { warnKafkaRetry } from '../kafka/kafka-retry';
 import { checkStartPositions, OffsetLossPolicy } from '../offsets';
 import { CatalogFollower } from './catalog-follower';
 import { GenerationTasks } from './generation-tasks';
+import { LostTableWatch } from './lost-table';
 import { PipelineRunnerDeps } from './runner-deps';
 import { RunnerStatus, runnerStatus } from './runner-status';
 import { TopicChange, TopicSubscription } from './topic-subscription';
@@ -31,6 +32,7 @@ export class PipelineRunner {
   private readonly log: Logger;
   private readonly subscription: TopicSubscription;
   private readonly tasks: GenerationTasks;
+  private readonly lostTable: LostTableWatch;
   /** Task swaps (reload switch, rollback, re-subscription, stop) run one at a time. */
   private swaps: Promise<unknown> = Promise.resolve();
 
@@ -50,7 +52,22 @@ export class PipelineRunner {
       (g) => this.groupFor(g),
       () => this.reload(),
       (task) => this.restartStuck(task),
+      () => this.build?.generation,
+      () => this.tableMissing(),
     );
+    this.lostTable = new LostTableWatch({
+      exclusive: (fn) => this.exclusive(fn),
+      converge: () => this.follower.converge(),
+      main: () =>
+        this.stopped || !this.main || this.main.state === 'STOPPED' ? undefined : { generation: this.generation, task: this.main },
+      view: () => this.d.generations.view(this.name, this.store),
+      tableExists: this.d.tableExists,
+      sleep: (ms) => this.parts.clock.sleep(ms),
+      rebuild: async () => void (await this.beginReload()),
+      shutdownTimeoutMs: this.parts.options.shutdownTimeoutMs,
+      log: this.log,
+      store: d.entry.store,
+    });
     this.follower = new CatalogFollower({
       view: () => this.d.generations.view(this.name, this.store),
       writers: () => this.d.generations.writers(this.name),
@@ -288,6 +305,11 @@ export class PipelineRunner {
   /** Follows the catalog now rather than at the next poll (a generation this worker writes was retired, or its table is gone). */
   followSoon(): void {
     this.follower.followSoon();
+  }
+
+  /** A write found its table missing: the catalog is followed, and a lost current table rebuilt (`LostTableWatch`). */
+  tableMissing(): void {
+    this.lostTable.report();
   }
 
   /** The progress watchdog found a task's consumer stuck: that task is restarted in place (`GenerationTasks.restart`). */

@@ -15,8 +15,10 @@ export interface PipelineRunnerDeps {
   generationPollMs: number;
   status: PipelineStatusTable;
   entry: StoreEntry;
-  /** Writers into a given table generation. */
-  writersFor: (generation: number) => PartitionWriterFactory;
+  /** Writers into a given table generation; `tableMustExist()` at a writer's opening: a missing table is not created. */
+  writersFor: (generation: number, tableMustExist: () => boolean) => PartitionWriterFactory;
+  /** True when the table of a generation exists (after schema agreement). */
+  tableExists: (generation: number) => Promise<boolean>;
   /** Drops the table of a generation. */
   dropGeneration: (generation: number) => Promise<void>;
   workerId: string;

@@ -49,7 +49,7 @@ export interface PreparedStore {
 /**
  * Makes a pipeline's store ready for writes, in the order that keeps stores apart: claims its base table for the
  * pipeline's worker group (LWT; a colliding store fails here with TABLE_OWNED, before any catalog entry is written),
- * registers its catalog entry, and creates the current generation's table (and the stream-time table).
+ * registers its catalog entry, and creates the current generation's table (and the stream-time table) for a new store.
  */
 export async function prepareStore(
   wiring: StoreWiring,
@@ -65,7 +65,10 @@ export async function prepareStore(
   await parts.owners.claim(wiring.baseTable, owner, workerId);
   const entry = await catalog.register(wiring.catalogEntry());
   wiring.adoptBuckets(entry.buckets);
-  await wiring.ensureTable(entry.currentGeneration);
+  // A known store whose current table is gone was dropped outside adjunct: it is not re-created empty under the
+  // committed offsets (readers would take a partial store for a whole one); its writers find it missing and the
+  // runner rebuilds it as a new generation (PipelineRunner.tableMissing).
+  if (existing === null || (await wiring.tableExists(entry.currentGeneration))) await wiring.ensureTable(entry.currentGeneration);
   return { entry, owner };
 }
 

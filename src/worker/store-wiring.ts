@@ -182,8 +182,24 @@ export class StoreWiring {
   /** Creates the table of a generation (validated options; waits for schema agreement). */
   async ensureTable(generation: number): Promise<void> {
     // Any writer identity creates the table; typed columns are added by each topic's writers (a pattern has no topic yet).
-    const w = await this.writerFactory(generation, false).open(this.spec.topics?.[0] ?? this.spec.name, 0);
+    const w = await this.writerFactory(generation, { withTyped: false }).open(this.spec.topics?.[0] ?? this.spec.name, 0);
     await w.close();
+  }
+
+  /** True when the table of a generation exists, as the nodes agree (waits for schema agreement first, bounded). */
+  async tableExists(generation: number): Promise<boolean> {
+    const t = generationTable(this.baseTable, generation);
+    await requireSchemaAgreement(this.client, `checking table ${t}`);
+    try {
+      const rs = await this.client.execute(
+        'SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
+        [validateKeyspaceName(this.cfg.keyspace), t],
+        { prepare: true },
+      );
+      return rs.rowLength > 0;
+    } catch (e) {
+      throw wrapCassandraError(e, `checking table ${t}`, 'schema');
+    }
   }
 
   /** Drops the table of a generation (after its keep time). */
@@ -197,12 +213,16 @@ export class StoreWiring {
     await requireSchemaAgreement(this.client, `dropping table ${t}`);
   }
 
-  /** Writers into the table of one generation (with the store's typed columns unless withTyped is false). */
-  writerFactory(generation: number, withTyped = true): PartitionWriterFactory {
+  /**
+   * Writers into the table of one generation: with the store's typed columns unless `withTyped` is false; when
+   * `tableMustExist()` says so at a writer's opening, a missing table is TABLE_MISSING instead of being created.
+   */
+  writerFactory(generation: number, o: { withTyped?: boolean; tableMustExist?: () => boolean } = {}): PartitionWriterFactory {
+    const withTyped = o.withTyped ?? true;
     return {
       open: async (topic: string, partition: number) => {
         const writerId = writerIdOf(topic, partition);
-        const common = { ...this.common(generation), partition, writerId };
+        const common = { ...this.common(generation), partition, writerId, tableMustExist: o.tableMustExist?.() ?? false };
         const kSerde = this.keySerdeName;
         const vSerde = this.spec.store.valueSerde;
         // The value converter's format is the store's value serde: the record's bytes are the serialised value.

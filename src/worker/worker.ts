@@ -8,7 +8,7 @@ import { deprecationWarnings } from '../config/run-checks';
 import { PipelineStatusTable } from '../catalog';
 import { createConverter, createRegistry } from '../converters';
 import { Clock, systemClock } from '../clock';
-import { AdjunctError, asAdjunctError, describeError, isMissingTable, isRecordFailure, publicErrorText } from '../errors';
+import { AdjunctError, asAdjunctError, describeError, isRecordFailure, mayBeMissingTable, publicErrorText } from '../errors';
 import { createExtractor } from '../extract';
 import { createLogger, Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
@@ -228,7 +228,8 @@ export class Worker {
       generationPollMs: this.config.worker.generationPoll,
       status: this.statusTable!,
       entry,
-      writersFor: (g) => wiring.writerFactory(g),
+      writersFor: (g, tableMustExist) => wiring.writerFactory(g, { tableMustExist }),
+      tableExists: (g) => wiring.tableExists(g),
       dropGeneration: async (g) => {
         // Never drop a table a live pipeline writes: re-read the entry and the owner right before the drop.
         const now = await catalog.get(spec.store.name);
@@ -246,7 +247,7 @@ export class Worker {
    * Store writes retry, under the pipeline's stall policy, every failure that is not the record's own (unavailable,
    * timeouts, dropped table, auth) for as long as it lasts: the pipeline stalls instead of skipping; shutdown or
    * errors.stallTimeout end it.
-   * A write whose table is gone (TABLE_MISSING: its generation was dropped) also makes the runner re-follow the catalog.
+   * A write whose table is gone (TABLE_MISSING) also makes the runner re-follow the catalog, or rebuild a lost current table.
    */
   private storeRetry(options: CompiledSinkTaskOptions, stall: StallMonitor): StoreRetryPolicy {
     const policy = new StallPolicy({
@@ -268,7 +269,7 @@ export class Worker {
       ...retry,
       onRetry: (e, attempt, delayMs) => {
         retry.onRetry?.(e, attempt, delayMs);
-        if (isMissingTable(e) && attempt === 1) this.runners.get(options.pipeline)?.followSoon();
+        if (mayBeMissingTable(e) && attempt === 1) this.runners.get(options.pipeline)?.tableMissing();
       },
     };
   }

@@ -1,5 +1,5 @@
 import { errors, types } from 'cassandra-driver';
-import { cassandraErrorText, isRetriableCassandraError, wrapCassandraError } from '../../src/errors';
+import { cassandraErrorText, isMissingTable, isRetriableCassandraError, mayBeMissingTable, wrapCassandraError } from '../../src/errors';
 
 const c = types.responseErrorCodes;
 
@@ -47,5 +47,35 @@ describe('Cassandra error classification (one case per server error code)', () =
       'no Cassandra host answered (127.0.0.1:9042: ECONNREFUSED)',
     );
     expect(cassandraErrorText(new Error('first line\n    at frame (x.js:1:1)'))).toBe('first line');
+  });
+
+  it('a dropped table behind a prepared statement (every host answers "unconfigured table" to the re-prepare) is TABLE_MISSING, named', () => {
+    const gone = (_host: string) => new errors.ResponseError(c.invalid, `unconfigured table s_g1`);
+    const noHost = new errors.NoHostAvailableError({ '127.0.0.1:9042': gone('a'), '127.0.0.2:9042': gone('b') });
+    expect(isMissingTable(noHost)).toBe(true);
+    const wrapped = wrapCassandraError(noHost, 'write batch of 3 rows');
+    expect(wrapped).toMatchObject({ code: 'TABLE_MISSING', retriable: true });
+    expect(wrapped.message).toBe(
+      'write batch of 3 rows: every Cassandra host refused the statement (127.0.0.1:9042: unconfigured table s_g1, 127.0.0.2:9042: unconfigured table s_g1)',
+    );
+    // One host down and one answering "unconfigured table" is an outage, not a missing table.
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const mixed = new errors.NoHostAvailableError({ '127.0.0.1:9042': gone('a'), '127.0.0.2:9042': refused });
+    expect(isMissingTable(mixed)).toBe(false);
+    expect(wrapCassandraError(mixed, 'w')).toMatchObject({ code: 'CASSANDRA_UNAVAILABLE', retriable: true });
+    expect(isMissingTable(new errors.NoHostAvailableError({}))).toBe(false);
+  });
+
+  it('an "unprepared" answer that reached the caller (the re-prepare failed too) may mean a dropped table; other failures do not', () => {
+    const unprepared = () => new errors.ResponseError(c.unprepared, 'Prepared query with ID 3d59 not found');
+    const wrapped = wrapCassandraError(new errors.NoHostAvailableError({ '127.0.0.1:9042': unprepared() }), 'write batch of 3 rows');
+    expect(wrapped).toMatchObject({ code: 'CASSANDRA_UNAVAILABLE' });
+    expect(mayBeMissingTable(wrapped)).toBe(true);
+    expect(mayBeMissingTable(unprepared())).toBe(true);
+    expect(mayBeMissingTable(new errors.ResponseError(c.invalid, 'unconfigured table s_g1'))).toBe(true);
+    expect(mayBeMissingTable(new errors.OperationTimedOutError('timed out'))).toBe(false);
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    expect(mayBeMissingTable(wrapCassandraError(new errors.NoHostAvailableError({ a: unprepared(), b: refused }), 'w'))).toBe(false);
+    expect(mayBeMissingTable(new errors.NoHostAvailableError({}))).toBe(false);
   });
 });

@@ -61,7 +61,7 @@ export async function openCassandraVersionedStore<K = string, V = string>(
   await ensureKeyspace(exec, keyspace, replication, options);
   // The default compaction depends on the nodes' version, known once the client is connected.
   const withOptions = tableOptions.render(options.client);
-  await ensureTable(exec, { keyspace, table: STREAM_TIME_TABLE }, STREAM_TIME_DDL, [], options);
+  await ensureTable(exec, { keyspace, table: STREAM_TIME_TABLE }, STREAM_TIME_DDL, [], { ...options, tableMustExist: false });
   await ensureTable(exec, wanted, versionedTableDdl(wanted), withOptions, options);
   // An existing table keeps the layout it was created with.
   const ref = options.scope === 'partitioned' ? { ...wanted, buckets: await partitionedTableBuckets(exec, wanted, buckets) } : wanted;

@@ -13,6 +13,12 @@ export interface SchemaOptions {
   autoCreate?: boolean;
   /** Create missing tables (default true); when false a missing table is a TABLE_NOT_FOUND StoreError. */
   createTables?: boolean;
+  /**
+   * The store's table must already exist (default false): a missing one is a retriable TABLE_MISSING StoreError, never
+   * created. For writers of a generation that readers already read: re-creating its table empty would serve a partial
+   * store as if whole.
+   */
+  tableMustExist?: boolean;
   /** Replication of an auto-created keyspace (default SimpleStrategy, RF 1). */
   replication?: ReplicationOptions;
   /** Max time to wait for schema agreement after each DDL (default 30 s). */
@@ -163,6 +169,14 @@ export async function ensureTable(
   options: SchemaOptions,
 ): Promise<void> {
   if (await tableExists(exec, ref.keyspace, ref.table)) return awaitTableUsable(exec, ref);
+  if (options.tableMustExist) {
+    throw new StoreError(`table ${qualified(ref)} does not exist (dropped, or not visible on this node yet): it is not re-created`, {
+      code: 'TABLE_MISSING',
+      retriable: true,
+      stage: 'schema',
+      context: { ...ref },
+    });
+  }
   if (options.createTables === false) {
     throw new StoreError(`table ${qualified(ref)} does not exist and createTables is false`, {
       code: 'TABLE_NOT_FOUND',

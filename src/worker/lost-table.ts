@@ -1,0 +1,77 @@
+import type { CatalogView } from '../generations';
+import { describeError } from '../errors';
+import { Logger } from '../observability/logger';
+import type { PipelineTask } from '../sink/pipeline-task';
+
+/** How long a missing current table must stay missing before it counts as lost (a table another worker is creating shows up well within it). */
+export const LOST_TABLE_CONFIRM_MS = 5000;
+
+/** What the lost-table check reads. */
+export interface LostTableProbe {
+  /** The pipeline's catalog row, read fresh. */
+  view: () => Promise<CatalogView>;
+  /** True when the table of a generation exists (after schema agreement). */
+  tableExists: (generation: number) => Promise<boolean>;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/**
+ * True when `generation`, which this worker's main task writes, is the store's current generation and its table is
+ * gone, and still gone `LOST_TABLE_CONFIRM_MS` later: dropped outside adjunct, not a retired generation (the catalog
+ * has moved on) nor a table just created elsewhere and not visible here yet.
+ */
+export async function isCurrentTableLost(generation: number, p: LostTableProbe): Promise<boolean> {
+  const current = async () => (await p.view()).current === generation;
+  if (!(await current()) || (await p.tableExists(generation))) return false;
+  await p.sleep(LOST_TABLE_CONFIRM_MS);
+  return (await current()) && !(await p.tableExists(generation));
+}
+
+/** What a runner lends its lost-table watch. */
+export interface LostTableWatchParts extends LostTableProbe {
+  /** Runs a task swap exclusively (the runner's one-at-a-time queue). */
+  exclusive: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Brings the runner's tasks in line with the catalog (a retired generation moves the main task on). */
+  converge: () => Promise<void>;
+  /** The main task and the generation it writes, unless stopped. */
+  main: () => { generation: number; task: PipelineTask } | undefined;
+  /** Starts (or joins) building a new generation from the earliest offsets. */
+  rebuild: () => Promise<void>;
+  shutdownTimeoutMs: number;
+  log: Logger;
+  store: string;
+}
+
+/**
+ * Acts on writers that found their table missing. A retired generation: following the catalog moves the main task on.
+ * The current generation's table dropped outside adjunct (`isCurrentTableLost`): the main task stops (its writes cannot
+ * land, and would hold the write budget) and the store is rebuilt as a new generation from the earliest offsets, which
+ * readers switch to once READY; until then reads of the store fail rather than answer from a partial table.
+ */
+export class LostTableWatch {
+  private checking?: Promise<void>;
+
+  constructor(private readonly p: LostTableWatchParts) {}
+
+  /** A writer found its table missing (one check at a time: every write in flight reports the same table). */
+  report(): void {
+    if (this.checking) return;
+    this.checking = this.p
+      .exclusive(() => this.check())
+      .catch((e) => this.p.log.warn({ err: describeError(e) }, 'checking a missing table failed; the next failed write checks again'))
+      .finally(() => (this.checking = undefined));
+  }
+
+  private async check(): Promise<void> {
+    if (!this.p.main()) return;
+    await this.p.converge();
+    const main = this.p.main();
+    if (!main || !(await isCurrentTableLost(main.generation, this.p))) return;
+    this.p.log.error(
+      { generation: main.generation, store: this.p.store },
+      "STORE TABLE LOST: the current generation's table was dropped outside adjunct; its task stops and the store is rebuilt as a new generation from the earliest offsets (reads fail until it is READY)",
+    );
+    await main.task.stop(this.p.shutdownTimeoutMs);
+    await this.p.rebuild();
+  }
+}

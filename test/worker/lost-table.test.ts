@@ -1,0 +1,69 @@
+import { LOST_TABLE_CONFIRM_MS, LostTableWatch, LostTableWatchParts } from '../../src/worker/lost-table';
+import { createLogger } from '../../src/observability/logger';
+import type { PipelineTask } from '../../src/sink/pipeline-task';
+
+/** A watch over fakes of the runner's parts: `exists` answers each table check in turn (the last one repeats). */
+function watch(o: { current?: number; exists: boolean[] }) {
+  const lines: string[] = [];
+  const calls: string[] = [];
+  const exists = [...o.exists];
+  let queue: Promise<unknown> = Promise.resolve();
+  const task = { stop: jest.fn(async () => void calls.push('stop')) } as unknown as PipelineTask;
+  const parts: LostTableWatchParts = {
+    exclusive: (fn) => {
+      const next = queue.then(fn);
+      queue = next.catch(() => undefined);
+      return next;
+    },
+    converge: async () => void calls.push('converge'),
+    main: () => ({ generation: 3, task }),
+    view: async () => ({ current: o.current ?? 3, building: null, paused: false }),
+    tableExists: async () => {
+      calls.push('exists?');
+      return exists.length > 1 ? exists.shift()! : exists[0];
+    },
+    sleep: async (ms) => void calls.push(`sleep ${ms}`),
+    rebuild: async () => void calls.push('rebuild'),
+    shutdownTimeoutMs: 1000,
+    log: createLogger('info', { write: (l: string) => lines.push(l) }),
+    store: 'rates',
+  };
+  const w = new LostTableWatch(parts);
+  const settled = async () => {
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  };
+  return { w, calls, lines, settled };
+}
+
+describe('LostTableWatch', () => {
+  it('a current table missing, and still missing after the confirmation delay: the main task stops and the store is rebuilt, once', async () => {
+    const { w, calls, lines, settled } = watch({ exists: [false] });
+    w.report();
+    w.report(); // a second write reporting the same table while the check runs
+    await settled();
+    expect(calls).toEqual(['converge', 'exists?', `sleep ${LOST_TABLE_CONFIRM_MS}`, 'exists?', 'stop', 'rebuild']);
+    const lost = lines.map((l) => JSON.parse(l)).find((l) => /STORE TABLE LOST/.test(l.msg));
+    expect(lost).toMatchObject({ level: 50, generation: 3, store: 'rates' });
+  });
+
+  it('a table that shows up within the delay (created by another worker) is not lost', async () => {
+    const { w, calls, settled } = watch({ exists: [false, true] });
+    w.report();
+    await settled();
+    expect(calls).toEqual(['converge', 'exists?', `sleep ${LOST_TABLE_CONFIRM_MS}`, 'exists?']);
+  });
+
+  it('a generation the catalog has retired is only followed, never rebuilt', async () => {
+    const { w, calls, settled } = watch({ current: 4, exists: [false] });
+    w.report();
+    await settled();
+    expect(calls).toEqual(['converge']);
+  });
+
+  it('an existing table: nothing happens after the follow', async () => {
+    const { w, calls, settled } = watch({ exists: [true] });
+    w.report();
+    await settled();
+    expect(calls).toEqual(['converge', 'exists?']);
+  });
+});
