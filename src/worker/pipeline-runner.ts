@@ -158,8 +158,10 @@ export class PipelineRunner {
     if (this.mainTracker) await this.mainTracker.ready;
   }
 
-  /** True when the pipeline is not a bootstrap pipeline or its current generation is READY. */
+  /** True when the main task runs (not stopped for a lost table) and the pipeline is not a bootstrap pipeline or its current generation is READY. */
   isReady(): boolean {
+    // A main task stopped under a running pipeline: its table was lost and the store is being rebuilt (LostTableWatch).
+    if (!this.stopped && this.main?.state === 'STOPPED') return false;
     return !this.mainTracker || this.mainTracker.snapshot().state === 'READY';
   }
 
