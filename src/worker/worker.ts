@@ -6,27 +6,21 @@ import type { AdjunctConfig, PipelineSpec } from '../config/schema';
 import { LoadedConfig, pathToString } from '../config/load';
 import { deprecationWarnings } from '../config/run-checks';
 import { PipelineStatusTable } from '../catalog';
-import { createConverter, createRegistry } from '../converters';
+import { createRegistry } from '../converters';
 import { Clock, systemClock } from '../clock';
-import { AdjunctError, asAdjunctError, describeError, isRecordFailure, mayBeMissingTable, publicErrorText } from '../errors';
-import { createExtractor } from '../extract';
+import { AdjunctError, asAdjunctError, describeError, publicErrorText } from '../errors';
 import { createLogger, Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
-import { DeadLetterQueueReporter, ensureDeadLetterTopic } from '../sink/dlq-reporter';
-import { PipelineParts } from '../sink/pipeline-parts';
-import { RecordProcessor } from '../sink/record-processor';
-import { StallMonitor } from '../sink/stall-monitor';
-import { StallPolicy } from '../sink/stall-policy';
-import { CompiledSinkTaskOptions, compileSinkTaskOptions, sinkTaskOptionsFromConfig } from '../sink/task-options';
+import { ensureDeadLetterTopic } from '../sink/dlq-reporter';
 import { WriteBudget } from '../sink/write-budget';
-import { StoreRetryPolicy } from '../store/cassandra';
 import { connectCassandraAtStartup, warnCassandraStartupRetry } from './cassandra-startup';
 import { createCassandra, createKafka } from './clients';
 import { connectKafkaAtStartup, warnKafkaStartupRetry } from './kafka-startup';
 import { allAtStartup, stoppedWhileStarting } from './startup-wait';
 import { PipelineRunner, RunnerStatus } from './pipeline-runner';
-import { recordsInFlight, StoreWiring, StreamTimeJump } from './store-wiring';
-import { prepareCatalog, prepareStore, StoreCatalogParts, validateBeforeAnyCql } from './store-setup';
+import { recordsInFlight } from './store-wiring';
+import { assembleRunner, SharedClients } from './runner-assembly';
+import { prepareCatalog, validateBeforeAnyCql } from './store-setup';
 
 /** Worker lifecycle states. */
 export type WorkerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'FAILED';
@@ -51,11 +45,6 @@ export interface WorkerOptions {
   onFatal?: (e: AdjunctError) => void;
   /** Time source (default: the system clock). */
   clock?: Clock;
-}
-
-/** What every pipeline of the worker shares once connected. */
-interface SharedClients extends StoreCatalogParts {
-  budget: WriteBudget;
 }
 
 /** The adjunct worker: runs every configured pipeline from changelog topics into versioned/kv stores. */
@@ -179,114 +168,27 @@ export class Worker {
     return { ...catalog, budget };
   }
 
-  /** The runner of one pipeline: its table, its shared task parts (settings compiled once) and its generations. */
-  private async buildRunner(spec: PipelineSpec, shared: SharedClients): Promise<PipelineRunner> {
-    const options = compileSinkTaskOptions(sinkTaskOptionsFromConfig(this.config, spec));
-    const stall = new StallMonitor(
-      { pipeline: spec.name, retryTimeoutMs: options.retryTimeoutMs, stallTimeoutMs: options.stallTimeoutMs },
-      this.clock,
-    );
-    stall.onChange((stalled) => this.onStallChange(spec.name, stalled, stall.cause));
-    const writeLatency = this.metrics.writeLatency.labels(spec.name);
-    const wiring = new StoreWiring(
-      this.cassandra!,
-      this.config.cassandra,
-      spec,
-      this.storeRetry(options, stall),
-      (j) => this.onStreamTimeJump(spec.name, j),
-      this.config.worker.maxInFlight,
-      this.config.registry,
-      (seconds) => writeLatency.observe(seconds),
-    );
-    const { entry, owner } = await prepareStore(wiring, spec, this.config.worker.groupId, shared, this.workerId);
-    const catalog = shared.generations.catalog;
-    const processor = new RecordProcessor(
-      createConverter(spec.keyConverter, 'key-convert', this.registry),
-      createConverter(spec.valueConverter, 'value-convert', this.registry),
-      await createExtractor(spec.extract, this.loaded.baseDir),
-    );
-    const dlqSpec = spec.errors.deadLetterQueue;
-    const dlq =
-      dlqSpec && this.producer ? new DeadLetterQueueReporter(this.producer, dlqSpec.topic, spec.name, dlqSpec.contextHeaders) : undefined;
-    const parts: PipelineParts = {
-      options,
+  /** The runner of one pipeline, assembled from the worker's connected clients (`assembleRunner`). */
+  private buildRunner(spec: PipelineSpec, shared: SharedClients): Promise<PipelineRunner> {
+    return assembleRunner(spec, {
+      config: this.config,
+      baseDir: this.loaded.baseDir,
+      cassandra: this.cassandra!,
       kafka: this.kafka!,
       admin: this.admin!,
-      processor,
-      dlq,
-      budget: shared.budget,
-      stall,
-      clock: this.clock,
+      producer: this.producer,
+      registry: this.registry,
+      statusTable: this.statusTable!,
+      shared,
       metrics: this.metrics,
       logger: this.logger,
-    };
-    return new PipelineRunner(parts, {
-      spec,
-      admin: this.admin!,
-      baseGroupId: this.config.worker.groupId,
-      generations: shared.generations,
-      generationPollMs: this.config.worker.generationPoll,
-      status: this.statusTable!,
-      entry,
-      writersFor: (g, tableMustExist) => wiring.writerFactory(g, { tableMustExist }),
-      tableExists: (g) => wiring.tableExists(g),
-      dropGeneration: async (g) => {
-        // Never drop a table a live pipeline writes: re-read the entry and the owner right before the drop.
-        const now = await catalog.get(spec.store.name);
-        if (now === null) return;
-        await shared.owners.requireDroppable(now, g, owner);
-        await wiring.dropTable(g);
-      },
+      clock: this.clock,
       workerId: this.workerId,
       progressBar: this.options.progressBar ?? false,
-      onFatal: (e) => this.pipelineFailed(spec.name, e),
-    });
-  }
-
-  /**
-   * Store writes retry, under the pipeline's stall policy, every failure that is not the record's own (unavailable,
-   * timeouts, dropped table, auth) for as long as it lasts: the pipeline stalls instead of skipping; shutdown or
-   * errors.stallTimeout end it.
-   * A write whose table is gone (TABLE_MISSING) also makes the runner re-follow the catalog, or rebuild a lost current table.
-   */
-  private storeRetry(options: CompiledSinkTaskOptions, stall: StallMonitor): StoreRetryPolicy {
-    const policy = new StallPolicy({
-      pipeline: options.pipeline,
-      stall,
-      metrics: this.metrics,
-      log: this.logger.child({ pipeline: options.pipeline }),
-      clock: this.clock,
-      initialDelayMs: options.retryInitialDelayMs,
-      maxDelayMs: options.retryMaxDelayMs,
-    });
-    const retry = policy.retryPolicy({
-      stage: 'write',
-      isRetriable: (e) => !isRecordFailure(e),
+      runner: (name) => this.runners.get(name),
       stopping: () => this.state === 'STOPPING' || this.state === 'STOPPED',
-      message: 'Cassandra failure: retrying with backoff; offsets are not committed past it (STALLED after errors.retryTimeout)',
+      pipelineFailed: (name, e) => this.pipelineFailed(name, e),
     });
-    return {
-      ...retry,
-      onRetry: (e, attempt, delayMs) => {
-        retry.onRetry?.(e, attempt, delayMs);
-        if (mayBeMissingTable(e) && attempt === 1) this.runners.get(options.pipeline)?.tableMissing();
-      },
-    };
-  }
-
-  private onStreamTimeJump(pipeline: string, j: StreamTimeJump): void {
-    this.metrics.streamTimeJumps.inc({ pipeline });
-    this.logger.warn(
-      { pipeline, topic: j.topic, partition: j.partition, from: j.from, to: j.to, historyRetentionMs: j.historyRetentionMs },
-      `one record moved the stream time of ${j.topic}/${j.partition} from ${new Date(j.from).toISOString()} to ${new Date(j.to).toISOString()}, more than the history retention (${j.historyRetentionMs} ms): every older version of that partition expired at once; check for a stray event timestamp`,
-    );
-  }
-
-  private onStallChange(pipeline: string, stalled: boolean, cause: string | undefined): void {
-    this.metrics.stalled.set({ pipeline }, stalled ? 1 : 0);
-    if (stalled)
-      this.logger.error({ pipeline, cause }, 'pipeline STALLED: a dependency is unavailable; retrying, nothing is committed past it');
-    else this.logger.warn({ pipeline }, 'pipeline resumed: the dependency is back');
   }
 
   /** Starts bootstrap pipelines first; dependents start in the background once what they depend on is READY. */
