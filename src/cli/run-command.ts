@@ -18,7 +18,7 @@ export interface HttpHandle {
  */
 export type HttpStarter = (worker: Worker) => Promise<HttpHandle | undefined>;
 
-/** `adjunct run`: runs the worker until SIGTERM/SIGINT (graceful drain, exit 0), a fatal error (exit 1) or a failed start (its error's exit code). */
+/** `adjunct run`: runs the worker until SIGTERM/SIGINT/SIGHUP (graceful drain, exit 0), a fatal error (exit 1) or a failed start (its error's exit code). */
 export async function runCommand(configPath: string, opts: { http?: HttpStarter } = {}): Promise<number> {
   const loaded = loadConfigFile(configPath);
   const logger = createLogger(loaded.config.worker.logLevel);
@@ -43,6 +43,8 @@ export async function runCommand(configPath: string, opts: { http?: HttpStarter 
   };
   process.once('SIGTERM', () => onSignal('SIGTERM'));
   process.once('SIGINT', () => onSignal('SIGINT'));
+  // A hang-up (a closed terminal, a supervisor's HUP) drains like SIGTERM: Node's default would exit at once, undrained.
+  process.once('SIGHUP', () => onSignal('SIGHUP'));
   let http: HttpHandle | undefined;
   try {
     // Listening first: /healthz answers while the worker waits for Cassandra or Kafka, so a liveness probe never restarts it.

@@ -34,9 +34,6 @@ export function runChecks(cfg: AdjunctConfig, raw: unknown, baseDir: string): Cr
             message: `${k} applies only to versioned stores; this store is kind ${p.store.kind}`,
           });
     }
-    if (p.topics && rawPipelines[i] && 'topicRefreshInterval' in rawPipelines[i]) {
-      problems.push({ path: ['pipelines', i, 'topicRefreshInterval'], message: 'topicRefreshInterval applies only with topicPattern' });
-    }
     if (p.extract.options && !p.extract.module)
       problems.push({ path: ['pipelines', i, 'extract', 'options'], message: 'extract.options applies only to a custom extractor module' });
     const keySerde = p.store.keySerde;

@@ -232,7 +232,7 @@ export const PipelineConfig = z.strictObject({
     'regex matched against whole topic names (Kafka Connect topics.regex); matching topics created later are picked up',
   ),
   topicRefreshInterval: Duration.default(30_000).describe(
-    'with topicPattern: how often the topic list is re-read to pick up new or deleted matching topics (default 30s)',
+    'how often the topic list is re-read (default 30s): with topicPattern to pick up new or deleted matching topics, with topics to report a deleted one',
   ),
   keyConverter: Converter.default('string'),
   valueConverter: Converter.default('json'),

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import { auth, Client } from 'cassandra-driver';
 import { Admin, Kafka, logLevel, SASLOptions } from 'kafkajs';
 import type { AdjunctConfig } from '../config/schema';
+import { AdjunctError } from '../errors';
 import { installFastVarLong } from '../kafka/fast-varlong';
 import { installFastRecordDecoding } from '../kafka/record-decoding-install';
 import { installLeanFrameWriter, installLeanPreparedBatch } from '../store/cassandra';
@@ -69,7 +70,20 @@ export function createKafka(cfg: AdjunctConfig['kafka'], logger: Logger, variant
  */
 export async function connectAdmin(admin: Admin): Promise<void> {
   await admin.connect();
-  await admin.describeCluster();
+  try {
+    await admin.describeCluster();
+  } catch (e) {
+    // kafkajs without retries (the start-up probe) answers a metadata request met by a leader election with nothing,
+    // and describeCluster then fails on destructuring it (a TypeError): the cluster is not ready yet, a later try works.
+    if (e instanceof TypeError)
+      throw new AdjunctError(`the broker list could not be loaded (${e.message})`, {
+        code: 'KAFKA_UNAVAILABLE',
+        retriable: true,
+        stage: 'worker',
+        cause: e,
+      });
+    throw e;
+  }
 }
 
 /**

@@ -417,6 +417,7 @@ export class PipelineRunner {
       build: this.build,
       paused: this.paused,
       writers: this.follower.writers,
+      missingTopics: this.subscription.missing,
     });
   }
 }

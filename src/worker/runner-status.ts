@@ -17,6 +17,8 @@ export interface RunnerStatus extends Omit<PipelineStatus, 'partitions'> {
   paused: boolean;
   /** Every live worker of this pipeline and the generation it writes (as of this worker's last catalog poll). */
   writers: LiveWriter[];
+  /** Source topics deleted under the pipeline (as of the last topic refresh). */
+  missingTopics: string[];
 }
 
 /** What a runner holds when its status is taken. */
@@ -29,6 +31,7 @@ export interface RunnerSnapshot {
   build?: { generation: number; task: PipelineTask; tracker: ReadyTracker };
   paused: boolean;
   writers: LiveWriter[];
+  missingTopics: string[];
 }
 
 /** The status of a runner: its main task's, with each partition's horizon, plus generations, bootstrap and the build. */
@@ -50,6 +53,7 @@ export function runnerStatus(s: RunnerSnapshot): RunnerStatus {
     generation: s.generation,
     paused: s.paused,
     writers: s.writers,
+    missingTopics: s.missingTopics,
     bootstrap: s.mainTracker?.snapshot(),
     building: s.build ? { generation: s.build.generation, progress: s.build.tracker.snapshot(), task: s.build.task.status() } : undefined,
   };

@@ -44,6 +44,8 @@ export async function prepareCatalog(client: Client, config: AdjunctConfig): Pro
 export interface PreparedStore {
   entry: StoreEntry;
   owner: TableOwner;
+  /** The current generation's table of a known store is gone (dropped outside adjunct): not re-created, rebuilt by a worker. */
+  currentTableLost: boolean;
 }
 
 /**
@@ -68,8 +70,9 @@ export async function prepareStore(
   // A known store whose current table is gone was dropped outside adjunct: it is not re-created empty under the
   // committed offsets (readers would take a partial store for a whole one); its writers find it missing and the
   // runner rebuilds it as a new generation (PipelineRunner.tableMissing).
-  if (existing === null || (await wiring.tableExists(entry.currentGeneration))) await wiring.ensureTable(entry.currentGeneration);
-  return { entry, owner };
+  const currentTableLost = existing !== null && !(await wiring.tableExists(entry.currentGeneration));
+  if (!currentTableLost) await wiring.ensureTable(entry.currentGeneration);
+  return { entry, owner, currentTableLost };
 }
 
 /** One store whose schema `applySchema` made ready. */
@@ -79,6 +82,8 @@ export interface AppliedStore {
   /** Table of one generation: the current one, and the one a reload is building, if any. */
   table: string;
   generation: number;
+  /** `ready`, or `lost`: the current table of a known store is gone and is left to a worker to rebuild (never re-created empty). */
+  state: 'ready' | 'lost';
 }
 
 /**
@@ -95,15 +100,23 @@ export async function applySchema(config: AdjunctConfig, workerId: string): Prom
     const stores: AppliedStore[] = [];
     for (const spec of config.pipelines) {
       const wiring = new StoreWiring(client, config.cassandra, spec);
-      const { entry } = await prepareStore(wiring, spec, config.worker.groupId, parts, workerId);
+      const { entry, currentTableLost } = await prepareStore(wiring, spec, config.worker.groupId, parts, workerId);
       const generations = [entry.currentGeneration];
       // A reload in progress (`adjunct reload --catalog`) also needs the table it builds.
       if (entry.buildingGeneration !== null && entry.buildingGeneration !== entry.currentGeneration) {
         await wiring.ensureTable(entry.buildingGeneration);
         generations.push(entry.buildingGeneration);
       }
-      for (const generation of generations)
-        stores.push({ pipeline: spec.name, store: spec.store.name, table: generationTable(wiring.baseTable, generation), generation });
+      for (const generation of generations) {
+        const state = currentTableLost && generation === entry.currentGeneration ? 'lost' : 'ready';
+        stores.push({
+          pipeline: spec.name,
+          store: spec.store.name,
+          table: generationTable(wiring.baseTable, generation),
+          generation,
+          state,
+        });
+      }
     }
     return { keyspace: config.cassandra.keyspace, stores };
   } finally {

@@ -18,6 +18,8 @@ export interface TopicChange {
  */
 export class TopicSubscription {
   private current: string[] = [];
+  /** Literal topics the last refresh did not find in the cluster (deleted under the pipeline). */
+  private absent: string[] = [];
   private timer?: NodeJS.Timeout;
   private refreshing = false;
   private readonly matches?: (topic: string) => boolean;
@@ -36,6 +38,11 @@ export class TopicSubscription {
     return [...this.current];
   }
 
+  /** Literal topics missing from the cluster at the last refresh: consumed again (from the policy's offsets) once re-created. */
+  get missing(): string[] {
+    return [...this.absent];
+  }
+
   /** True when the topics come from a pattern and can change while running. */
   get dynamic(): boolean {
     return this.matches !== undefined;
@@ -49,9 +56,12 @@ export class TopicSubscription {
     return this.topics;
   }
 
-  /** Re-lists topics every refresh interval and awaits `onChange` when the matched set changed (one refresh at a time). */
+  /**
+   * Re-lists topics every refresh interval: a pattern's matched set changing awaits `onChange` (one refresh at a time);
+   * a literal topic deleted under the pipeline is logged (`SOURCE TOPIC MISSING`) and shown in `missing`.
+   */
   watch(onChange: (change: TopicChange) => Promise<void>): void {
-    if (!this.matches || this.timer) return;
+    if (this.timer) return;
     this.timer = setInterval(
       () => void this.refresh(onChange).catch((e) => this.log.error({ err: describeError(e) }, 're-subscribing failed')),
       this.spec.topicRefreshInterval,
@@ -66,9 +76,10 @@ export class TopicSubscription {
 
   /** One refresh: lists topics and, when the matched set changed, awaits `onChange` (listing failures are logged and retried). */
   async refresh(onChange: (change: TopicChange) => Promise<void>): Promise<void> {
-    if (this.refreshing || !this.matches) return;
+    if (this.refreshing) return;
     this.refreshing = true;
     try {
+      if (!this.matches) return await this.checkLiteral();
       let next: string[];
       try {
         next = await this.matching();
@@ -88,6 +99,29 @@ export class TopicSubscription {
     } finally {
       this.refreshing = false;
     }
+  }
+
+  /**
+   * Literal topics: kafkajs keeps fetching a deleted topic and logs each failed fetch ("does not host this
+   * topic-partition"), which never says the topic is gone. Each disappearance and return is logged once here.
+   */
+  private async checkLiteral(): Promise<void> {
+    let listed: Set<string>;
+    try {
+      listed = new Set(await this.admin.listTopics());
+    } catch {
+      return; // Kafka unavailable: the consumer's own failures show it; checked again at the next interval
+    }
+    const absent = this.current.filter((t) => !listed.has(t));
+    const gone = absent.filter((t) => !this.absent.includes(t));
+    const back = this.absent.filter((t) => !absent.includes(t));
+    this.absent = absent;
+    if (gone.length)
+      this.log.error(
+        { topics: gone },
+        'SOURCE TOPIC MISSING: a topic of the pipeline no longer exists (deleted?); nothing is consumed from it, the store keeps what it has; a re-created topic is read again under onOffsetOutOfRange',
+      );
+    if (back.length) this.log.warn({ topics: back }, 'source topic exists again: consuming it');
   }
 
   private async matching(): Promise<string[]> {

@@ -26,7 +26,7 @@ function problems(text: string, file?: string): ConfigProblem[] {
 }
 
 describe('validate catches what run would reject', () => {
-  it('options that do not apply: historyRetention on kv, topicRefreshInterval without topicPattern, extract.options without module', () => {
+  it('options that do not apply: historyRetention on kv, extract.options without module (topicRefreshInterval applies to topics too)', () => {
     const ps = problems(`${head}pipelines:
   - name: p
     topics: [t]
@@ -39,11 +39,10 @@ describe('validate catches what run would reject', () => {
       historyRetention: 1h
 `);
     expect(ps.map((p) => [p.path, p.line])).toEqual([
-      ['pipelines[0].topicRefreshInterval', 10],
       ['pipelines[0].extract.options', 12],
       ['pipelines[0].store.historyRetention', 16],
     ]);
-    expect(ps[2].message).toMatch(/applies only to versioned stores/);
+    expect(ps[1].message).toMatch(/applies only to versioned stores/);
   });
 
   it('a key serde the key converter cannot feed (int64 with a string key)', () => {

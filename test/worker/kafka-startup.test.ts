@@ -55,6 +55,19 @@ class FakeAdmins {
 }
 
 describe('connectKafkaAtStartup', () => {
+  it("retries kafkajs's TypeError from describeCluster (a metadata answer emptied by a leader election, seen after a broker's resume)", async () => {
+    const clock = new ManualClock();
+    // What kafkajs 2.2 throws with retries 0 when the metadata request meets LEADER_NOT_AVAILABLE.
+    const emptied = new TypeError("Cannot destructure property 'brokers' of '(intermediate value)' as it is null.");
+    const probes = new FakeAdmins([emptied], true);
+    const real = new FakeAdmins([]);
+    const retries: string[] = [];
+    await connectKafkaAtStartup(real.admin(), () => probes.admin(), { clock, onRetry: (e) => retries.push(kafkaErrorText(e)) });
+    expect({ probes: probes.made, realConnects: real.connects }).toEqual({ probes: 2, realConnects: 1 });
+    // The warning names the innermost error, kafkajs's own.
+    expect(retries).toEqual(["TypeError: Cannot destructure property 'brokers' of '(intermediate value)' as it is null."]);
+  });
+
   it('probes with a fresh one-try client per attempt until a broker answers, then connects the admin once', async () => {
     const clock = new ManualClock();
     const probes = new FakeAdmins([refused(), timeout(), new Error('Broker not connected')]);

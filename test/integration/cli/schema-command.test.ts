@@ -21,9 +21,12 @@ describe('adjunct schema (real Cassandra and Kafka)', () => {
     expect(first).toMatchObject({ code: 0 });
     const applied = JSON.parse(first.stdout) as {
       keyspace: string;
-      stores: { pipeline: string; store: string; table: string; generation: number }[];
+      stores: { pipeline: string; store: string; table: string; generation: number; state: string }[];
     };
-    expect(applied).toEqual({ keyspace: n.keyspace, stores: [{ pipeline: 'rates', store: 'rates', table: 'rates_g1', generation: 1 }] });
+    expect(applied).toEqual({
+      keyspace: n.keyspace,
+      stores: [{ pipeline: 'rates', store: 'rates', table: 'rates_g1', generation: 1, state: 'ready' }],
+    });
     const tables = async () =>
       (
         await stack.client.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [n.keyspace], { prepare: true })
@@ -64,6 +67,18 @@ describe('adjunct schema (real Cassandra and Kafka)', () => {
       await lookup.close();
     }
     expect(await tables()).toEqual(created);
+
+    // The current table dropped outside adjunct: the schema command reports it lost and does not re-create it empty.
+    await stack.worker.stop();
+    stack.worker = undefined;
+    await stack.client.execute(`DROP TABLE ${n.keyspace}.rates_g1`);
+    const afterDrop = await runCli(['schema', '-c', file, '--json']);
+    expect(afterDrop).toMatchObject({ code: 0 });
+    expect(JSON.parse(afterDrop.stdout).stores).toEqual([
+      { pipeline: 'rates', store: 'rates', table: 'rates_g1', generation: 1, state: 'lost' },
+    ]);
+    expect(afterDrop.stderr).toMatch(/table rates_g1 of the current generation is gone .* not re-created empty/);
+    expect(await tables()).not.toContain('rates_g1');
   });
 
   it('with cassandra.autoCreate false it creates no keyspace: a missing one is KEYSPACE_NOT_FOUND and nothing is created', async () => {

@@ -1,0 +1,55 @@
+import type { Admin } from 'kafkajs';
+import { createLogger } from '../../src/observability/logger';
+import { TopicSubscription } from '../../src/worker/topic-subscription';
+
+/** A subscription over an admin whose topic list the test sets (a listing that throws when `down`). */
+function subscription(spec: { topics?: string[]; topicPattern?: string }) {
+  const lines: { level: number; msg: string; topics?: string[] }[] = [];
+  const cluster = { topics: [...(spec.topics ?? [])], down: false };
+  const admin = {
+    listTopics: async () => {
+      if (cluster.down) throw new Error('Broker not connected');
+      return [...cluster.topics];
+    },
+  } as unknown as Admin;
+  const log = createLogger('info', { write: (l: string) => lines.push(JSON.parse(l)) });
+  const sub = new TopicSubscription({ ...spec, topicRefreshInterval: 60_000 }, admin, log);
+  return { sub, cluster, lines };
+}
+
+describe('TopicSubscription: literal topics deleted under the pipeline', () => {
+  it('logs a disappearance once, shows it in `missing`, and logs the return once', async () => {
+    const { sub, cluster, lines } = subscription({ topics: ['rates', 'fx'] });
+    const onChange = jest.fn(async () => undefined);
+    await sub.refresh(onChange);
+    expect(sub.missing).toEqual([]);
+    cluster.topics = ['fx'];
+    await sub.refresh(onChange);
+    await sub.refresh(onChange);
+    expect(sub.missing).toEqual(['rates']);
+    const missing = lines.filter((l) => l.msg.startsWith('SOURCE TOPIC MISSING'));
+    expect(missing).toHaveLength(1);
+    expect(missing[0]).toMatchObject({ level: 50, topics: ['rates'] });
+    cluster.down = true; // an unavailable cluster says nothing about the topics
+    await sub.refresh(onChange);
+    expect(sub.missing).toEqual(['rates']);
+    cluster.down = false;
+    cluster.topics = ['fx', 'rates'];
+    await sub.refresh(onChange);
+    expect(sub.missing).toEqual([]);
+    expect(lines.filter((l) => l.msg.startsWith('source topic exists again'))).toEqual([expect.objectContaining({ topics: ['rates'] })]);
+    expect(onChange).not.toHaveBeenCalled(); // a literal list never re-subscribes
+    expect(sub.topics).toEqual(['rates', 'fx']);
+  });
+
+  it('a pattern subscription reports changes of the matched set instead', async () => {
+    const { sub, cluster } = subscription({ topicPattern: 'rates-.*' });
+    cluster.topics = ['rates-a', 'other'];
+    await sub.resolve();
+    cluster.topics = ['rates-b'];
+    const onChange = jest.fn(async () => undefined);
+    await sub.refresh(onChange);
+    expect(onChange).toHaveBeenCalledWith({ topics: ['rates-b'], added: ['rates-b'], removed: ['rates-a'] });
+    expect(sub.missing).toEqual([]);
+  });
+});
