@@ -39,7 +39,8 @@ describe('local stack', () => {
 
   beforeAll(async () => {
     kafka = newKafka();
-    producer = kafka.producer();
+    // Idempotent: a send retried after "not the leader" (a leader settling just after the topic's creation) is not duplicated.
+    producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     cassandra = await newCassandraClient();
   });

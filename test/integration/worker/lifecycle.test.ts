@@ -65,7 +65,9 @@ describe('worker processes: SIGTERM drain, scale-out and a killed worker (real K
     // A restarted worker finishes the rest: nothing lost.
     const w2 = stack.spawn(file);
     await waitCaughtUp(stack.admin, group, n.topic, 120_000);
-    // A hang-up drains and exits 0 as SIGTERM does (Node's default would end the process at once).
+    // A hang-up drains and exits 0 as SIGTERM does (Node's default would end the process at once). The group may be
+    // caught up before w2 has even loaded (the first worker's drain committed everything): wait until it runs.
+    await eventually(async () => /worker running/.test(w2.output()), 60_000, 'second worker running');
     w2.child.kill('SIGHUP');
     expect(await w2.exited).toEqual({ code: 0, signal: null });
     expect(w2.output()).toMatch(/"signal":"SIGHUP","msg":"shutdown requested/);
