@@ -1,6 +1,7 @@
 import { loadConfigFile } from '../config';
 import { describeError } from '../errors';
 import { createLogger } from '../observability/logger';
+import { stoppedWhileStarting } from '../worker/startup-wait';
 import { Worker } from '../worker/worker';
 import { ExitCode, exitCodeOfError } from './exit-codes';
 
@@ -50,8 +51,10 @@ export async function runCommand(configPath: string, opts: { http?: HttpStarter 
     // Listening first: /healthz answers while the worker waits for Cassandra or Kafka, so a liveness probe never restarts it.
     http = opts.http ? await opts.http(worker) : undefined;
     if (http) logger.info({ address: http.address }, 'HTTP API listening');
+    if (signalled) throw stoppedWhileStarting('binding the HTTP API'); // a signal while the server was binding
     await worker.start();
-    if (!signalled) await http?.attach();
+    // A worker that FAILED during its start (a pipeline failed) has no reads to attach: the fatal path below reports it.
+    if (!signalled && worker.state === 'RUNNING') await http?.attach();
   } catch (e) {
     await http?.close().catch(() => undefined);
     await worker.stop().catch(() => undefined);

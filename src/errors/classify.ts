@@ -51,6 +51,7 @@ export function isMissingTable(e: unknown): boolean {
   // A prepared statement whose table was dropped: the driver re-prepares on each host, and every host answers "unconfigured table".
   const inner = hostErrors(e);
   if (inner.length > 0) return inner.every(([, x]) => isMissingTable(x));
+  if (e instanceof Error && e.name === 'NoHostAvailableError') return false;
   return e instanceof Error && (e as { code?: unknown }).code === 0x2200 && MISSING_TABLE.test(e.message);
 }
 
@@ -70,10 +71,13 @@ export function mayBeMissingTable(e: unknown): boolean {
   return all.every((x) => x instanceof Error && ((x as { code?: unknown }).code === UNPREPARED || isMissingTable(x)));
 }
 
-/** Each host's error of a driver "no host available" failure (empty for any other error). */
+/**
+ * Each host's error of a driver "no host available" failure (empty for any other error). Hosts the driver skipped
+ * (recorded as a string such as "Host considered as DOWN", or null) are left out: they say nothing about the statement.
+ */
 function hostErrors(e: unknown): [string, unknown][] {
   if (!(e instanceof Error) || e.name !== 'NoHostAvailableError') return [];
-  return Object.entries((e as { innerErrors?: Record<string, unknown> }).innerErrors ?? {});
+  return Object.entries((e as { innerErrors?: Record<string, unknown> }).innerErrors ?? {}).filter(([, x]) => x instanceof Error);
 }
 
 /** Codes of failures that belong to one record: error tolerance (DLQ or stop) applies to these and only these. */
@@ -110,7 +114,7 @@ export function isRecordFailure(e: unknown): boolean {
  */
 export function cassandraErrorText(e: unknown): string {
   if (e instanceof Error && e.name === 'NoHostAvailableError') {
-    const inner = hostErrors(e);
+    const inner = Object.entries((e as { innerErrors?: Record<string, unknown> }).innerErrors ?? {});
     if (inner.length === 0) return (e.message || 'no Cassandra host could be reached').split('\n')[0];
     const kinds = inner.map(([host, x]) => `${host}: ${errorKind(x)}`).join(', ');
     return inner.every(([, x]) => isServerAnswer(x))

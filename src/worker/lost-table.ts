@@ -1,5 +1,5 @@
 import type { CatalogView } from '../generations';
-import { describeError } from '../errors';
+import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
 import type { PipelineTask } from '../sink/pipeline-task';
 
@@ -37,6 +37,8 @@ export interface LostTableWatchParts extends LostTableProbe {
   main: () => { generation: number; task: PipelineTask } | undefined;
   /** Starts (or joins) building a new generation from the earliest offsets. */
   rebuild: () => Promise<void>;
+  /** The rebuild could not begin: the pipeline fails (RELOAD_FAILED), as other failed reloads do, rather than stay stopped. */
+  fatal: (e: AdjunctError) => void;
   shutdownTimeoutMs: number;
   log: Logger;
   store: string;
@@ -50,8 +52,15 @@ export interface LostTableWatchParts extends LostTableProbe {
  */
 export class LostTableWatch {
   private checking?: Promise<void>;
+  /** The generation whose table was found lost (its task stopped, the store being rebuilt). */
+  private lostGeneration?: number;
 
   constructor(private readonly p: LostTableWatchParts) {}
+
+  /** True while `generation` is the one whose table was lost: not ready until the rebuilt generation takes over. */
+  isLost(generation: number): boolean {
+    return this.lostGeneration === generation;
+  }
 
   /** A writer found its table missing (one check at a time: every write in flight reports the same table). */
   report(): void {
@@ -67,11 +76,24 @@ export class LostTableWatch {
     await this.p.converge();
     const main = this.p.main();
     if (!main || !(await isCurrentTableLost(main.generation, this.p))) return;
+    // Stopped, or moved to another generation, during the confirmation: nothing to rebuild here.
+    if (this.p.main()?.task !== main.task) return;
     this.p.log.error(
       { generation: main.generation, store: this.p.store },
       "STORE TABLE LOST: the current generation's table was dropped outside adjunct; its task stops and the store is rebuilt as a new generation from the earliest offsets (reads fail until it is READY)",
     );
+    this.lostGeneration = main.generation;
     await main.task.stop(this.p.shutdownTimeoutMs);
-    await this.p.rebuild();
+    try {
+      await this.p.rebuild();
+    } catch (e) {
+      this.p.fatal(
+        new AdjunctError(`rebuilding store ${this.p.store} after its table was lost failed: ${describeError(e)}`, {
+          code: 'RELOAD_FAILED',
+          stage: 'bootstrap',
+          cause: e,
+        }),
+      );
+    }
   }
 }

@@ -64,6 +64,7 @@ export class PipelineRunner {
       tableExists: this.d.tableExists,
       sleep: (ms) => this.parts.clock.sleep(ms),
       rebuild: async () => void (await this.beginReload()),
+      fatal: (e) => this.d.onFatal(e),
       shutdownTimeoutMs: this.parts.options.shutdownTimeoutMs,
       log: this.log,
       store: d.entry.store,
@@ -121,6 +122,8 @@ export class PipelineRunner {
     await this.main.start();
     if (view.paused) this.pauseTasks();
     if (view.building !== null || this.d.spec.resetOffset || positions.reload) await this.reload();
+    // A current table found lost at start is checked now, not only when a record arrives (an idle pipeline).
+    if (this.d.currentTableLost) this.tableMissing();
     this.subscription.watch((change) => this.resubscribe(change));
     this.heartbeat.start(this.d.generationPollMs);
     this.follower.start(this.d.generationPollMs);
@@ -158,10 +161,10 @@ export class PipelineRunner {
     if (this.mainTracker) await this.mainTracker.ready;
   }
 
-  /** True when the main task runs (not stopped for a lost table) and the pipeline is not a bootstrap pipeline or its current generation is READY. */
+  /** True unless the current table was lost, when the pipeline is not a bootstrap pipeline or its current generation is READY. */
   isReady(): boolean {
-    // A main task stopped under a running pipeline: its table was lost and the store is being rebuilt (LostTableWatch).
-    if (!this.stopped && this.main?.state === 'STOPPED') return false;
+    // The current generation's table was lost: the store is being rebuilt (LostTableWatch).
+    if (this.lostTable.isLost(this.generation)) return false;
     return !this.mainTracker || this.mainTracker.snapshot().state === 'READY';
   }
 

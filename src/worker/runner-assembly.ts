@@ -75,7 +75,7 @@ export async function assembleRunner(spec: PipelineSpec, ctx: RunnerAssemblyCont
     config.registry,
     (seconds) => writeLatency.observe(seconds),
   );
-  const { entry, owner } = await prepareStore(wiring, spec, config.worker.groupId, shared, ctx.workerId);
+  const { entry, owner, currentTableLost } = await prepareStore(wiring, spec, config.worker.groupId, shared, ctx.workerId);
   const catalog = shared.generations.catalog;
   const processor = new RecordProcessor(
     createConverter(spec.keyConverter, 'key-convert', ctx.registry),
@@ -107,6 +107,7 @@ export async function assembleRunner(spec: PipelineSpec, ctx: RunnerAssemblyCont
     entry,
     writersFor: (g, tableMustExist) => wiring.writerFactory(g, { tableMustExist }),
     tableExists: (g) => wiring.tableExists(g),
+    currentTableLost,
     dropGeneration: async (g) => {
       // Never drop a table a live pipeline writes: re-read the entry and the owner right before the drop.
       const now = await catalog.get(spec.store.name);

@@ -19,6 +19,8 @@ export interface PipelineRunnerDeps {
   writersFor: (generation: number, tableMustExist: () => boolean) => PartitionWriterFactory;
   /** True when the table of a generation exists (after schema agreement). */
   tableExists: (generation: number) => Promise<boolean>;
+  /** The current generation's table was gone at start (dropped outside adjunct; not re-created). */
+  currentTableLost: boolean;
   /** Drops the table of a generation. */
   dropGeneration: (generation: number) => Promise<void>;
   workerId: string;

@@ -64,6 +64,10 @@ describe('Cassandra error classification (one case per server error code)', () =
     expect(isMissingTable(mixed)).toBe(false);
     expect(wrapCassandraError(mixed, 'w')).toMatchObject({ code: 'CASSANDRA_UNAVAILABLE', retriable: true });
     expect(isMissingTable(new errors.NoHostAvailableError({}))).toBe(false);
+    // A host the driver skipped (recorded as a string, or null) says nothing about the statement.
+    const withDown = new errors.NoHostAvailableError({ a: gone('a'), b: 'Host considered as DOWN', c: null } as never);
+    expect(isMissingTable(withDown)).toBe(true);
+    expect(isMissingTable(new errors.NoHostAvailableError({ b: 'Host considered as DOWN' } as never))).toBe(false);
   });
 
   it('an "unprepared" answer that reached the caller (the re-prepare failed too) may mean a dropped table; other failures do not', () => {

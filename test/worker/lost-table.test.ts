@@ -3,7 +3,7 @@ import { createLogger } from '../../src/observability/logger';
 import type { PipelineTask } from '../../src/sink/pipeline-task';
 
 /** A watch over fakes of the runner's parts: `exists` answers each table check in turn (the last one repeats). */
-function watch(o: { current?: number; exists: boolean[] }) {
+function watch(o: { current?: number; exists: boolean[]; rebuildFails?: boolean }) {
   const lines: string[] = [];
   const calls: string[] = [];
   const exists = [...o.exists];
@@ -23,7 +23,11 @@ function watch(o: { current?: number; exists: boolean[] }) {
       return exists.length > 1 ? exists.shift()! : exists[0];
     },
     sleep: async (ms) => void calls.push(`sleep ${ms}`),
-    rebuild: async () => void calls.push('rebuild'),
+    rebuild: async () => {
+      calls.push('rebuild');
+      if (o.rebuildFails) throw new Error('Cassandra unavailable');
+    },
+    fatal: (e) => void calls.push(`fatal ${e.code}: ${e.message}`),
     shutdownTimeoutMs: 1000,
     log: createLogger('info', { write: (l: string) => lines.push(l) }),
     store: 'rates',
@@ -44,6 +48,20 @@ describe('LostTableWatch', () => {
     expect(calls).toEqual(['converge', 'exists?', `sleep ${LOST_TABLE_CONFIRM_MS}`, 'exists?', 'stop', 'rebuild']);
     const lost = lines.map((l) => JSON.parse(l)).find((l) => /STORE TABLE LOST/.test(l.msg));
     expect(lost).toMatchObject({ level: 50, generation: 3, store: 'rates' });
+  });
+
+  it('a rebuild that cannot begin fails the pipeline (RELOAD_FAILED) instead of leaving it stopped', async () => {
+    const { w, calls, settled } = watch({ exists: [false], rebuildFails: true });
+    expect(w.isLost(3)).toBe(false);
+    w.report();
+    await settled();
+    expect(calls.slice(-3)).toEqual([
+      'stop',
+      'rebuild',
+      'fatal RELOAD_FAILED: rebuilding store rates after its table was lost failed: Error: Cassandra unavailable',
+    ]);
+    expect(w.isLost(3)).toBe(true);
+    expect(w.isLost(4)).toBe(false);
   });
 
   it('a table that shows up within the delay (created by another worker) is not lost', async () => {
