@@ -95,6 +95,12 @@ export class AdjunctMetrics {
     labelNames: ['pipeline'],
     registers: [this.registry],
   });
+  readonly missingTopics = new Gauge({
+    name: 'adjunct_source_topics_missing',
+    help: 'Literal source topics of the pipeline that no longer exist in the cluster (deleted under it), at the last topic refresh',
+    labelNames: ['pipeline'],
+    registers: [this.registry],
+  });
   readonly lostOffsets = new Counter({
     name: 'adjunct_offsets_lost_total',
     help: 'Offsets deleted by retention before the pipeline read them (offset out of range at run time)',

@@ -91,7 +91,17 @@ export class GenerationTasks {
    */
   async restart(old: PipelineTask | undefined, generation: number): Promise<PipelineTask | undefined> {
     if (!old || old.state === 'FAILED' || old.state === 'STOPPED') return old;
-    const paused = old.state === 'PAUSED';
+    return this.replace(old, generation, old.state === 'PAUSED');
+  }
+
+  /** Restarts a FAILED task in place from its committed offsets (Kafka Connect's task restart); the stall clock starts over. */
+  restartFailed(old: PipelineTask, generation: number, paused: boolean): Promise<PipelineTask> {
+    this.parts.stall.reset();
+    return this.replace(old, generation, paused);
+  }
+
+  /** Stops `old` and starts its successor on the same generation, with its counts, paused if asked. */
+  private async replace(old: PipelineTask, generation: number, paused: boolean): Promise<PipelineTask> {
     await old.stop(this.parts.options.shutdownTimeoutMs);
     const next = this.task(generation);
     Object.assign(next.counts, old.counts);

@@ -5,6 +5,8 @@ import type { PipelineTask } from '../sink/pipeline-task';
 
 /** How long a missing current table must stay missing before it counts as lost (a table another worker is creating shows up well within it). */
 export const LOST_TABLE_CONFIRM_MS = 5000;
+/** A check that failed (no schema agreement, Cassandra unreachable) runs again after this long, without waiting for a write to report. */
+export const LOST_TABLE_RECHECK_MS = 10_000;
 
 /** What the lost-table check reads. */
 export interface LostTableProbe {
@@ -52,6 +54,8 @@ export interface LostTableWatchParts extends LostTableProbe {
  */
 export class LostTableWatch {
   private checking?: Promise<void>;
+  private recheck?: NodeJS.Timeout;
+  private closed = false;
   /** The generation whose table was found lost (its task stopped, the store being rebuilt). */
   private lostGeneration?: number;
 
@@ -64,11 +68,22 @@ export class LostTableWatch {
 
   /** A writer found its table missing (one check at a time: every write in flight reports the same table). */
   report(): void {
-    if (this.checking) return;
+    if (this.checking || this.closed) return;
+    clearTimeout(this.recheck);
     this.checking = this.p
       .exclusive(() => this.check())
-      .catch((e) => this.p.log.warn({ err: describeError(e) }, 'checking a missing table failed; the next failed write checks again'))
+      .catch((e) => {
+        // Writes report only on their first failed attempt: the watch re-arms itself rather than wait for a new write.
+        this.p.log.warn({ err: describeError(e), retryInMs: LOST_TABLE_RECHECK_MS }, 'checking a missing table failed; checking again');
+        this.recheck = setTimeout(() => this.report(), LOST_TABLE_RECHECK_MS).unref();
+      })
       .finally(() => (this.checking = undefined));
+  }
+
+  /** Stops re-checking (the runner stops). */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.recheck);
   }
 
   private async check(): Promise<void> {

@@ -1,5 +1,5 @@
 import { generationGroup, ReadyTracker, WriterHeartbeat, WriterRole } from '../generations';
-import { AdjunctError, describeError } from '../errors';
+import { AdjunctError, describeError, ErrorCode, ErrorStage } from '../errors';
 import { Logger } from '../observability/logger';
 import { PipelineParts } from '../sink/pipeline-parts';
 import { PipelineState, PipelineTask } from '../sink/pipeline-task';
@@ -33,6 +33,7 @@ export class PipelineRunner {
   private readonly subscription: TopicSubscription;
   private readonly tasks: GenerationTasks;
   private readonly lostTable: LostTableWatch;
+  private readonly offsetLossPolicy: OffsetLossPolicy;
   /** Task swaps (reload switch, rollback, re-subscription, stop) run one at a time. */
   private swaps: Promise<unknown> = Promise.resolve();
 
@@ -42,8 +43,10 @@ export class PipelineRunner {
   ) {
     this.generation = d.entry.currentGeneration;
     this.log = parts.logger.child({ pipeline: d.spec.name });
-    this.subscription = new TopicSubscription(d.spec, d.admin, this.log);
-    this.heartbeat = new WriterHeartbeat(d.generations, d.spec.name, d.entry.store, d.workerId, this.log, () => this.followSoon());
+    const { metrics } = parts;
+    this.subscription = new TopicSubscription(d.spec, d.admin, this.log, (n) => metrics.missingTopics.set({ pipeline: d.spec.name }, n));
+    this.offsetLossPolicy = new OffsetLossPolicy({ pipeline: d.spec.name, policy: d.spec.onOffsetOutOfRange, metrics, log: this.log });
+    this.heartbeat = new WriterHeartbeat(d.generations, d.spec.name, d.entry.store, d.workerId, this.log, () => this.follower.followSoon());
     this.tasks = new GenerationTasks(
       parts,
       d,
@@ -108,7 +111,7 @@ export class PipelineRunner {
     this.parts.metrics.generation.set({ pipeline: this.name, store: this.store }, this.generation);
     const topics = await this.subscription.resolve();
     const group = this.groupFor(this.generation);
-    const positions = await checkStartPositions(this.d.admin, group, topics, this.offsetLossPolicy(), {
+    const positions = await checkStartPositions(this.d.admin, group, topics, this.offsetLossPolicy, {
       onRetry: warnKafkaRetry(this.log, 'the start-up offset check', { groupId: group }),
     });
     await this.beat(this.generation, 'current');
@@ -133,11 +136,6 @@ export class PipelineRunner {
     );
   }
 
-  private offsetLossPolicy(): OffsetLossPolicy {
-    const { metrics } = this.parts;
-    return new OffsetLossPolicy({ pipeline: this.name, policy: this.d.spec.onOffsetOutOfRange, metrics, log: this.log });
-  }
-
   /** Registers (or refreshes) this worker as a writer of a generation; done before any write into it. */
   private beat(generation: number, role: WriterRole): Promise<void> {
     return this.heartbeat.writes(generation, role);
@@ -146,14 +144,6 @@ export class PipelineRunner {
   /** This worker no longer writes `generation` (its task has stopped), unless a task of it still does. */
   private async forget(generation: number): Promise<void> {
     if (generation !== this.generation && generation !== this.build?.generation) await this.heartbeat.stopped(generation);
-  }
-
-  /**
-   * One catalog poll: re-reads the store row and pause flag, then joins a build started anywhere, takes over a switch
-   * or rollback done anywhere, applies pause/resume, and refreshes this worker's heartbeats.
-   */
-  follow(): Promise<void> {
-    return this.follower.follow();
   }
 
   /** Resolves when the current generation is READY (bootstrap pipelines) — immediately otherwise. */
@@ -195,11 +185,7 @@ export class PipelineRunner {
     if (this.paused) task.pause();
     void tracker.ready
       .then(() => this.finishReload(generation))
-      .catch((e) =>
-        this.d.onFatal(
-          new AdjunctError(`reload of ${this.name} failed: ${describeError(e)}`, { code: 'RELOAD_FAILED', stage: 'bootstrap', cause: e }),
-        ),
-      );
+      .catch((e) => this.fail(e, 'RELOAD_FAILED', 'bootstrap', `reload of ${this.name} failed`));
     return generation;
   }
 
@@ -231,13 +217,7 @@ export class PipelineRunner {
         this.main = await this.tasks.restart(this.main, this.generation);
         if (this.build) this.build.task = (await this.tasks.restart(this.build.task, this.build.generation))!;
       } catch (e) {
-        this.d.onFatal(
-          new AdjunctError(`pipeline ${this.name}: re-subscribing to ${change.topics.join(', ')} failed: ${describeError(e)}`, {
-            code: 'RESUBSCRIBE_FAILED',
-            stage: 'consume',
-            cause: e,
-          }),
-        );
+        this.fail(e, 'RESUBSCRIBE_FAILED', 'consume', `pipeline ${this.name}: re-subscribing to ${change.topics.join(', ')} failed`);
       }
     });
   }
@@ -307,11 +287,6 @@ export class PipelineRunner {
     return g;
   }
 
-  /** Follows the catalog now rather than at the next poll (a generation this worker writes was retired, or its table is gone). */
-  followSoon(): void {
-    this.follower.followSoon();
-  }
-
   /** A write found its table missing: the catalog is followed, and a lost current table rebuilt (`LostTableWatch`). */
   tableMissing(): void {
     this.lostTable.report();
@@ -320,24 +295,19 @@ export class PipelineRunner {
   /** The progress watchdog found a task's consumer stuck: that task is restarted in place (`GenerationTasks.restart`). */
   private restartStuck(task: PipelineTask): void {
     void this.exclusive(async () => {
-      if (this.stopped) return;
       const build = this.build;
-      if (this.main === task) {
-        this.main = await this.tasks.restart(task, this.generation);
-        this.log.warn({ generation: this.generation }, 'stuck consumer restarted from its committed offsets');
-      } else if (build?.task === task) {
-        build.task = (await this.tasks.restart(task, build.generation))!;
-        this.log.warn({ generation: build.generation }, 'stuck consumer restarted from its committed offsets');
-      }
-    }).catch((e) =>
-      this.d.onFatal(
-        new AdjunctError(`pipeline ${this.name}: restarting a stuck consumer failed: ${describeError(e)}`, {
-          code: 'CONSUMER_CRASH',
-          stage: 'consume',
-          cause: e,
-        }),
-      ),
-    );
+      const generation = this.main === task ? this.generation : build?.task === task ? build.generation : undefined;
+      if (this.stopped || generation === undefined) return;
+      const next = (await this.tasks.restart(task, generation))!;
+      if (this.main === task) this.main = next;
+      else build!.task = next;
+      this.log.warn({ generation }, 'stuck consumer restarted from its committed offsets');
+    }).catch((e) => this.fail(e, 'CONSUMER_CRASH', 'consume', `pipeline ${this.name}: restarting a stuck consumer failed`));
+  }
+
+  /** The pipeline fails with `code` (the worker's fatal path), naming what failed and why. */
+  private fail(e: unknown, code: ErrorCode, stage: ErrorStage, what: string): void {
+    this.d.onFatal(new AdjunctError(`${what}: ${describeError(e)}`, { code, stage, cause: e }));
   }
 
   /** Restarts a FAILED main task in place from its committed offsets (Kafka Connect's task restart); resolves with the new state. */
@@ -350,13 +320,7 @@ export class PipelineRunner {
           stage: 'worker',
         });
       }
-      await old.stop(this.parts.options.shutdownTimeoutMs);
-      this.parts.stall.reset();
-      const next = this.tasks.task(this.generation);
-      Object.assign(next.counts, old.counts);
-      this.main = next;
-      await next.start();
-      if (this.paused) next.pause();
+      const next = (this.main = await this.tasks.restartFailed(old, this.generation, this.paused));
       this.log.warn({ generation: this.generation, failedWith: old.lastError?.code }, 'pipeline restarted from its committed offsets');
       return next.state;
     });
@@ -397,6 +361,7 @@ export class PipelineRunner {
     if (this.janitor) clearInterval(this.janitor);
     this.follower.stop();
     this.subscription.stop();
+    this.lostTable.close();
     this.mainTracker?.stop();
     this.build?.tracker.stop();
     await this.exclusive(async () => {

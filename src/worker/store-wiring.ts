@@ -6,7 +6,7 @@ import { InvalidArgumentError, wrapCassandraError } from '../errors';
 import { coerceKey, coerceValue, serdeByName } from '../store/serde';
 import { Serde } from '../store/types';
 import { baseTableForStore, validateKeyspaceName, validateTableName } from '../store/cassandra';
-import { ensureKeyspace, renderReplication, ReplicationOptions } from '../store/cassandra';
+import { ensureKeyspace, renderReplication, ReplicationOptions, tableExists } from '../store/cassandra';
 import { CqlExecutor, StoreRetryPolicy } from '../store/cassandra';
 import { openCassandraVersionedStore } from '../store/cassandra';
 import { openCassandraKeyValueStore } from '../store/cassandra';
@@ -190,16 +190,8 @@ export class StoreWiring {
   async tableExists(generation: number): Promise<boolean> {
     const t = generationTable(this.baseTable, generation);
     await requireSchemaAgreement(this.client, `checking table ${t}`);
-    try {
-      const rs = await this.client.execute(
-        'SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
-        [validateKeyspaceName(this.cfg.keyspace), t],
-        { prepare: true },
-      );
-      return rs.rowLength > 0;
-    } catch (e) {
-      throw wrapCassandraError(e, `checking table ${t}`, 'schema');
-    }
+    const ks = validateKeyspaceName(this.cfg.keyspace);
+    return tableExists(new CqlExecutor(this.client, {}, { keyspace: ks, store: this.spec.store.name }), ks, t);
   }
 
   /** Drops the table of a generation (after its keep time). */

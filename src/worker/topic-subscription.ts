@@ -28,6 +28,8 @@ export class TopicSubscription {
     private readonly spec: Pick<PipelineSpec, 'topics' | 'topicPattern' | 'topicRefreshInterval'>,
     private readonly admin: Admin,
     private readonly log: Logger,
+    /** Told the number of missing literal topics after each refresh (the `adjunct_source_topics_missing` gauge). */
+    private readonly onMissing: (count: number) => void = () => undefined,
   ) {
     if (spec.topicPattern) this.matches = topicMatcher(spec.topicPattern);
     else this.current = [...(spec.topics ?? [])];
@@ -116,6 +118,7 @@ export class TopicSubscription {
     const gone = absent.filter((t) => !this.absent.includes(t));
     const back = this.absent.filter((t) => !absent.includes(t));
     this.absent = absent;
+    this.onMissing(absent.length);
     if (gone.length)
       this.log.error(
         { topics: gone },

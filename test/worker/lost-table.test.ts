@@ -1,9 +1,9 @@
-import { LOST_TABLE_CONFIRM_MS, LostTableWatch, LostTableWatchParts } from '../../src/worker/lost-table';
+import { LOST_TABLE_CONFIRM_MS, LOST_TABLE_RECHECK_MS, LostTableWatch, LostTableWatchParts } from '../../src/worker/lost-table';
 import { createLogger } from '../../src/observability/logger';
 import type { PipelineTask } from '../../src/sink/pipeline-task';
 
 /** A watch over fakes of the runner's parts: `exists` answers each table check in turn (the last one repeats). */
-function watch(o: { current?: number; exists: boolean[]; rebuildFails?: boolean }) {
+function watch(o: { current?: number; exists: boolean[]; rebuildFails?: boolean; convergeFails?: number }) {
   const lines: string[] = [];
   const calls: string[] = [];
   const exists = [...o.exists];
@@ -15,7 +15,13 @@ function watch(o: { current?: number; exists: boolean[]; rebuildFails?: boolean 
       queue = next.catch(() => undefined);
       return next;
     },
-    converge: async () => void calls.push('converge'),
+    converge: async () => {
+      calls.push('converge');
+      if ((o.convergeFails ?? 0) > 0) {
+        o.convergeFails!--;
+        throw new Error('no schema agreement');
+      }
+    },
     main: () => ({ generation: 3, task }),
     view: async () => ({ current: o.current ?? 3, building: null, paused: false }),
     tableExists: async () => {
@@ -83,5 +89,29 @@ describe('LostTableWatch', () => {
     w.report();
     await settled();
     expect(calls).toEqual(['converge', 'exists?']);
+  });
+
+  it('a check that fails runs again by itself after LOST_TABLE_RECHECK_MS (writes report only once), and not after close()', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick'] });
+    try {
+      const { w, calls, lines, settled } = watch({ exists: [false], convergeFails: 1 });
+      w.report();
+      await settled();
+      expect(calls).toEqual(['converge']);
+      expect(lines.some((l) => /checking a missing table failed; checking again/.test(l))).toBe(true);
+      jest.advanceTimersByTime(LOST_TABLE_RECHECK_MS);
+      await settled();
+      expect(calls).toEqual(['converge', 'converge', 'exists?', `sleep ${LOST_TABLE_CONFIRM_MS}`, 'exists?', 'stop', 'rebuild']);
+
+      const second = watch({ exists: [false], convergeFails: 1 });
+      second.w.report();
+      await second.settled();
+      second.w.close();
+      jest.advanceTimersByTime(LOST_TABLE_RECHECK_MS);
+      await second.settled();
+      expect(second.calls).toEqual(['converge']);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

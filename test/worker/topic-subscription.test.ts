@@ -13,13 +13,14 @@ function subscription(spec: { topics?: string[]; topicPattern?: string }) {
     },
   } as unknown as Admin;
   const log = createLogger('info', { write: (l: string) => lines.push(JSON.parse(l)) });
-  const sub = new TopicSubscription({ ...spec, topicRefreshInterval: 60_000 }, admin, log);
-  return { sub, cluster, lines };
+  const gauge: number[] = [];
+  const sub = new TopicSubscription({ ...spec, topicRefreshInterval: 60_000 }, admin, log, (n) => gauge.push(n));
+  return { sub, cluster, lines, gauge };
 }
 
 describe('TopicSubscription: literal topics deleted under the pipeline', () => {
   it('logs a disappearance once, shows it in `missing`, and logs the return once', async () => {
-    const { sub, cluster, lines } = subscription({ topics: ['rates', 'fx'] });
+    const { sub, cluster, lines, gauge } = subscription({ topics: ['rates', 'fx'] });
     const onChange = jest.fn(async () => undefined);
     await sub.refresh(onChange);
     expect(sub.missing).toEqual([]);
@@ -38,6 +39,8 @@ describe('TopicSubscription: literal topics deleted under the pipeline', () => {
     await sub.refresh(onChange);
     expect(sub.missing).toEqual([]);
     expect(lines.filter((l) => l.msg.startsWith('source topic exists again'))).toEqual([expect.objectContaining({ topics: ['rates'] })]);
+    // The gauge follows every refresh that could list the topics (not the one during the outage).
+    expect(gauge).toEqual([0, 1, 1, 0]);
     expect(onChange).not.toHaveBeenCalled(); // a literal list never re-subscribes
     expect(sub.topics).toEqual(['rates', 'fx']);
   });

@@ -128,7 +128,8 @@ async function keyspaceExists(exec: CqlExecutor, keyspace: string): Promise<bool
   return rs.rowLength > 0;
 }
 
-async function tableExists(exec: CqlExecutor, keyspace: string, table: string): Promise<boolean> {
+/** True when `keyspace.table` exists in the schema the answering node holds (callers wait for agreement first where it matters). */
+export async function tableExists(exec: CqlExecutor, keyspace: string, table: string): Promise<boolean> {
   const rs = await exec.read(
     'SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
     [keyspace, table],
