@@ -33,6 +33,8 @@ export interface ReadyTrackerOptions {
   progressBar?: boolean;
   /** Time source of the rate and ETA (default: the system clock). */
   clock?: Clock;
+  /** True once the worker is stopping: the start's offset fetches stop retrying (so does `stop()`). */
+  shouldStop?: () => boolean;
 }
 
 /**
@@ -95,7 +97,11 @@ export class ReadyTracker {
   /** At start, a coordinator that is not ready yet is retried with backoff (then KAFKA_UNAVAILABLE), with a warning per retry. */
   private startRetry(): KafkaRetryOptions {
     const { logger, pipeline, groupId, clock } = this.o;
-    return { clock, onRetry: warnKafkaRetry(logger, 'the bootstrap offset fetch', { pipeline, groupId }) };
+    return {
+      clock,
+      onRetry: warnKafkaRetry(logger, 'the bootstrap offset fetch', { pipeline, groupId }),
+      shouldStop: () => this.stopped || (this.o.shouldStop?.() ?? false),
+    };
   }
 
   /**

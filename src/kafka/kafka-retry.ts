@@ -45,6 +45,8 @@ export interface KafkaRetryOptions {
   clock?: Clock;
   /** Told about every retriable failure before its backoff (e.g. a warning log). */
   onRetry?: (e: unknown, attempt: number, delayMs: number) => void;
+  /** Ends the retries after a failed attempt (the worker is stopping, or gives its start up). */
+  shouldStop?: () => boolean;
 }
 
 /** Default bound of a Kafka admin retry loop: longer than a coordinator election or a partition leader move. */
@@ -63,6 +65,7 @@ export async function withKafkaRetry<T>(what: string, fn: () => Promise<T>, o: K
       initialDelayMs: 200,
       isRetriable: (e) => isRetriableKafkaError(e),
       onRetry: o.onRetry,
+      shouldStop: o.shouldStop,
       clock: o.clock ?? systemClock,
     });
   } catch (e) {

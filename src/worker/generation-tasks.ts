@@ -82,6 +82,7 @@ export class GenerationTasks {
       workerId: this.d.workerId,
       progressBar: this.d.progressBar,
       clock: this.parts.clock,
+      shouldStop: this.d.stopping,
     });
   }
 

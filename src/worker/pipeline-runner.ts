@@ -113,6 +113,7 @@ export class PipelineRunner {
     const group = this.groupFor(this.generation);
     const positions = await checkStartPositions(this.d.admin, group, topics, this.offsetLossPolicy, {
       onRetry: warnKafkaRetry(this.log, 'the start-up offset check', { groupId: group }),
+      shouldStop: () => this.stopped || this.d.stopping(),
     });
     await this.beat(this.generation, 'current');
     this.main = this.tasks.task(this.generation, positions.startAt);

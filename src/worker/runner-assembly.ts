@@ -46,7 +46,7 @@ export interface RunnerAssemblyContext {
   progressBar: boolean;
   /** The runner of a pipeline once built (a write that finds its table missing is reported to it). */
   runner: (name: string) => PipelineRunner | undefined;
-  /** True once the worker is stopping: store write retries end. */
+  /** True once the worker is stopping (or gives its start up): store write retries and start-up Kafka retries end. */
   stopping: () => boolean;
   /** A pipeline failed (the worker decides: fail, or isolate the pipeline). */
   pipelineFailed: (name: string, e: AdjunctError) => void;
@@ -118,6 +118,7 @@ export async function assembleRunner(spec: PipelineSpec, ctx: RunnerAssemblyCont
     workerId: ctx.workerId,
     progressBar: ctx.progressBar,
     onFatal: (e) => ctx.pipelineFailed(spec.name, e),
+    stopping: ctx.stopping,
   });
 }
 

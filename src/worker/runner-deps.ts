@@ -26,4 +26,6 @@ export interface PipelineRunnerDeps {
   workerId: string;
   progressBar: boolean;
   onFatal: (e: AdjunctError) => void;
+  /** True once the worker is stopping or gives its start up: the start's Kafka retries end after their failed attempt. */
+  stopping: () => boolean;
 }

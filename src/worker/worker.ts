@@ -186,7 +186,7 @@ export class Worker {
       workerId: this.workerId,
       progressBar: this.options.progressBar ?? false,
       runner: (name) => this.runners.get(name),
-      stopping: () => this.state === 'STOPPING' || this.state === 'STOPPED',
+      stopping: () => this.abortStart || this.state === 'STOPPING' || this.state === 'STOPPED',
       pipelineFailed: (name, e) => this.pipelineFailed(name, e),
     });
   }

@@ -46,6 +46,23 @@ describe('withKafkaRetry', () => {
     expect(clock.slept).toBeGreaterThan(0);
   });
 
+  it('ends after the failed attempt once shouldStop says so (a stop during the start), long before the bound', async () => {
+    const clock = new ManualClock();
+    let calls = 0;
+    let stopping = false;
+    const err = await withKafkaRetry(
+      'the start-up offset check',
+      async () => {
+        if (++calls === 2) stopping = true;
+        throw protocolError('GROUP_LOAD_IN_PROGRESS', 14);
+      },
+      { clock, timeoutMs: 60_000, shouldStop: () => stopping },
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AdjunctError);
+    expect(calls).toBe(2);
+    expect(clock.slept).toBeLessThan(60_000);
+  });
+
   it('fails with KAFKA_UNAVAILABLE naming the operation and the last error once the bound is reached', async () => {
     const clock = new ManualClock();
     let calls = 0;
