@@ -17,69 +17,10 @@
  * `taskset -c 1`). Rounds run in rotated order; Cassandra's CPU comes from /proc (server-cpu.ts).
  */
 import { Client, types } from 'cassandra-driver';
-import { stackSettings } from '../../devstack/endpoints';
 import { benchCassandra } from '../infra';
 import { runPool } from '../pool';
-import { cassandraCpuSeconds, settleCassandra } from '../server-cpu';
 import { median } from '../stats';
-
-const OPTS = { prepare: true, isIdempotent: true, consistency: types.consistencies.localQuorum };
-const CONCURRENCY = 64;
-
-/** A flag's numeric value, or the default. */
-function flag(args: string[], name: string, dflt: number): number {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : dflt;
-}
-
-/** A small deterministic PRNG (the same queries in every run). */
-function lcg(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    return s / 0x7fffffff;
-  };
-}
-
-/** Runs `fn` timed: records per second and Cassandra CPU µs per item. */
-async function timed(count: number, fn: (i: number) => Promise<unknown>): Promise<{ rate: number; cpuMicros: number }> {
-  const dir = stackSettings().stackDir;
-  await settleCassandra(dir);
-  const cpu0 = cassandraCpuSeconds(dir) ?? 0;
-  const t0 = performance.now();
-  await runPool(count, CONCURRENCY, fn);
-  const ms = performance.now() - t0;
-  return { rate: (count / ms) * 1000, cpuMicros: (((cassandraCpuSeconds(dir) ?? 0) - cpu0) / count) * 1e6 };
-}
-
-/**
- * Lookup kinds warmed up, then timed in 3 rounds of rotated order; prints each round (with `extra()`'s note, read
- * after the round) and each kind's median rate against `baseline`'s.
- */
-async function compareLookups(
-  kinds: Record<string, (i: number) => Promise<unknown>>,
-  lookups: number,
-  baseline: string,
-  extra: (name: string) => string = () => '',
-  beforeRound: () => void = () => undefined,
-): Promise<void> {
-  const names = Object.keys(kinds);
-  for (const n of names) await runPool(Math.min(2000, lookups), CONCURRENCY, kinds[n]);
-  const rates: Record<string, number[]> = {};
-  for (let round = 0; round < 3; round++) {
-    for (let j = 0; j < names.length; j++) {
-      const n = names[(j + round) % names.length];
-      beforeRound();
-      const r = await timed(lookups, kinds[n]);
-      (rates[n] ??= []).push(r.rate);
-      console.log(`round ${round} ${n.padEnd(14)} ${Math.round(r.rate)}/s, Cassandra ${r.cpuMicros.toFixed(1)} µs/lookup${extra(n)}`);
-    }
-  }
-  for (const n of names) {
-    const ratio = (median(rates[n]) / median(rates[baseline])).toFixed(2);
-    console.log(`${n.padEnd(14)} median ${Math.round(median(rates[n]))}/s, ${ratio} of ${baseline}`);
-  }
-}
+import { compareLookups, CONCURRENCY, flag, lcg, OPTS, timed } from './probe-kit';
 
 /** Write cost of the one-read layouts (see the file comment). */
 async function writes(c: Client, args: string[]): Promise<void> {
