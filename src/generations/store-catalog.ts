@@ -1,7 +1,8 @@
 import { Client, types } from 'cassandra-driver';
 import { AdjunctError } from '../errors';
-import { validateKeyspaceName } from '../store/cassandra';
-import { catalogExecute, numberOrNull } from '../catalog/catalog-cql';
+import { CqlExecutor, tableExists, validateKeyspaceName } from '../store/cassandra';
+import { catalogExecute, numberOrNull, requireSchemaAgreement } from '../catalog/catalog-cql';
+import { generationTable } from './names';
 
 /** What the catalog remembers about a store: its shape (so readers decode right) and its generations. */
 export interface StoreEntry {
@@ -150,7 +151,8 @@ export class StoreCatalog {
 
   /**
    * Makes generation `to` current again. Idempotent: when `to` already is current nothing changes. `to` must be the
-   * kept previous generation; a build in progress is cancelled (readers never saw it).
+   * kept previous generation, and its table must still exist (one dropped outside adjunct would leave readers on
+   * nothing); a build in progress is cancelled (readers never saw it).
    */
   async rollbackTo(store: string, to: number, keepMs: number): Promise<{ current: number; previous: number | null; changed: boolean }> {
     const e = await this.require(store);
@@ -161,6 +163,14 @@ export class StoreCatalog {
     if (e.previousGeneration !== to) {
       throw new AdjunctError(
         `store ${store} cannot roll back to generation ${to}: current is ${e.currentGeneration}, previous is ${e.previousGeneration ?? 'none'}`,
+        { code: 'NO_PREVIOUS_GENERATION', stage: 'store', context: { store, to } },
+      );
+    }
+    const table = generationTable(e.baseTable, to);
+    await requireSchemaAgreement(this.client, `checking table ${table}`);
+    if (!(await tableExists(new CqlExecutor(this.client, {}, { keyspace: this.keyspace, store }), this.keyspace, table))) {
+      throw new AdjunctError(
+        `store ${store} cannot roll back to generation ${to}: its table ${this.keyspace}.${table} no longer exists (dropped outside adjunct)`,
         { code: 'NO_PREVIOUS_GENERATION', stage: 'store', context: { store, to } },
       );
     }

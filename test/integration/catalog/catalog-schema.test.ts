@@ -87,4 +87,20 @@ describe('catalog schema: upgrade and concurrent creation', () => {
     expect(await catalog.beginBuild('s')).toBe(4);
     expect(await catalog.get('s')).toMatchObject({ buildingGeneration: 4, lastGeneration: 4 });
   });
+
+  it('refuses a rollback to a kept generation whose table was dropped outside adjunct, naming the table; rolls back once it exists', async () => {
+    await ensureCatalog(client, keyspace);
+    const catalog = new StoreCatalog(client, keyspace);
+    const shape = { kind: 'versioned', scope: 'global', keySerde: 'string', valueSerde: 'json', historyRetentionMs: 60_000, buckets: null };
+    await catalog.register({ store: 'rb', baseTable: 'rb', ...shape } as Parameters<StoreCatalog['register']>[0]);
+    expect(await catalog.beginBuild('rb')).toBe(2);
+    await catalog.switchTo('rb', 2, 3_600_000);
+    // Generation 1's table is gone (never created here: as if dropped outside adjunct).
+    const err = await catalog.rollbackTo('rb', 1, 3_600_000).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'NO_PREVIOUS_GENERATION' });
+    expect(String((err as Error).message)).toContain(`${keyspace}.rb_g1 no longer exists`);
+    expect(await catalog.get('rb')).toMatchObject({ currentGeneration: 2, previousGeneration: 1 });
+    await client.execute(`CREATE TABLE ${keyspace}.rb_g1 (k text PRIMARY KEY)`);
+    expect(await catalog.rollbackTo('rb', 1, 3_600_000)).toEqual({ current: 1, previous: 2, changed: true });
+  });
 });
