@@ -74,6 +74,15 @@ export function isAdjunctError(e: unknown): e is AdjunctError {
   return e instanceof AdjunctError;
 }
 
+/** True when `e`, or an error in its cause chain, is a start-up step that a stop ended (STOPPED_WHILE_STARTING). */
+export function isStoppedWhileStarting(e: unknown): boolean {
+  for (let c: unknown = e, depth = 0; c !== undefined && c !== null && depth < 8; depth++) {
+    if (isAdjunctError(c) && c.code === 'STOPPED_WHILE_STARTING') return true;
+    c = (c as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** A short one-line description of any thrown value, safe for logs. */
 export function describeError(e: unknown): string {
   if (e instanceof Error) return `${e.name}: ${e.message}`;

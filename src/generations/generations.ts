@@ -36,6 +36,11 @@ export class Generations {
     return this.catalog.beginBuild(store);
   }
 
+  /** Replaces a build whose table was lost with a build of a new number (compare-and-set; see StoreCatalog.replaceBuild). */
+  replaceBuild(store: string, lost: number): Promise<number | null> {
+    return this.catalog.replaceBuild(store, lost);
+  }
+
   /** Compare-and-set switch to a READY built generation (a no-op when another worker switched first). */
   switchTo(store: string, generation: number, keepMs: number): Promise<{ previous: number | null; applied: boolean }> {
     return this.catalog.switchTo(store, generation, keepMs);

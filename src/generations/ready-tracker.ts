@@ -51,11 +51,22 @@ export class ReadyTracker {
   /** Resolves when this generation is READY. */
   readonly ready: Promise<void>;
   private progress: BootstrapProgress = { state: 'BOOTSTRAPPING', done: 0, total: 0, ratePerSec: 0, etaSeconds: null };
+  /** Records of the target the group had committed at the last measure (undefined before one, or for a restored READY). */
+  private measuredDone?: bigint;
   private reporter?: ProgressReporter;
   private stopped = false;
 
   constructor(private readonly o: ReadyTrackerOptions) {
     this.ready = new Promise((r) => (this.readyResolve = r));
+  }
+
+  /**
+   * True when `begin()` measured the generation's group and it had committed no record of the target yet (a new build,
+   * or one over empty topics): only then may its table be created. A restored READY, or any progress, says false: a
+   * table missing then was dropped, and re-creating it would hide the records written into it.
+   */
+  noProgressYet(): boolean {
+    return this.measuredDone === 0n;
   }
 
   /** Current progress. */
@@ -111,6 +122,7 @@ export class ReadyTracker {
   async poll(retry: KafkaRetryOptions = { timeoutMs: 0 }): Promise<void> {
     if (this.progress.state === 'READY' || this.stopped) return;
     const m = measureProgress(await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.o.topics, retry), this.target);
+    this.measuredDone = m.done;
     this.progress = this.reporter!.sample(Number(m.done), Number(m.total), m.reached);
     await this.o.status.put({
       pipeline: this.o.pipeline,

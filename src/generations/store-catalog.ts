@@ -1,7 +1,7 @@
 import { Client, types } from 'cassandra-driver';
 import { AdjunctError } from '../errors';
-import { CqlExecutor, tableExists, validateKeyspaceName } from '../store/cassandra';
-import { catalogExecute, numberOrNull, requireSchemaAgreement } from '../catalog/catalog-cql';
+import { awaitSchemaAgreement, CqlExecutor, tableExists, validateKeyspaceName } from '../store/cassandra';
+import { catalogExecute, numberOrNull } from '../catalog/catalog-cql';
 import { generationTable } from './names';
 
 /** What the catalog remembers about a store: its shape (so readers decode right) and its generations. */
@@ -113,8 +113,7 @@ export class StoreCatalog {
   async beginBuild(store: string): Promise<number> {
     const e = await this.require(store);
     if (e.buildingGeneration !== null) return e.buildingGeneration;
-    // Never a number used before: a dropped generation's consumer group still holds its committed offsets.
-    const next = Math.max(e.currentGeneration, e.previousGeneration ?? 0, e.droppingGeneration ?? 0, e.lastGeneration ?? 0) + 1;
+    const next = nextGeneration(e);
     const rs = await this.exec(
       `UPDATE $T SET building_generation=?, last_generation=?, updated_at=toTimestamp(now()) WHERE store=? IF building_generation=null`,
       [next, next, store],
@@ -125,6 +124,24 @@ export class StoreCatalog {
       return again.buildingGeneration ?? next;
     }
     return next;
+  }
+
+  /**
+   * Replaces the build of `lost` (its table dropped outside adjunct mid-build) with a build of a new number, by
+   * compare-and-set, so of several workers finding it lost only one replaces it. Returns the generation being built
+   * afterwards (the new one, or whichever replaced `lost` first), or null when no build is in progress any more.
+   */
+  async replaceBuild(store: string, lost: number): Promise<number | null> {
+    const e = await this.require(store);
+    if (e.buildingGeneration !== lost) return e.buildingGeneration;
+    const next = Math.max(nextGeneration(e), lost + 1);
+    const rs = await this.exec(
+      `UPDATE $T SET building_generation=?, last_generation=?, updated_at=toTimestamp(now()) WHERE store=? IF building_generation=?`,
+      [next, next, store, lost],
+      'replacing a lost build',
+    );
+    if (rs.first().get('[applied]')) return next;
+    return (await this.require(store)).buildingGeneration;
   }
 
   /**
@@ -167,8 +184,7 @@ export class StoreCatalog {
       );
     }
     const table = generationTable(e.baseTable, to);
-    await requireSchemaAgreement(this.client, `checking table ${table}`);
-    if (!(await tableExists(new CqlExecutor(this.client, {}, { keyspace: this.keyspace, store }), this.keyspace, table))) {
+    if (!(await this.tableExists(store, table))) {
       throw new AdjunctError(
         `store ${store} cannot roll back to generation ${to}: its table ${this.keyspace}.${table} no longer exists (dropped outside adjunct)`,
         { code: 'NO_PREVIOUS_GENERATION', stage: 'store', context: { store, to } },
@@ -183,6 +199,16 @@ export class StoreCatalog {
     const again = await this.require(store);
     if (again.currentGeneration === to) return { current: to, previous: again.previousGeneration, changed: false };
     throw new AdjunctError(`rollback of ${store} to ${to} lost a race`, { code: 'SWITCH_CONFLICT', stage: 'store', retriable: true });
+  }
+
+  /**
+   * True when a store table exists. A "missing" answer may be a schema the answering node has not caught up with: it is
+   * asked again once the nodes agree (best effort and bounded: a node that is down never blocks a table that exists).
+   */
+  private async tableExists(store: string, table: string): Promise<boolean> {
+    const exec = new CqlExecutor(this.client, {}, { keyspace: this.keyspace, store });
+    if (await tableExists(exec, this.keyspace, table)) return true;
+    return (await awaitSchemaAgreement(this.client, 10_000)) && (await tableExists(exec, this.keyspace, table));
   }
 
   /**
@@ -218,6 +244,11 @@ export class StoreCatalog {
     if (!e) throw new AdjunctError(`unknown store ${store}`, { code: 'UNKNOWN_STORE', stage: 'store', context: { store } });
     return e;
   }
+}
+
+/** The number of a new build: never one used before (a dropped generation's consumer group still holds its committed offsets). */
+function nextGeneration(e: StoreEntry): number {
+  return Math.max(e.currentGeneration, e.previousGeneration ?? 0, e.droppingGeneration ?? 0, e.lastGeneration ?? 0) + 1;
 }
 
 function rowToEntry(r: types.Row): StoreEntry {

@@ -70,6 +70,9 @@ export async function withKafkaRetry<T>(what: string, fn: () => Promise<T>, o: K
     });
   } catch (e) {
     if (!(e instanceof RetriesExhaustedError)) throw e;
+    // Ended by a stop, not by Kafka: the caller's stop path, never a failure of the pipeline.
+    if (o.shouldStop?.())
+      throw new AdjunctError(`stopped while ${what}`, { code: 'STOPPED_WHILE_STARTING', stage: 'consume', cause: e.cause });
     throw new AdjunctError(`${what} failed, Kafka unavailable: ${e.message}`, {
       code: 'KAFKA_UNAVAILABLE',
       stage: 'consume',

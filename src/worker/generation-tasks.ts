@@ -19,17 +19,15 @@ export class GenerationTasks {
     private readonly reload: () => Promise<number>,
     /** The progress watchdog found the task's consumer stuck: restart it in place (see `restart`). */
     private readonly restartStuck: (task: PipelineTask) => void,
-    /** The generation a reload is building here, if any: the only one whose table a writer may create. */
-    private readonly building: () => number | undefined,
     /** A writer could not open because its table may be gone (the runner checks, and rebuilds a lost current table). */
     private readonly tableMissing: () => void,
   ) {}
 
   /** Writers into `generation`, reporting an opening that failed on a table that may be gone. */
   private writers(generation: number): PartitionWriterFactory {
-    // Only a generation being built may get its table created by a writer: any other one readers may read, and
-    // re-creating its table empty (dropped outside adjunct) would serve a partial store as if whole.
-    const factory = this.d.writersFor(generation, () => this.building() !== generation);
+    // Writers never create their table (the start creates a new store's, a build its own before it writes): one dropped
+    // outside adjunct and re-created empty under the committed offsets would serve a partial store as if whole.
+    const factory = this.d.writersFor(generation);
     return {
       open: (topic, partition) =>
         factory.open(topic, partition).catch((e: unknown) => {
@@ -92,22 +90,40 @@ export class GenerationTasks {
    */
   async restart(old: PipelineTask | undefined, generation: number): Promise<PipelineTask | undefined> {
     if (!old || old.state === 'FAILED' || old.state === 'STOPPED') return old;
-    return this.replace(old, generation, old.state === 'PAUSED');
-  }
-
-  /** Restarts a FAILED task in place from its committed offsets (Kafka Connect's task restart); the stall clock starts over. */
-  restartFailed(old: PipelineTask, generation: number, paused: boolean): Promise<PipelineTask> {
-    this.parts.stall.reset();
-    return this.replace(old, generation, paused);
-  }
-
-  /** Stops `old` and starts its successor on the same generation, with its counts, paused if asked. */
-  private async replace(old: PipelineTask, generation: number, paused: boolean): Promise<PipelineTask> {
+    const paused = old.state === 'PAUSED';
     await old.stop(this.parts.options.shutdownTimeoutMs);
-    const next = this.task(generation);
-    Object.assign(next.counts, old.counts);
+    const next = this.successor(old, generation);
     await next.start();
     if (paused) next.pause();
+    return next;
+  }
+
+  /**
+   * Starts building `generation`: READY's target captured (or restored), the build's table created, then its task
+   * started (paused if asked). The table is created only while the build's group has committed nothing: one missing
+   * after that was dropped outside adjunct, and re-creating it would hide the records written into it (the build is
+   * replaced instead: LostTableWatch). A start that fails stops what it began.
+   */
+  async startBuild(generation: number, paused: boolean): Promise<{ task: PipelineTask; tracker: ReadyTracker }> {
+    const task = this.task(generation);
+    const tracker = this.tracker(generation);
+    try {
+      await tracker.begin();
+      if (tracker.noProgressYet()) await this.d.ensureTable(generation);
+      await task.start();
+    } catch (e) {
+      tracker.stop();
+      await task.stop(this.parts.options.shutdownTimeoutMs).catch(() => undefined);
+      throw e;
+    }
+    if (paused) task.pause();
+    return { task, tracker };
+  }
+
+  /** A new task of `generation` that carries `old`'s counts (a restart in place). */
+  successor(old: PipelineTask, generation: number): PipelineTask {
+    const next = this.task(generation);
+    Object.assign(next.counts, old.counts);
     return next;
   }
 }

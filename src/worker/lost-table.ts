@@ -18,15 +18,15 @@ export interface LostTableProbe {
 }
 
 /**
- * True when `generation`, which this worker's main task writes, is the store's current generation and its table is
+ * True when `generation` is still the store's `role` generation (current, or the one being built) and its table is
  * gone, and still gone `LOST_TABLE_CONFIRM_MS` later: dropped outside adjunct, not a retired generation (the catalog
  * has moved on) nor a table just created elsewhere and not visible here yet.
  */
-export async function isCurrentTableLost(generation: number, p: LostTableProbe): Promise<boolean> {
-  const current = async () => (await p.view()).current === generation;
-  if (!(await current()) || (await p.tableExists(generation))) return false;
+export async function isTableLost(generation: number, role: 'current' | 'building', p: LostTableProbe): Promise<boolean> {
+  const still = async () => (await p.view())[role] === generation;
+  if (!(await still()) || (await p.tableExists(generation))) return false;
   await p.sleep(LOST_TABLE_CONFIRM_MS);
-  return (await current()) && !(await p.tableExists(generation));
+  return (await still()) && !(await p.tableExists(generation));
 }
 
 /** What a runner lends its lost-table watch. */
@@ -37,6 +37,10 @@ export interface LostTableWatchParts extends LostTableProbe {
   converge: () => Promise<void>;
   /** The main task and the generation it writes, unless stopped. */
   main: () => { generation: number; task: PipelineTask } | undefined;
+  /** The build task and the generation it builds, if a reload is building here. */
+  build: () => { generation: number; task: PipelineTask } | undefined;
+  /** Replaces the build of a generation whose table was lost with a build of a new number. */
+  replaceBuild: (lost: number) => Promise<void>;
   /** Starts (or joins) building a new generation from the earliest offsets. */
   rebuild: () => Promise<void>;
   /** The rebuild could not begin: the pipeline fails (RELOAD_FAILED), as other failed reloads do, rather than stay stopped. */
@@ -47,10 +51,12 @@ export interface LostTableWatchParts extends LostTableProbe {
 }
 
 /**
- * Acts on writers that found their table missing. A retired generation: following the catalog moves the main task on.
- * The current generation's table dropped outside adjunct (`isCurrentTableLost`): the main task stops (its writes cannot
- * land, and would hold the write budget) and the store is rebuilt as a new generation from the earliest offsets, which
- * readers switch to once READY; until then reads of the store fail rather than answer from a partial table.
+ * Acts on writers that found their table missing. A retired generation: following the catalog moves the task on. The
+ * table of the generation being built dropped outside adjunct: the build is replaced by a build of a new number (its
+ * rows are gone; its group's offsets would skip them). The current generation's table dropped (`isTableLost`): the
+ * main task stops (its writes cannot land, and would hold the write budget) and the store is rebuilt as a new
+ * generation from the earliest offsets, which readers switch to once READY; until then reads of the store fail rather
+ * than answer from a partial table.
  */
 export class LostTableWatch {
   private checking?: Promise<void>;
@@ -75,7 +81,7 @@ export class LostTableWatch {
       .catch((e) => {
         // Writes report only on their first failed attempt: the watch re-arms itself rather than wait for a new write.
         this.p.log.warn({ err: describeError(e), retryInMs: LOST_TABLE_RECHECK_MS }, 'checking a missing table failed; checking again');
-        this.recheck = setTimeout(() => this.report(), LOST_TABLE_RECHECK_MS).unref();
+        if (!this.closed) this.recheck = setTimeout(() => this.report(), LOST_TABLE_RECHECK_MS).unref();
       })
       .finally(() => (this.checking = undefined));
   }
@@ -89,8 +95,17 @@ export class LostTableWatch {
   private async check(): Promise<void> {
     if (!this.p.main()) return;
     await this.p.converge();
+    const build = this.p.build();
+    if (build && (await isTableLost(build.generation, 'building', this.p))) {
+      if (this.p.build()?.task !== build.task) return;
+      this.p.log.error(
+        { generation: build.generation, store: this.p.store },
+        'BUILD TABLE LOST: the table of the generation being built was dropped outside adjunct; the build restarts as a new generation from the earliest offsets (readers stay on the current one)',
+      );
+      await this.p.replaceBuild(build.generation);
+    }
     const main = this.p.main();
-    if (!main || !(await isCurrentTableLost(main.generation, this.p))) return;
+    if (!main || !(await isTableLost(main.generation, 'current', this.p))) return;
     // Stopped, or moved to another generation, during the confirmation: nothing to rebuild here.
     if (this.p.main()?.task !== main.task) return;
     this.p.log.error(

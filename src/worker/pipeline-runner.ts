@@ -55,7 +55,6 @@ export class PipelineRunner {
       (g) => this.groupFor(g),
       () => this.reload(),
       (task) => this.restartStuck(task),
-      () => this.build?.generation,
       () => this.tableMissing(),
     );
     this.lostTable = new LostTableWatch({
@@ -63,6 +62,8 @@ export class PipelineRunner {
       converge: () => this.follower.converge(),
       main: () =>
         this.stopped || !this.main || this.main.state === 'STOPPED' ? undefined : { generation: this.generation, task: this.main },
+      build: () => (this.stopped || !this.build ? undefined : { generation: this.build.generation, task: this.build.task }),
+      replaceBuild: (lost) => this.replaceLostBuild(lost),
       view: () => this.d.generations.view(this.name, this.store),
       tableExists: this.d.tableExists,
       sleep: (ms) => this.parts.clock.sleep(ms),
@@ -178,16 +179,20 @@ export class PipelineRunner {
   private async joinBuild(generation: number): Promise<number> {
     if (this.build) return this.build.generation;
     await this.beat(generation, 'building');
-    const task = this.tasks.task(generation);
-    const tracker = this.tasks.tracker(generation);
+    // A build that fails to start leaves nothing behind: the next catalog poll (or reload call) joins it again.
+    const { task, tracker } = await this.tasks.startBuild(generation, this.paused);
     this.build = { generation, task, tracker };
-    await tracker.begin();
-    await task.start();
-    if (this.paused) task.pause();
     void tracker.ready
-      .then(() => this.finishReload(generation))
+      .then(() => this.exclusive(() => this.switchToBuilt(generation)))
       .catch((e) => this.fail(e, 'RELOAD_FAILED', 'bootstrap', `reload of ${this.name} failed`));
     return generation;
+  }
+
+  /** The build of `lost` lost its table: it stops here and is replaced by a build of a new number (one CAS in the catalog). */
+  private async replaceLostBuild(lost: number): Promise<void> {
+    if (this.build?.generation === lost) await this.stopBuild();
+    const next = await this.d.generations.replaceBuild(this.store, lost);
+    if (next !== null) await this.joinBuild(next);
   }
 
   private async stopBuild(): Promise<void> {
@@ -221,10 +226,6 @@ export class PipelineRunner {
         this.fail(e, 'RESUBSCRIBE_FAILED', 'consume', `pipeline ${this.name}: re-subscribing to ${change.topics.join(', ')} failed`);
       }
     });
-  }
-
-  private finishReload(generation: number): Promise<void> {
-    return this.exclusive(() => this.switchToBuilt(generation));
   }
 
   private async switchToBuilt(generation: number): Promise<void> {
@@ -321,7 +322,12 @@ export class PipelineRunner {
           stage: 'worker',
         });
       }
-      const next = (this.main = await this.tasks.restartFailed(old, this.generation, this.paused));
+      await old.stop(this.parts.options.shutdownTimeoutMs);
+      this.parts.stall.reset();
+      // The new task is the main one before it starts: a start that fails leaves it where stop() finds it.
+      const next = (this.main = this.tasks.successor(old, this.generation));
+      await next.start();
+      if (this.paused) next.pause();
       this.log.warn({ generation: this.generation, failedWith: old.lastError?.code }, 'pipeline restarted from its committed offsets');
       return next.state;
     });

@@ -46,8 +46,10 @@ export interface RunnerAssemblyContext {
   progressBar: boolean;
   /** The runner of a pipeline once built (a write that finds its table missing is reported to it). */
   runner: (name: string) => PipelineRunner | undefined;
-  /** True once the worker is stopping (or gives its start up): store write retries and start-up Kafka retries end. */
+  /** True once the worker is stopping: store write retries end. */
   stopping: () => boolean;
+  /** True once the worker is stopping or gives its start up: start-up Kafka retries end. */
+  startAborted: () => boolean;
   /** A pipeline failed (the worker decides: fail, or isolate the pipeline). */
   pipelineFailed: (name: string, e: AdjunctError) => void;
 }
@@ -105,7 +107,8 @@ export async function assembleRunner(spec: PipelineSpec, ctx: RunnerAssemblyCont
     generationPollMs: config.worker.generationPoll,
     status: ctx.statusTable,
     entry,
-    writersFor: (g, tableMustExist) => wiring.writerFactory(g, { tableMustExist }),
+    writersFor: (g) => wiring.writerFactory(g, { tableMustExist: () => true }),
+    ensureTable: (g) => wiring.ensureTable(g),
     tableExists: (g) => wiring.tableExists(g),
     currentTableLost,
     dropGeneration: async (g) => {
@@ -118,7 +121,7 @@ export async function assembleRunner(spec: PipelineSpec, ctx: RunnerAssemblyCont
     workerId: ctx.workerId,
     progressBar: ctx.progressBar,
     onFatal: (e) => ctx.pipelineFailed(spec.name, e),
-    stopping: ctx.stopping,
+    stopping: ctx.startAborted,
   });
 }
 

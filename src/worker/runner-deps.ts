@@ -15,8 +15,10 @@ export interface PipelineRunnerDeps {
   generationPollMs: number;
   status: PipelineStatusTable;
   entry: StoreEntry;
-  /** Writers into a given table generation; `tableMustExist()` at a writer's opening: a missing table is not created. */
-  writersFor: (generation: number, tableMustExist: () => boolean) => PartitionWriterFactory;
+  /** Writers into a given table generation; they never create its table (a missing one is TABLE_MISSING). */
+  writersFor: (generation: number) => PartitionWriterFactory;
+  /** Creates the table of a generation (a build that has committed nothing yet: `ReadyTracker.noProgressYet`). */
+  ensureTable: (generation: number) => Promise<void>;
   /** True when the table of a generation exists (after schema agreement). */
   tableExists: (generation: number) => Promise<boolean>;
   /** The current generation's table was gone at start (dropped outside adjunct; not re-created). */

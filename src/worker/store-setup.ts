@@ -82,8 +82,12 @@ export interface AppliedStore {
   /** Table of one generation: the current one, and the one a reload is building, if any. */
   table: string;
   generation: number;
-  /** `ready`, or `lost`: the current table of a known store is gone and is left to a worker to rebuild (never re-created empty). */
-  state: 'ready' | 'lost';
+  /**
+   * `ready`; `lost`: the current table of a known store is gone and is left to a worker to rebuild (never re-created
+   * empty); `pending`: the table of a build in progress does not exist, and is left to the worker that joins the build
+   * (it creates it only if the build has committed nothing yet, else replaces the build).
+   */
+  state: 'ready' | 'lost' | 'pending';
 }
 
 /**
@@ -101,14 +105,7 @@ export async function applySchema(config: AdjunctConfig, workerId: string): Prom
     for (const spec of config.pipelines) {
       const wiring = new StoreWiring(client, config.cassandra, spec);
       const { entry, currentTableLost } = await prepareStore(wiring, spec, config.worker.groupId, parts, workerId);
-      const generations = [entry.currentGeneration];
-      // A reload in progress (`adjunct reload --catalog`) also needs the table it builds.
-      if (entry.buildingGeneration !== null && entry.buildingGeneration !== entry.currentGeneration) {
-        await wiring.ensureTable(entry.buildingGeneration);
-        generations.push(entry.buildingGeneration);
-      }
-      for (const generation of generations) {
-        const state = currentTableLost && generation === entry.currentGeneration ? 'lost' : 'ready';
+      const add = (generation: number, state: AppliedStore['state']) =>
         stores.push({
           pipeline: spec.name,
           store: spec.store.name,
@@ -116,7 +113,12 @@ export async function applySchema(config: AdjunctConfig, workerId: string): Prom
           generation,
           state,
         });
-      }
+      add(entry.currentGeneration, currentTableLost ? 'lost' : 'ready');
+      // A reload in progress (`adjunct reload --catalog`): its table is the build's to create (only while its group has
+      // committed nothing: one dropped mid-build must not come back empty under the group's offsets).
+      const building = entry.buildingGeneration;
+      if (building !== null && building !== entry.currentGeneration)
+        add(building, (await wiring.tableExists(building)) ? 'ready' : 'pending');
     }
     return { keyspace: config.cassandra.keyspace, stores };
   } finally {

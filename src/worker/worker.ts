@@ -8,7 +8,7 @@ import { deprecationWarnings } from '../config/run-checks';
 import { PipelineStatusTable } from '../catalog';
 import { createRegistry } from '../converters';
 import { Clock, systemClock } from '../clock';
-import { AdjunctError, asAdjunctError, describeError, publicErrorText } from '../errors';
+import { AdjunctError, asAdjunctError, describeError, isStoppedWhileStarting, publicErrorText } from '../errors';
 import { createLogger, Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
 import { ensureDeadLetterTopic } from '../sink/dlq-reporter';
@@ -186,7 +186,8 @@ export class Worker {
       workerId: this.workerId,
       progressBar: this.options.progressBar ?? false,
       runner: (name) => this.runners.get(name),
-      stopping: () => this.abortStart || this.state === 'STOPPING' || this.state === 'STOPPED',
+      stopping: () => this.state === 'STOPPING' || this.state === 'STOPPED',
+      startAborted: () => this.abortStart || this.state === 'STOPPING' || this.state === 'STOPPED',
       pipelineFailed: (name, e) => this.pipelineFailed(name, e),
     });
   }
@@ -241,6 +242,11 @@ export class Worker {
   /** Records a fatal failure: state FAILED; the process owner decides to stop (the CLI exits non-zero). */
   fail(e: AdjunctError): void {
     if (this.state === 'FAILED') return;
+    // A start-up step (a reload's or a dependent's Kafka retries) that the stop ended is the stop itself, not a failure.
+    if (isStoppedWhileStarting(e) && (this.abortStart || this.state === 'STOPPING' || this.state === 'STOPPED')) {
+      this.logger.info({ code: e.code, err: e.message }, 'a start-up step ended by the stop');
+      return;
+    }
     this.lastError = e;
     this.state = 'FAILED';
     this.logger.error({ code: e.code, stage: e.stage, ...e.context, err: e.message }, 'worker failed');

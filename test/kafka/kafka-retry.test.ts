@@ -1,6 +1,6 @@
 import { KafkaJSConnectionError, KafkaJSGroupCoordinatorNotFound, KafkaJSNonRetriableError } from 'kafkajs';
 import { ManualClock } from '../../src/clock';
-import { AdjunctError } from '../../src/errors';
+import { AdjunctError, isStoppedWhileStarting } from '../../src/errors';
 import { isRetriableKafkaError, withKafkaRetry, withKafkaTimeout } from '../../src/kafka/kafka-retry';
 import { protocolError } from './protocol-error';
 
@@ -58,7 +58,10 @@ describe('withKafkaRetry', () => {
       },
       { clock, timeoutMs: 60_000, shouldStop: () => stopping },
     ).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(AdjunctError);
+    // The stop's own error, not KAFKA_UNAVAILABLE: the worker's fatal path ignores it while stopping.
+    expect(err).toMatchObject({ code: 'STOPPED_WHILE_STARTING', message: 'stopped while the start-up offset check' });
+    expect(isStoppedWhileStarting(new AdjunctError('reload failed', { code: 'RELOAD_FAILED', cause: err }))).toBe(true);
+    expect(isStoppedWhileStarting(new AdjunctError('reload failed', { code: 'RELOAD_FAILED' }))).toBe(false);
     expect(calls).toBe(2);
     expect(clock.slept).toBeLessThan(60_000);
   });

@@ -3,10 +3,20 @@ import { createLogger } from '../../src/observability/logger';
 import type { PipelineTask } from '../../src/sink/pipeline-task';
 
 /** A watch over fakes of the runner's parts: `exists` answers each table check in turn (the last one repeats). */
-function watch(o: { current?: number; exists: boolean[]; rebuildFails?: boolean; convergeFails?: number }) {
+function watch(o: {
+  current?: number;
+  exists: boolean[];
+  rebuildFails?: boolean;
+  convergeFails?: number;
+  /** A build of generation 4 runs here; `buildExists` answers its table checks (the main table's follow `exists`). */
+  building?: boolean;
+  buildExists?: boolean[];
+}) {
   const lines: string[] = [];
   const calls: string[] = [];
   const exists = [...o.exists];
+  const buildExists = [...(o.buildExists ?? [true])];
+  const buildTask = { stop: jest.fn(async () => void calls.push('stop build')) } as unknown as PipelineTask;
   let queue: Promise<unknown> = Promise.resolve();
   const task = { stop: jest.fn(async () => void calls.push('stop')) } as unknown as PipelineTask;
   const parts: LostTableWatchParts = {
@@ -23,8 +33,14 @@ function watch(o: { current?: number; exists: boolean[]; rebuildFails?: boolean;
       }
     },
     main: () => ({ generation: 3, task }),
-    view: async () => ({ current: o.current ?? 3, building: null, paused: false }),
-    tableExists: async () => {
+    build: () => (o.building ? { generation: 4, task: buildTask } : undefined),
+    replaceBuild: async (lost) => void calls.push(`replaceBuild ${lost}`),
+    view: async () => ({ current: o.current ?? 3, building: o.building ? 4 : null, paused: false }),
+    tableExists: async (g) => {
+      if (g === 4) {
+        calls.push('build exists?');
+        return buildExists.length > 1 ? buildExists.shift()! : buildExists[0];
+      }
       calls.push('exists?');
       return exists.length > 1 ? exists.shift()! : exists[0];
     },
@@ -113,5 +129,22 @@ describe('LostTableWatch', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+
+  it("a lost build table: the build is replaced by a new generation's (never re-created); the current table is checked too", async () => {
+    const { w, calls, lines, settled } = watch({ exists: [true], building: true, buildExists: [false] });
+    w.report();
+    await settled();
+    expect(calls).toEqual(['converge', 'build exists?', `sleep ${LOST_TABLE_CONFIRM_MS}`, 'build exists?', 'replaceBuild 4', 'exists?']);
+    const lost = lines.map((l) => JSON.parse(l)).find((l) => /BUILD TABLE LOST/.test(l.msg));
+    expect(lost).toMatchObject({ level: 50, generation: 4, store: 'rates' });
+    expect(w.isLost(3)).toBe(false);
+  });
+
+  it('a build table that shows up within the delay (created by the worker that began the build) is not lost', async () => {
+    const { w, calls, settled } = watch({ exists: [true], building: true, buildExists: [false, true] });
+    w.report();
+    await settled();
+    expect(calls).toEqual(['converge', 'build exists?', `sleep ${LOST_TABLE_CONFIRM_MS}`, 'build exists?', 'exists?']);
   });
 });

@@ -133,7 +133,7 @@ export async function tableExists(exec: CqlExecutor, keyspace: string, table: st
   const rs = await exec.read(
     'SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
     [keyspace, table],
-    'check table',
+    `checking table ${keyspace}.${table}`,
   );
   return rs.rowLength > 0;
 }

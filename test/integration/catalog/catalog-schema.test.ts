@@ -103,4 +103,20 @@ describe('catalog schema: upgrade and concurrent creation', () => {
     await client.execute(`CREATE TABLE ${keyspace}.rb_g1 (k text PRIMARY KEY)`);
     expect(await catalog.rollbackTo('rb', 1, 3_600_000)).toEqual({ current: 1, previous: 2, changed: true });
   });
+
+  it('replaces a lost build by compare-and-set: workers finding it lost at once get one new number, never a reused one', async () => {
+    await ensureCatalog(client, keyspace);
+    const catalog = new StoreCatalog(client, keyspace);
+    const shape = { kind: 'versioned', scope: 'global', keySerde: 'string', valueSerde: 'json', historyRetentionMs: 60_000, buckets: null };
+    await catalog.register({ store: 'rp', baseTable: 'rp', ...shape } as Parameters<StoreCatalog['register']>[0]);
+    expect(await catalog.beginBuild('rp')).toBe(2);
+    const raced = await Promise.all([catalog.replaceBuild('rp', 2), catalog.replaceBuild('rp', 2), catalog.replaceBuild('rp', 2)]);
+    expect(raced).toEqual([3, 3, 3]);
+    expect(await catalog.get('rp')).toMatchObject({ currentGeneration: 1, buildingGeneration: 3, lastGeneration: 3 });
+    // A worker late to find 2 lost gets the build that replaced it; with no build left, null.
+    expect(await catalog.replaceBuild('rp', 2)).toBe(3);
+    await catalog.cancelBuild('rp');
+    expect(await catalog.replaceBuild('rp', 3)).toBeNull();
+    expect(await catalog.beginBuild('rp')).toBe(4);
+  });
 });
