@@ -93,7 +93,7 @@ export class LostTableWatch {
   }
 
   private async check(): Promise<void> {
-    if (!this.p.main()) return;
+    if (!this.p.main() && !this.p.build()) return;
     await this.p.converge();
     const build = this.p.build();
     if (build && (await isTableLost(build.generation, 'building', this.p))) {

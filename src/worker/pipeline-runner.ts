@@ -1,5 +1,5 @@
 import { generationGroup, ReadyTracker, WriterHeartbeat, WriterRole } from '../generations';
-import { AdjunctError, describeError, ErrorCode, ErrorStage } from '../errors';
+import { AdjunctError, describeError, ErrorCode, ErrorStage, isAdjunctError } from '../errors';
 import { Logger } from '../observability/logger';
 import { PipelineParts } from '../sink/pipeline-parts';
 import { PipelineState, PipelineTask } from '../sink/pipeline-task';
@@ -172,15 +172,25 @@ export class PipelineRunner {
       { generation, current: this.generation },
       'reload: building a new generation from the earliest offset; readers stay on the current one; every worker joins at its next catalog poll',
     );
-    return this.joinBuild(generation);
+    try {
+      return await this.joinBuild(generation);
+    } catch (e) {
+      // The build is begun in the catalog: a passing failure to join it here (Kafka, schema agreement) is retried by the next poll.
+      if (!(isAdjunctError(e) && e.retriable)) throw e;
+      this.log.warn({ generation, err: describeError(e) }, 'joining the build failed; the next catalog poll joins it again');
+      return generation;
+    }
   }
 
   /** Builds `generation` under its own consumer group beside the main task; whoever sees it READY first switches. */
   private async joinBuild(generation: number): Promise<number> {
     if (this.build) return this.build.generation;
     await this.beat(generation, 'building');
-    // A build that fails to start leaves nothing behind: the next catalog poll (or reload call) joins it again.
-    const { task, tracker } = await this.tasks.startBuild(generation, this.paused);
+    // A build that fails to start leaves nothing behind (its heartbeat included): the next catalog poll joins it again.
+    const { task, tracker } = await this.tasks.startBuild(generation, this.paused).catch(async (e: unknown) => {
+      await this.forget(generation).catch(() => undefined);
+      throw e;
+    });
     this.build = { generation, task, tracker };
     void tracker.ready
       .then(() => this.exclusive(() => this.switchToBuilt(generation)))
@@ -230,6 +240,15 @@ export class PipelineRunner {
 
   private async switchToBuilt(generation: number): Promise<void> {
     if (this.stopped || !this.build || this.build.generation !== generation) return;
+    // A switch never names a missing table (a READY build whose table creation failed, or one dropped before the switch);
+    // a check that cannot be made (no schema agreement) switches as before.
+    if (!(await this.d.tableExists(generation).catch(() => true))) {
+      this.log.error(
+        { generation },
+        'BUILD TABLE LOST: the built generation has no table; the build is replaced, readers stay where they are',
+      );
+      return this.replaceLostBuild(generation);
+    }
     const { previous, applied } = await this.d.generations.switchTo(this.store, generation, this.d.spec.keepPreviousGeneration);
     if (applied) this.log.warn({ generation, previous }, 'reload complete: store switched to the new generation');
     await this.promoteBuild();
@@ -372,6 +391,7 @@ export class PipelineRunner {
     this.mainTracker?.stop();
     this.build?.tracker.stop();
     await this.exclusive(async () => {
+      this.build?.tracker.stop(); // a build joined while the stop waited for this step
       await Promise.all([
         this.main?.stop(this.parts.options.shutdownTimeoutMs),
         this.build?.task.stop(this.parts.options.shutdownTimeoutMs),

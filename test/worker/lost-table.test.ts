@@ -11,6 +11,8 @@ function watch(o: {
   /** A build of generation 4 runs here; `buildExists` answers its table checks (the main table's follow `exists`). */
   building?: boolean;
   buildExists?: boolean[];
+  /** The main task is stopped (its table was lost: the store is being rebuilt). */
+  noMain?: boolean;
 }) {
   const lines: string[] = [];
   const calls: string[] = [];
@@ -32,7 +34,7 @@ function watch(o: {
         throw new Error('no schema agreement');
       }
     },
-    main: () => ({ generation: 3, task }),
+    main: () => (o.noMain ? undefined : { generation: 3, task }),
     build: () => (o.building ? { generation: 4, task: buildTask } : undefined),
     replaceBuild: async (lost) => void calls.push(`replaceBuild ${lost}`),
     view: async () => ({ current: o.current ?? 3, building: o.building ? 4 : null, paused: false }),
@@ -146,5 +148,12 @@ describe('LostTableWatch', () => {
     w.report();
     await settled();
     expect(calls).toEqual(['converge', 'build exists?', `sleep ${LOST_TABLE_CONFIRM_MS}`, 'build exists?', 'exists?']);
+  });
+
+  it("the rebuild's own table lost while the main task is stopped (after STORE TABLE LOST) is still replaced", async () => {
+    const { w, calls, settled } = watch({ exists: [false], noMain: true, building: true, buildExists: [false] });
+    w.report();
+    await settled();
+    expect(calls).toEqual(['converge', 'build exists?', `sleep ${LOST_TABLE_CONFIRM_MS}`, 'build exists?', 'replaceBuild 4']);
   });
 });
