@@ -98,10 +98,6 @@ export class LostTableWatch {
     const build = this.p.build();
     if (build && (await isTableLost(build.generation, 'building', this.p))) {
       if (this.p.build()?.task !== build.task) return;
-      this.p.log.error(
-        { generation: build.generation, store: this.p.store },
-        'BUILD TABLE LOST: the table of the generation being built was dropped outside adjunct; the build restarts as a new generation from the earliest offsets (readers stay on the current one)',
-      );
       await this.p.replaceBuild(build.generation);
     }
     const main = this.p.main();

@@ -63,7 +63,7 @@ export class PipelineRunner {
       main: () =>
         this.stopped || !this.main || this.main.state === 'STOPPED' ? undefined : { generation: this.generation, task: this.main },
       build: () => (this.stopped || !this.build ? undefined : { generation: this.build.generation, task: this.build.task }),
-      replaceBuild: (lost) => this.replaceLostBuild(lost),
+      replaceBuild: (lost) => this.replaceLostBuild(lost, 'the table of the generation being built was dropped outside adjunct'),
       view: () => this.d.generations.view(this.name, this.store),
       tableExists: this.d.tableExists,
       sleep: (ms) => this.parts.clock.sleep(ms),
@@ -198,8 +198,12 @@ export class PipelineRunner {
     return generation;
   }
 
-  /** The build of `lost` lost its table: it stops here and is replaced by a build of a new number (one CAS in the catalog). */
-  private async replaceLostBuild(lost: number): Promise<void> {
+  /** The build of `lost` lost its table (`why`): it stops here and is replaced by a build of a new number (one CAS in the catalog). */
+  private async replaceLostBuild(lost: number, why: string): Promise<void> {
+    this.log.error(
+      { generation: lost, store: this.store },
+      `BUILD TABLE LOST: ${why}; the build restarts as a new generation from the earliest offsets (readers stay on the current one)`,
+    );
     if (this.build?.generation === lost) await this.stopBuild();
     const next = await this.d.generations.replaceBuild(this.store, lost);
     if (next !== null) await this.joinBuild(next);
@@ -241,14 +245,15 @@ export class PipelineRunner {
   private async switchToBuilt(generation: number): Promise<void> {
     if (this.stopped || !this.build || this.build.generation !== generation) return;
     // A switch never names a missing table (a READY build whose table creation failed, or one dropped before the switch);
-    // a check that cannot be made (no schema agreement) switches as before.
-    if (!(await this.d.tableExists(generation).catch(() => true))) {
-      this.log.error(
-        { generation },
-        'BUILD TABLE LOST: the built generation has no table; the build is replaced, readers stay where they are',
+    // a check that cannot be made (no schema agreement) switches as before, and says so.
+    const exists = await this.d.tableExists(generation).catch((e: unknown) => {
+      this.log.warn(
+        { generation, err: describeError(e) },
+        "the built generation's table could not be checked before the switch; switching",
       );
-      return this.replaceLostBuild(generation);
-    }
+      return true;
+    });
+    if (!exists) return this.replaceLostBuild(generation, 'the built generation has no table');
     const { previous, applied } = await this.d.generations.switchTo(this.store, generation, this.d.spec.keepPreviousGeneration);
     if (applied) this.log.warn({ generation, previous }, 'reload complete: store switched to the new generation');
     await this.promoteBuild();

@@ -107,7 +107,7 @@ export async function assembleRunner(spec: PipelineSpec, ctx: RunnerAssemblyCont
     generationPollMs: config.worker.generationPoll,
     status: ctx.statusTable,
     entry,
-    writersFor: (g) => wiring.writerFactory(g, { tableMustExist: () => true }),
+    writersFor: (g) => wiring.writerFactory(g, { tableMustExist: true }),
     ensureTable: (g) => wiring.ensureTable(g),
     tableExists: (g) => wiring.tableExists(g),
     currentTableLost,

@@ -207,14 +207,14 @@ export class StoreWiring {
 
   /**
    * Writers into the table of one generation: with the store's typed columns unless `withTyped` is false; when
-   * `tableMustExist()` says so at a writer's opening, a missing table is TABLE_MISSING instead of being created.
+   * `tableMustExist` (every task's writers), a missing table is TABLE_MISSING instead of being created (only ensureTable creates).
    */
-  writerFactory(generation: number, o: { withTyped?: boolean; tableMustExist?: () => boolean } = {}): PartitionWriterFactory {
+  writerFactory(generation: number, o: { withTyped?: boolean; tableMustExist?: boolean } = {}): PartitionWriterFactory {
     const withTyped = o.withTyped ?? true;
     return {
       open: async (topic: string, partition: number) => {
         const writerId = writerIdOf(topic, partition);
-        const common = { ...this.common(generation), partition, writerId, tableMustExist: o.tableMustExist?.() ?? false };
+        const common = { ...this.common(generation), partition, writerId, tableMustExist: o.tableMustExist ?? false };
         const kSerde = this.keySerdeName;
         const vSerde = this.spec.store.valueSerde;
         // The value converter's format is the store's value serde: the record's bytes are the serialised value.

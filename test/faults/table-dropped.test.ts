@@ -37,6 +37,19 @@ describe('fault: the current store table dropped outside adjunct', () => {
       )
     ).rowLength > 0;
 
+  /** Generation `generation` catches up, equals the reference, and readers of store `s` see it as current. */
+  async function expectReadersOn(n: ReturnType<typeof names>, generation: number) {
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p', generation), n.topic, 120_000);
+    const diff = await expectTableEqualsReference(stack.kafka, stack.admin, stack.client, n.topic, n.keyspace, `s_g${generation}`);
+    note(`generation ${generation} equals the reference: ${diff.actualVersions} versions of ${diff.records} records`);
+    const lookup = await openLookup({ client: stack.client, keyspace: n.keyspace, generationCacheMs: 0 });
+    try {
+      expect((await lookup.store('s').info()).generation).toBe(generation);
+    } finally {
+      await lookup.close();
+    }
+  }
+
   /** The rebuilt generation becomes current, equals the reference, and the lookup reads it. */
   async function expectRebuilt(n: ReturnType<typeof names>, w: ReturnType<typeof stack.spawn>) {
     await waitOutput(w, /STORE TABLE LOST/, 60_000).catch((e) => {
@@ -46,15 +59,7 @@ describe('fault: the current store table dropped outside adjunct', () => {
     expect(w.output()).toMatch(/"generation":1,"store":"s"/);
     await waitOutput(w, /reload complete: store switched to the new generation/, 120_000);
     expect(await tableExists(n.keyspace, 's_g1')).toBe(false); // never re-created empty
-    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p', 2), n.topic, 120_000);
-    const diff = await expectTableEqualsReference(stack.kafka, stack.admin, stack.client, n.topic, n.keyspace, 's_g2');
-    note(`generation 2 equals the reference: ${diff.actualVersions} versions of ${diff.records} records`);
-    const lookup = await openLookup({ client: stack.client, keyspace: n.keyspace, generationCacheMs: 0 });
-    try {
-      expect((await lookup.store('s').info()).generation).toBe(2);
-    } finally {
-      await lookup.close();
-    }
+    await expectReadersOn(n, 2);
     expect(w.child.exitCode).toBeNull();
   }
 
@@ -106,15 +111,7 @@ describe('fault: the current store table dropped outside adjunct', () => {
     await waitOutput(w, /reload complete: store switched to the new generation/, 180_000);
     expect(w.output()).toMatch(/"generation":3,"previous":1/);
     expect(await tableExists(n.keyspace, 's_g2')).toBe(false); // never re-created under the group's offsets
-    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'p', 3), n.topic, 120_000);
-    const diff = await expectTableEqualsReference(stack.kafka, stack.admin, stack.client, n.topic, n.keyspace, 's_g3');
-    note(`generation 3 equals the reference: ${diff.actualVersions} versions of ${diff.records} records`);
-    const lookup = await openLookup({ client: stack.client, keyspace: n.keyspace, generationCacheMs: 0 });
-    try {
-      expect((await lookup.store('s').info()).generation).toBe(3);
-    } finally {
-      await lookup.close();
-    }
+    await expectReadersOn(n, 3);
     await killWorker(w, 'SIGTERM');
   });
 });
