@@ -99,6 +99,21 @@ export class GenerationTasks {
   }
 
   /**
+   * Restarts a FAILED task in place from its committed offsets (Kafka Connect's task restart): `old` stops, the stall
+   * state resets, and the successor is handed to `adopt` before it starts, so a start that fails leaves it where a stop
+   * finds it; it is paused when `paused`.
+   */
+  async restartFailed(old: PipelineTask, generation: number, paused: boolean, adopt: (next: PipelineTask) => void): Promise<PipelineTask> {
+    await old.stop(this.parts.options.shutdownTimeoutMs);
+    this.parts.stall.reset();
+    const next = this.successor(old, generation);
+    adopt(next);
+    await next.start();
+    if (paused) next.pause();
+    return next;
+  }
+
+  /**
    * Starts building `generation`: READY's target captured (or restored), the build's table created, then its task
    * started (paused if asked). The table is created only while the build's group has committed nothing: one missing
    * after that was dropped outside adjunct, and re-creating it would hide the records written into it (the build is

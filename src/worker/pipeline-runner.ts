@@ -1,4 +1,4 @@
-import { generationGroup, ReadyTracker, WriterHeartbeat, WriterRole } from '../generations';
+import { generationGroup, ReadyTracker, WriterHeartbeat } from '../generations';
 import { AdjunctError, describeError, ErrorCode, ErrorStage, isAdjunctError } from '../errors';
 import { Logger } from '../observability/logger';
 import { PipelineParts } from '../sink/pipeline-parts';
@@ -82,8 +82,8 @@ export class PipelineRunner {
         promoteBuild: () => this.promoteBuild(),
         restartMain: (g) => this.restartMain(g),
         joinBuild: (g) => this.joinBuild(g),
-        pause: () => this.pauseTasks(),
-        resume: () => this.resumeTasks(),
+        pause: () => this.setPaused(true),
+        resume: () => this.setPaused(false),
       },
       exclusive: (fn) => this.exclusive(fn),
       stopped: () => this.stopped,
@@ -116,7 +116,7 @@ export class PipelineRunner {
       onRetry: warnKafkaRetry(this.log, 'the start-up offset check', { groupId: group }),
       shouldStop: () => this.stopped || this.d.stopping(),
     });
-    await this.beat(this.generation, 'current');
+    await this.heartbeat.writes(this.generation, 'current');
     this.main = this.tasks.task(this.generation, positions.startAt);
     this.main.counts.lostOffsets += positions.lostOffsets;
     if (this.d.spec.bootstrap) {
@@ -125,7 +125,7 @@ export class PipelineRunner {
     // READY's target (end offsets and start positions) is captured before the consumer moves: the whole backlog counts.
     if (this.mainTracker) await this.mainTracker.begin();
     await this.main.start();
-    if (view.paused) this.pauseTasks();
+    if (view.paused) this.setPaused(true);
     if (view.building !== null || this.d.spec.resetOffset || positions.reload) await this.reload();
     // A current table found lost at start is checked now, not only when a record arrives (an idle pipeline).
     if (this.d.currentTableLost) this.tableMissing();
@@ -136,11 +136,6 @@ export class PipelineRunner {
       () => void this.dropExpiredGeneration().catch((e) => this.log.warn({ err: describeError(e) }, 'generation clean-up failed')),
       Math.max(this.d.generationPollMs, 1000),
     );
-  }
-
-  /** Registers (or refreshes) this worker as a writer of a generation; done before any write into it. */
-  private beat(generation: number, role: WriterRole): Promise<void> {
-    return this.heartbeat.writes(generation, role);
   }
 
   /** This worker no longer writes `generation` (its task has stopped), unless a task of it still does. */
@@ -185,7 +180,7 @@ export class PipelineRunner {
   /** Builds `generation` under its own consumer group beside the main task; whoever sees it READY first switches. */
   private async joinBuild(generation: number): Promise<number> {
     if (this.build) return this.build.generation;
-    await this.beat(generation, 'building');
+    await this.heartbeat.writes(generation, 'building');
     // A build that fails to start leaves nothing behind (its heartbeat included): the next catalog poll joins it again.
     const { task, tracker } = await this.tasks.startBuild(generation, this.paused).catch(async (e: unknown) => {
       await this.forget(generation).catch(() => undefined);
@@ -271,7 +266,7 @@ export class PipelineRunner {
     this.build = undefined;
     this.generation = b.generation;
     this.parts.metrics.generation.set({ pipeline: this.name, store: this.store }, b.generation);
-    await this.beat(b.generation, 'current');
+    await this.heartbeat.writes(b.generation, 'current');
     oldTracker?.stop();
     await old?.stop(this.parts.options.shutdownTimeoutMs);
     if (oldGeneration !== b.generation) await this.forget(oldGeneration);
@@ -282,7 +277,7 @@ export class PipelineRunner {
     const oldGeneration = this.generation;
     this.mainTracker?.stop();
     await this.main?.stop(this.parts.options.shutdownTimeoutMs);
-    await this.beat(generation, 'current');
+    await this.heartbeat.writes(generation, 'current');
     this.generation = generation;
     this.main = this.tasks.task(generation);
     this.mainTracker = this.d.spec.bootstrap ? this.tasks.tracker(generation) : undefined;
@@ -346,12 +341,7 @@ export class PipelineRunner {
           stage: 'worker',
         });
       }
-      await old.stop(this.parts.options.shutdownTimeoutMs);
-      this.parts.stall.reset();
-      // The new task is the main one before it starts: a start that fails leaves it where stop() finds it.
-      const next = (this.main = this.tasks.successor(old, this.generation));
-      await next.start();
-      if (this.paused) next.pause();
+      const next = await this.tasks.restartFailed(old, this.generation, this.paused, (t) => (this.main = t));
       this.log.warn({ generation: this.generation, failedWith: old.lastError?.code }, 'pipeline restarted from its committed offsets');
       return next.state;
     });
@@ -360,25 +350,22 @@ export class PipelineRunner {
   /** Pauses consumption on every worker: persisted in the catalog, applied here now and elsewhere at the next poll. */
   async pause(): Promise<void> {
     await this.d.generations.setPaused(this.name, true);
-    await this.exclusive(async () => this.pauseTasks());
+    await this.exclusive(async () => this.setPaused(true));
   }
 
   /** Resumes consumption on every worker (persisted like pause). */
   async resume(): Promise<void> {
     await this.d.generations.setPaused(this.name, false);
-    await this.exclusive(async () => this.resumeTasks());
+    await this.exclusive(async () => this.setPaused(false));
   }
 
-  private pauseTasks(): void {
-    this.paused = true;
-    this.main?.pause();
-    this.build?.task.pause();
-  }
-
-  private resumeTasks(): void {
-    this.paused = false;
-    this.main?.resume();
-    this.build?.task.resume();
+  /** Pauses (or resumes) this worker's tasks of the pipeline, the build's too. */
+  private setPaused(paused: boolean): void {
+    this.paused = paused;
+    for (const t of [this.main, this.build?.task]) {
+      if (paused) t?.pause();
+      else t?.resume();
+    }
   }
 
   /** Current state of the main task. */
