@@ -127,6 +127,9 @@ export async function runGenerationsScenario(stack: StackFixture, s: Generations
   );
   const res = await fetch(`http://127.0.0.1:${port}/pipelines/p/reload`, { method: 'POST' });
   expect({ status: res.status, body: await res.json() }).toMatchObject({ status: 202, body: { building: 2 } });
+  // The build is begun in the catalog before the reply. (Checked here, not after every worker joined: the build can reach
+  // READY, the end offsets seen at its start, and switch before the last worker's heartbeat shows generation 2.)
+  expect((await catalog.get('s'))?.buildingGeneration).toBe(2);
 
   // Every worker joins the build (heartbeat rows for generation 2 from all three), then C dies by kill -9 mid-build.
   await eventually(
@@ -137,7 +140,6 @@ export async function runGenerationsScenario(stack: StackFixture, s: Generations
     60_000,
     'every worker building generation 2',
   );
-  expect((await catalog.get('s'))?.buildingGeneration).toBe(2);
   // A's /status lists all three writers of generation 2 (as of its last catalog poll).
   await eventually(
     async () => {
