@@ -70,6 +70,8 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, o: Retry
       const jittered = Math.round(d / 2 + Math.random() * (d / 2));
       o.onRetry?.(e, attempt, jittered);
       await (o.sleep ? o.sleep(jittered) : clock.sleep(jittered));
+      // A stop asked for during the backoff ends the retries here, without one more attempt.
+      if (o.shouldStop?.()) throw new RetriesExhaustedError(e, attempt, clock.now() - start);
       delay = Math.min(delay * 2, o.maxDelayMs);
     }
   }

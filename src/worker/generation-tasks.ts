@@ -99,18 +99,13 @@ export class GenerationTasks {
   }
 
   /**
-   * Restarts a FAILED task in place from its committed offsets (Kafka Connect's task restart): `old` stops, the stall
-   * state resets, and the successor is handed to `adopt` before it starts, so a start that fails leaves it where a stop
-   * finds it; it is paused when `paused`.
+   * Stops a FAILED task and returns its successor, not started (Kafka Connect's task restart from the committed
+   * offsets): the stall state resets, and the caller adopts the successor before starting it.
    */
-  async restartFailed(old: PipelineTask, generation: number, paused: boolean, adopt: (next: PipelineTask) => void): Promise<PipelineTask> {
+  async replaceFailed(old: PipelineTask, generation: number): Promise<PipelineTask> {
     await old.stop(this.parts.options.shutdownTimeoutMs);
     this.parts.stall.reset();
-    const next = this.successor(old, generation);
-    adopt(next);
-    await next.start();
-    if (paused) next.pause();
-    return next;
+    return this.successor(old, generation);
   }
 
   /**

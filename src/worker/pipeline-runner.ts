@@ -1,11 +1,12 @@
 import { generationGroup, ReadyTracker, WriterHeartbeat } from '../generations';
-import { AdjunctError, describeError, ErrorCode, ErrorStage, isAdjunctError } from '../errors';
+import { AdjunctError, describeError, ErrorCode, ErrorStage } from '../errors';
 import { Logger } from '../observability/logger';
 import { PipelineParts } from '../sink/pipeline-parts';
 import { PipelineState, PipelineTask } from '../sink/pipeline-task';
 import { warnKafkaRetry } from '../kafka/kafka-retry';
 import { checkStartPositions, OffsetLossPolicy } from '../offsets';
 import { CatalogFollower } from './catalog-follower';
+import { BuildingGeneration, GenerationBuild } from './generation-build';
 import { GenerationTasks } from './generation-tasks';
 import { LostTableWatch } from './lost-table';
 import { PipelineRunnerDeps } from './runner-deps';
@@ -22,7 +23,7 @@ export type { RunnerStatus } from './runner-status';
 export class PipelineRunner {
   private main?: PipelineTask;
   private mainTracker?: ReadyTracker;
-  private build?: { generation: number; task: PipelineTask; tracker: ReadyTracker };
+  private readonly build: GenerationBuild;
   private generation: number;
   private stopped = false;
   private janitor?: NodeJS.Timeout;
@@ -57,17 +58,34 @@ export class PipelineRunner {
       (task) => this.restartStuck(task),
       () => this.tableMissing(),
     );
+    this.build = new GenerationBuild({
+      store: d.entry.store,
+      generations: d.generations,
+      startBuild: (g, paused) => this.tasks.startBuild(g, paused),
+      writes: (g, role) => this.heartbeat.writes(g, role),
+      forget: (g) => this.forget(g),
+      tableExists: d.tableExists,
+      keepPreviousGeneration: d.spec.keepPreviousGeneration,
+      current: () => this.generation,
+      paused: () => this.paused,
+      stopped: () => this.stopped,
+      exclusive: (fn) => this.exclusive(fn),
+      promote: (b) => this.promote(b),
+      fail: (e) => this.fail(e, 'RELOAD_FAILED', 'bootstrap', `reload of ${this.name} failed`),
+      shutdownTimeoutMs: parts.options.shutdownTimeoutMs,
+      log: this.log,
+    });
     this.lostTable = new LostTableWatch({
       exclusive: (fn) => this.exclusive(fn),
       converge: () => this.follower.converge(),
       main: () =>
         this.stopped || !this.main || this.main.state === 'STOPPED' ? undefined : { generation: this.generation, task: this.main },
-      build: () => (this.stopped || !this.build ? undefined : { generation: this.build.generation, task: this.build.task }),
-      replaceBuild: (lost) => this.replaceLostBuild(lost, 'the table of the generation being built was dropped outside adjunct'),
+      build: () => (this.stopped ? undefined : this.build.active),
+      replaceBuild: (lost) => this.build.replaceLost(lost, 'the table of the generation being built was dropped outside adjunct'),
       view: () => this.d.generations.view(this.name, this.store),
       tableExists: this.d.tableExists,
       sleep: (ms) => this.parts.clock.sleep(ms),
-      rebuild: async () => void (await this.beginReload()),
+      rebuild: async () => void (await this.build.begin()),
       fatal: (e) => this.d.onFatal(e),
       shutdownTimeoutMs: this.parts.options.shutdownTimeoutMs,
       log: this.log,
@@ -76,12 +94,12 @@ export class PipelineRunner {
     this.follower = new CatalogFollower({
       view: () => this.d.generations.view(this.name, this.store),
       writers: () => this.d.generations.writers(this.name),
-      local: () => ({ main: this.main ? this.generation : undefined, build: this.build?.generation, paused: this.paused }),
+      local: () => ({ main: this.main ? this.generation : undefined, build: this.build.active?.generation, paused: this.paused }),
       handlers: {
-        stopBuild: () => this.stopBuild(),
-        promoteBuild: () => this.promoteBuild(),
+        stopBuild: () => this.build.stop(),
+        promoteBuild: () => this.build.promote(),
         restartMain: (g) => this.restartMain(g),
-        joinBuild: (g) => this.joinBuild(g),
+        joinBuild: (g) => this.build.join(g),
         pause: () => this.setPaused(true),
         resume: () => this.setPaused(false),
       },
@@ -140,7 +158,7 @@ export class PipelineRunner {
 
   /** This worker no longer writes `generation` (its task has stopped), unless a task of it still does. */
   private async forget(generation: number): Promise<void> {
-    if (generation !== this.generation && generation !== this.build?.generation) await this.heartbeat.stopped(generation);
+    if (generation !== this.generation && generation !== this.build.active?.generation) await this.heartbeat.stopped(generation);
   }
 
   /** Resolves when the current generation is READY (bootstrap pipelines) — immediately otherwise. */
@@ -157,60 +175,7 @@ export class PipelineRunner {
 
   /** Starts (or resumes) building a new generation from the earliest offset; switches when it is READY. */
   reload(): Promise<number> {
-    return this.exclusive(() => this.beginReload());
-  }
-
-  private async beginReload(): Promise<number> {
-    if (this.build) return this.build.generation;
-    const generation = await this.d.generations.begin(this.store);
-    this.log.warn(
-      { generation, current: this.generation },
-      'reload: building a new generation from the earliest offset; readers stay on the current one; every worker joins at its next catalog poll',
-    );
-    try {
-      return await this.joinBuild(generation);
-    } catch (e) {
-      // The build is begun in the catalog: a passing failure to join it here (Kafka, schema agreement) is retried by the next poll.
-      if (!(isAdjunctError(e) && e.retriable)) throw e;
-      this.log.warn({ generation, err: describeError(e) }, 'joining the build failed; the next catalog poll joins it again');
-      return generation;
-    }
-  }
-
-  /** Builds `generation` under its own consumer group beside the main task; whoever sees it READY first switches. */
-  private async joinBuild(generation: number): Promise<number> {
-    if (this.build) return this.build.generation;
-    await this.heartbeat.writes(generation, 'building');
-    // A build that fails to start leaves nothing behind (its heartbeat included): the next catalog poll joins it again.
-    const { task, tracker } = await this.tasks.startBuild(generation, this.paused).catch(async (e: unknown) => {
-      await this.forget(generation).catch(() => undefined);
-      throw e;
-    });
-    this.build = { generation, task, tracker };
-    void tracker.ready
-      .then(() => this.exclusive(() => this.switchToBuilt(generation)))
-      .catch((e) => this.fail(e, 'RELOAD_FAILED', 'bootstrap', `reload of ${this.name} failed`));
-    return generation;
-  }
-
-  /** The build of `lost` lost its table (`why`): it stops here and is replaced by a build of a new number (one CAS in the catalog). */
-  private async replaceLostBuild(lost: number, why: string): Promise<void> {
-    this.log.error(
-      { generation: lost, store: this.store },
-      `BUILD TABLE LOST: ${why}; the build restarts as a new generation from the earliest offsets (readers stay on the current one)`,
-    );
-    if (this.build?.generation === lost) await this.stopBuild();
-    const next = await this.d.generations.replaceBuild(this.store, lost);
-    if (next !== null) await this.joinBuild(next);
-  }
-
-  private async stopBuild(): Promise<void> {
-    const b = this.build;
-    if (!b) return;
-    this.build = undefined;
-    b.tracker.stop();
-    await b.task.stop(this.parts.options.shutdownTimeoutMs);
-    await this.forget(b.generation);
+    return this.exclusive(() => this.build.begin());
   }
 
   /** Runs task swaps one at a time, so a re-subscription never races a reload switch, a rollback or a stop. */
@@ -230,40 +195,21 @@ export class PipelineRunner {
       if (this.stopped) return;
       try {
         this.main = await this.tasks.restart(this.main, this.generation);
-        if (this.build) this.build.task = (await this.tasks.restart(this.build.task, this.build.generation))!;
+        const b = this.build.active;
+        if (b) b.task = (await this.tasks.restart(b.task, b.generation))!;
       } catch (e) {
         this.fail(e, 'RESUBSCRIBE_FAILED', 'consume', `pipeline ${this.name}: re-subscribing to ${change.topics.join(', ')} failed`);
       }
     });
   }
 
-  private async switchToBuilt(generation: number): Promise<void> {
-    if (this.stopped || !this.build || this.build.generation !== generation) return;
-    // A switch never names a missing table (a READY build whose table creation failed, or one dropped before the switch);
-    // a check that cannot be made (no schema agreement) switches as before, and says so.
-    const exists = await this.d.tableExists(generation).catch((e: unknown) => {
-      this.log.warn(
-        { generation, err: describeError(e) },
-        "the built generation's table could not be checked before the switch; switching",
-      );
-      return true;
-    });
-    if (!exists) return this.replaceLostBuild(generation, 'the built generation has no table');
-    const { previous, applied } = await this.d.generations.switchTo(this.store, generation, this.d.spec.keepPreviousGeneration);
-    if (applied) this.log.warn({ generation, previous }, 'reload complete: store switched to the new generation');
-    await this.promoteBuild();
-  }
-
   /** The built generation became current (here or on another worker): it becomes the main task; the old one stops. */
-  private async promoteBuild(): Promise<void> {
-    const b = this.build;
-    if (!b) return;
+  private async promote(b: BuildingGeneration): Promise<void> {
     const old = this.main;
     const oldGeneration = this.generation;
     const oldTracker = this.mainTracker;
     this.main = b.task;
     this.mainTracker = b.tracker;
-    this.build = undefined;
     this.generation = b.generation;
     this.parts.metrics.generation.set({ pipeline: this.name, store: this.store }, b.generation);
     await this.heartbeat.writes(b.generation, 'current');
@@ -316,7 +262,7 @@ export class PipelineRunner {
   /** The progress watchdog found a task's consumer stuck: that task is restarted in place (`GenerationTasks.restart`). */
   private restartStuck(task: PipelineTask): void {
     void this.exclusive(async () => {
-      const build = this.build;
+      const build = this.build.active;
       const generation = this.main === task ? this.generation : build?.task === task ? build.generation : undefined;
       if (this.stopped || generation === undefined) return;
       const next = (await this.tasks.restart(task, generation))!;
@@ -341,7 +287,11 @@ export class PipelineRunner {
           stage: 'worker',
         });
       }
-      const next = await this.tasks.restartFailed(old, this.generation, this.paused, (t) => (this.main = t));
+      // The successor is the main task before it starts: a start that fails leaves it where a stop finds it.
+      const next = await this.tasks.replaceFailed(old, this.generation);
+      this.main = next;
+      await next.start();
+      if (this.paused) next.pause();
       this.log.warn({ generation: this.generation, failedWith: old.lastError?.code }, 'pipeline restarted from its committed offsets');
       return next.state;
     });
@@ -362,7 +312,7 @@ export class PipelineRunner {
   /** Pauses (or resumes) this worker's tasks of the pipeline, the build's too. */
   private setPaused(paused: boolean): void {
     this.paused = paused;
-    for (const t of [this.main, this.build?.task]) {
+    for (const t of [this.main, this.build.active?.task]) {
       if (paused) t?.pause();
       else t?.resume();
     }
@@ -381,13 +331,11 @@ export class PipelineRunner {
     this.subscription.stop();
     this.lostTable.close();
     this.mainTracker?.stop();
-    this.build?.tracker.stop();
+    this.build.active?.tracker.stop();
     await this.exclusive(async () => {
-      this.build?.tracker.stop(); // a build joined while the stop waited for this step
-      await Promise.all([
-        this.main?.stop(this.parts.options.shutdownTimeoutMs),
-        this.build?.task.stop(this.parts.options.shutdownTimeoutMs),
-      ]);
+      const b = this.build.active;
+      b?.tracker.stop(); // a build joined while the stop waited for this step
+      await Promise.all([this.main?.stop(this.parts.options.shutdownTimeoutMs), b?.task.stop(this.parts.options.shutdownTimeoutMs)]);
       await this.heartbeat.close();
     });
   }
@@ -401,7 +349,7 @@ export class PipelineRunner {
       generation: this.generation,
       main: this.main,
       mainTracker: this.mainTracker,
-      build: this.build,
+      build: this.build.active,
       paused: this.paused,
       writers: this.follower.writers,
       missingTopics: this.subscription.missing,

@@ -78,6 +78,21 @@ describe('withRetry', () => {
     expect(seen).toEqual(['failure 1', 'retry 1', 'failure 2']);
   });
 
+  it('makes no further attempt when a stop is asked for during a backoff', async () => {
+    let stop = false;
+    const op = failing(Infinity);
+    const e = await withRetry(op.run, {
+      timeoutMs: Number.POSITIVE_INFINITY,
+      maxDelayMs: 10,
+      isRetriable: () => true,
+      shouldStop: () => stop,
+      sleep: async () => void (stop = op.calls === 2),
+    }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(RetriesExhaustedError);
+    expect((e as RetriesExhaustedError).attempts).toBe(2);
+    expect(op.calls).toBe(2);
+  });
+
   it('takes an attempt already under way as attempt 1, and tells a recovery after failures', async () => {
     const op = failing(1);
     let recovered = 0;

@@ -137,7 +137,7 @@ describe('LostTableWatch', () => {
     const { w, calls, settled } = watch({ exists: [true], building: true, buildExists: [false] });
     w.report();
     await settled();
-    // The replacement (the runner's replaceLostBuild) logs BUILD TABLE LOST, whichever check found the table gone.
+    // The replacement (GenerationBuild.replaceLost) logs BUILD TABLE LOST, whichever check found the table gone: asserted in generation-build.test.ts.
     expect(calls).toEqual(['converge', 'build exists?', `sleep ${LOST_TABLE_CONFIRM_MS}`, 'build exists?', 'replaceBuild 4', 'exists?']);
     expect(w.isLost(3)).toBe(false);
   });
