@@ -22,6 +22,11 @@ export interface ReadyTrackerOptions {
   /** The generation's consumer group, whose committed offsets are measured. */
   groupId: string;
   topics: string[];
+  /**
+   * The topics the pipeline consumes now. A topic of `topics` no longer among them (a pattern's topic deleted, or
+   * renamed out of the pattern) leaves READY's measure: its records cannot be read any more.
+   */
+  subscribed?: () => readonly string[];
   pipeline: string;
   store: string;
   generation: number;
@@ -55,6 +60,8 @@ export class ReadyTracker {
   private measuredDone?: bigint;
   private reporter?: ProgressReporter;
   private stopped = false;
+  /** Topics of `topics` that left the measure (see `subscribed`). */
+  private readonly left = new Set<string>();
 
   constructor(private readonly o: ReadyTrackerOptions) {
     this.ready = new Promise((r) => (this.readyResolve = r));
@@ -81,7 +88,7 @@ export class ReadyTracker {
       this.markReady(false);
       return;
     }
-    const parts = await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.o.topics, this.startRetry());
+    const parts = await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.measuredTopics(), this.startRetry());
     const resumed = existing?.state === 'BOOTSTRAPPING' ? { end: existing.endOffsets, start: existing.startOffsets } : undefined;
     this.target = captureTarget(parts, resumed);
     this.o.logger.info(
@@ -121,7 +128,7 @@ export class ReadyTracker {
    */
   async poll(retry: KafkaRetryOptions = { timeoutMs: 0 }): Promise<void> {
     if (this.progress.state === 'READY' || this.stopped) return;
-    const m = measureProgress(await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.o.topics, retry), this.target);
+    const m = measureProgress(await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.measuredTopics(), retry), this.target);
     this.measuredDone = m.done;
     this.progress = this.reporter!.sample(Number(m.done), Number(m.total), m.reached);
     await this.o.status.put({
@@ -138,6 +145,20 @@ export class ReadyTracker {
       worker: this.o.workerId,
     });
     if (m.reached) this.markReady(true);
+  }
+
+  /** The topics READY is measured on: those known at its start that the pipeline still consumes. */
+  private measuredTopics(): string[] {
+    if (!this.o.subscribed) return this.o.topics;
+    const now = new Set(this.o.subscribed());
+    const gone = this.o.topics.filter((t) => !now.has(t) && !this.left.has(t));
+    for (const t of gone) this.left.add(t);
+    if (gone.length)
+      this.o.logger.warn(
+        { pipeline: this.o.pipeline, generation: this.o.generation, topics: gone },
+        'bootstrap: topics no longer consumed (deleted, or no longer matched by the pattern) leave the READY measure',
+      );
+    return this.o.topics.filter((t) => !this.left.has(t));
   }
 
   private markReady(log: boolean): void {

@@ -71,6 +71,7 @@ export class GenerationTasks {
       admin: this.d.admin,
       groupId: this.groupFor(generation),
       topics: this.subscription.topics, // READY is measured on the topics known when the bootstrap (re)starts
+      subscribed: () => this.subscription.topics, // less any of them the pattern no longer matches (deleted)
       pipeline: this.name,
       store: this.d.entry.store,
       generation,
