@@ -2,6 +2,7 @@ import type { PipelineSpec } from '../config/schema';
 import { LiveWriter, ReadyTracker } from '../generations';
 import { BootstrapProgress } from '../bootstrap';
 import { PartitionStatus, PipelineState, PipelineStatus, PipelineTask } from '../sink/pipeline-task';
+import type { BuildingGeneration } from './generation-build';
 
 /** A partition's status plus its retention horizon (streamTime − historyRetention; null without stream time or for kv stores). */
 export type RunnerPartitionStatus = PartitionStatus & { horizon: number | null };
@@ -28,7 +29,7 @@ export interface RunnerSnapshot {
   generation: number;
   main?: PipelineTask;
   mainTracker?: ReadyTracker;
-  build?: { generation: number; task: PipelineTask; tracker: ReadyTracker };
+  build?: BuildingGeneration;
   paused: boolean;
   writers: LiveWriter[];
   missingTopics: string[];
