@@ -37,7 +37,7 @@ export async function timed(count: number, fn: (i: number) => Promise<unknown>):
 }
 
 /**
- * Lookup kinds warmed up, then timed in 3 rounds of rotated order; prints each round (with `extra()`'s note, read
+ * Lookup kinds warmed up, then timed in `rounds` (3) rounds of rotated order; prints each round (with `extra()`'s note, read
  * after the round) and each kind's median rate against `baseline`'s.
  */
 export async function compareLookups(
@@ -46,11 +46,12 @@ export async function compareLookups(
   baseline: string,
   extra: (name: string) => string = () => '',
   beforeRound: () => void = () => undefined,
+  rounds = 3,
 ): Promise<void> {
   const names = Object.keys(kinds);
   for (const n of names) await runPool(Math.min(2000, lookups), CONCURRENCY, kinds[n]);
   const rates: Record<string, number[]> = {};
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (let j = 0; j < names.length; j++) {
       const n = names[(j + round) % names.length];
       beforeRound();
