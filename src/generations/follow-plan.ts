@@ -31,7 +31,10 @@ export type FollowStep =
  * join a build started anywhere, then apply the persisted pause flag.
  */
 export function planFollow(c: CatalogView, l: LocalView): FollowStep[] {
+  // Pause and resume come first: every task the later steps start then starts in the pipeline's state (paused before it fetches).
   const steps: FollowStep[] = [];
+  if (c.paused && !l.paused) steps.push({ kind: 'pause' });
+  if (!c.paused && l.paused) steps.push({ kind: 'resume' });
   let build = l.build;
   let main = l.main;
   if (build !== undefined && build !== c.building && build !== c.current) {
@@ -45,8 +48,6 @@ export function planFollow(c: CatalogView, l: LocalView): FollowStep[] {
   }
   if (main !== undefined && main !== c.current) steps.push({ kind: 'restartMain', generation: c.current });
   if (c.building !== null && c.building !== c.current && build !== c.building) steps.push({ kind: 'joinBuild', generation: c.building });
-  if (c.paused && !l.paused) steps.push({ kind: 'pause' });
-  if (!c.paused && l.paused) steps.push({ kind: 'resume' });
   return steps;
 }
 

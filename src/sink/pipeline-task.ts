@@ -24,6 +24,10 @@ export class PipelineTask {
   private commitTimer?: NodeJS.Timeout;
   private watchdog?: ProgressWatchdog;
   private readonly log: Logger;
+  /** Paused by the operator (or started paused): kept here, because kafkajs forgets it when it restarts a crashed consumer. */
+  private pauseWanted = false;
+  /** True once `consumer.run` was called: kafkajs's pause and resume need the consumer group it creates. */
+  private running = false;
 
   constructor(parts: PipelineParts, target: TaskTarget) {
     this.core = new SinkTaskCore(parts, target, (offsets) => this.commitOffsets?.(offsets) ?? Promise.reject(notRunning()));
@@ -58,13 +62,13 @@ export class PipelineTask {
     await consumer.connect();
     // A group without committed offsets starts at the earliest one: a changelog is complete only from its beginning.
     await consumer.subscribe({ topics: this.core.target.topics, fromBeginning: true });
-    this.core.lifecycle.set('RUNNING');
+    this.core.lifecycle.set(this.pauseWanted ? 'PAUSED' : 'RUNNING');
     this.watchdog?.start(Math.min(30_000, Math.max(1_000, Math.round(o.watchdogTimeoutMs / 4))));
     this.commitTimer = setInterval(
       () => void this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'commit failed; will retry')),
       o.commitIntervalMs,
     );
-    await consumer.run({
+    const run = consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: o.partitionsConsumedConcurrently,
@@ -78,6 +82,10 @@ export class PipelineTask {
         }
       },
     });
+    // kafkajs creates the consumer group inside run(), before joining: a task started paused fetches nothing.
+    this.running = true;
+    if (this.pauseWanted) this.setConsumerPaused(true);
+    await run;
     this.log.info({ topics: this.core.target.topics, groupId: this.core.target.groupId }, 'pipeline started');
   }
 
@@ -99,6 +107,8 @@ export class PipelineTask {
       this.watchdog?.fetched(e.payload.topic, e.payload.partition, e.payload.lastOffset),
     );
     consumer.on(consumer.events.GROUP_JOIN, (e) => {
+      // A consumer kafkajs restarted after a crash joins with nothing paused: the pause is applied again before it fetches.
+      if (this.pauseWanted) this.setConsumerPaused(true);
       this.watchdog?.assigned(e.payload.memberAssignment);
       this.core.partitions.retain(e.payload.memberAssignment);
       this.log.info({ assignment: e.payload.memberAssignment }, 'partitions assigned');
@@ -185,16 +195,26 @@ export class PipelineTask {
     return this.core.committer.commit();
   }
 
-  /** Pauses fetching (admin route). */
+  /** Pauses fetching (admin route); before `start`, the task starts paused. It stays paused across kafkajs's consumer restarts. */
   pause(): void {
-    this.consumer?.pause(this.core.target.topics.map((topic) => ({ topic })));
+    this.pauseWanted = true;
+    this.setConsumerPaused(true);
     if (this.core.lifecycle.state === 'RUNNING' || this.core.lifecycle.state === 'STALLED') this.core.lifecycle.set('PAUSED');
   }
 
   /** Resumes fetching. */
   resume(): void {
-    this.consumer?.resume(this.core.target.topics.map((topic) => ({ topic })));
+    this.pauseWanted = false;
+    this.setConsumerPaused(false);
     if (this.core.lifecycle.state === 'PAUSED') this.core.lifecycle.set('RUNNING');
+  }
+
+  /** Pauses or resumes every source topic on the consumer, once it runs (before, `start` applies `pauseWanted`). */
+  private setConsumerPaused(paused: boolean): void {
+    if (!this.running || !this.consumer) return;
+    const topics = this.core.target.topics.map((topic) => ({ topic }));
+    if (paused) this.consumer.pause(topics);
+    else this.consumer.resume(topics);
   }
 
   /** Stops fetching, waits for in-flight writes (bounded), commits, leaves the group. */
@@ -205,7 +225,7 @@ export class PipelineTask {
     lifecycle.set('STOPPING');
     this.watchdog?.stop();
     if (this.commitTimer) clearInterval(this.commitTimer);
-    this.consumer?.pause(this.core.target.topics.map((topic) => ({ topic })));
+    this.setConsumerPaused(true);
     const deadline = parts.clock.now() + timeoutMs;
     while (parts.clock.now() < deadline && partitions.draining()) await parts.clock.sleep(50);
     await this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'final commit failed'));

@@ -94,8 +94,8 @@ export class GenerationTasks {
     const paused = old.state === 'PAUSED';
     await old.stop(this.parts.options.shutdownTimeoutMs);
     const next = this.successor(old, generation);
-    await next.start();
     if (paused) next.pause();
+    await next.start();
     return next;
   }
 
@@ -121,13 +121,13 @@ export class GenerationTasks {
     try {
       await tracker.begin();
       if (tracker.noProgressYet()) await this.d.ensureTable(generation);
+      if (paused) task.pause(); // before its start: a paused pipeline's build fetches nothing
       await task.start();
     } catch (e) {
       tracker.stop();
       await task.stop(this.parts.options.shutdownTimeoutMs).catch(() => undefined);
       throw e;
     }
-    if (paused) task.pause();
     return { task, tracker };
   }
 

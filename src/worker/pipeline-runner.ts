@@ -142,8 +142,9 @@ export class PipelineRunner {
     }
     // READY's target (end offsets and start positions) is captured before the consumer moves: the whole backlog counts.
     if (this.mainTracker) await this.mainTracker.begin();
-    await this.main.start();
+    // A pipeline paused in the catalog starts paused: its consumer fetches nothing until resumed.
     if (view.paused) this.setPaused(true);
+    await this.main.start();
     if (view.building !== null || this.d.spec.resetOffset || positions.reload) await this.reload();
     // A current table found lost at start is checked now, not only when a record arrives (an idle pipeline).
     if (this.d.currentTableLost) this.tableMissing();
@@ -228,8 +229,8 @@ export class PipelineRunner {
     this.main = this.tasks.task(generation);
     this.mainTracker = this.d.spec.bootstrap ? this.tasks.tracker(generation) : undefined;
     await this.mainTracker?.begin();
-    await this.main.start();
     if (this.paused) this.main.pause();
+    await this.main.start();
     this.parts.metrics.generation.set({ pipeline: this.name, store: this.store }, generation);
     if (oldGeneration !== generation) await this.forget(oldGeneration);
   }
@@ -290,8 +291,8 @@ export class PipelineRunner {
       // The successor is the main task before it starts: a start that fails leaves it where a stop finds it.
       const next = await this.tasks.replaceFailed(old, this.generation);
       this.main = next;
-      await next.start();
       if (this.paused) next.pause();
+      await next.start();
       this.log.warn({ generation: this.generation, failedWith: old.lastError?.code }, 'pipeline restarted from its committed offsets');
       return next.state;
     });

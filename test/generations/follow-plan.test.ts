@@ -42,10 +42,14 @@ describe('planFollow: a worker converges on what the catalog says', () => {
     ]);
   });
 
-  it('the persisted pause flag is applied both ways, after the generation steps', () => {
+  it('the persisted pause flag is applied both ways, before the generation steps (a build joined while paused starts paused)', () => {
     expect(kinds(planFollow({ current: 1, building: 2, paused: true }, { main: 1, build: undefined, paused: false }))).toEqual([
-      'joinBuild:2',
       'pause',
+      'joinBuild:2',
+    ]);
+    expect(kinds(planFollow({ current: 2, building: null, paused: false }, { main: 1, build: undefined, paused: true }))).toEqual([
+      'resume',
+      'restartMain:2',
     ]);
     expect(kinds(planFollow({ current: 1, building: null, paused: false }, { main: 1, build: undefined, paused: true }))).toEqual([
       'resume',
@@ -54,8 +58,8 @@ describe('planFollow: a worker converges on what the catalog says', () => {
 
   it('before the main task exists only the build and pause are followed', () => {
     expect(kinds(planFollow({ current: 2, building: 3, paused: true }, { main: undefined, build: undefined, paused: false }))).toEqual([
-      'joinBuild:3',
       'pause',
+      'joinBuild:3',
     ]);
   });
 

@@ -1,7 +1,8 @@
 /**
  * The coordinated-generations scenario, shared by the single-node integration test and the multi-node fault test:
- * three worker processes, a reload started on one of them mid-load and joined by all, another one killed -9 during the
- * build, the switch followed by the survivors, `rollback --to 1` twice, the keep time expiring (the previous table
+ * three worker processes, a reload started on one of them mid-load (the pipeline paused first, so that the build
+ * cannot finish before every worker's consumer is in its group) and joined by all, the pipeline resumed and another
+ * worker killed -9 at once, during the build (the survivors take its partitions and finish), the switch followed by the survivors, `rollback --to 1` twice, the keep time expiring (the previous table
  * dropped only once no live worker writes it), then more records into generation 1. Every check that could fail is here.
  */
 import { execFile } from 'child_process';
@@ -125,6 +126,12 @@ export async function runGenerationsScenario(stack: StackFixture, s: Generations
     180_000,
     'load under way',
   );
+  // The pipeline is paused first (on every worker within a poll: 3 polls are waited), so the build joined by all three
+  // cannot reach READY before the kill below: every build task starts paused, and C's partitions of the build stay
+  // unread until C resumes at its next poll, which comes after the kill.
+  const admin = async (action: string) => (await fetch(`http://127.0.0.1:${port}/pipelines/p/${action}`, { method: 'POST' })).status;
+  expect(await admin('pause')).toBe(200);
+  await new Promise((r) => setTimeout(r, 1_500));
   const res = await fetch(`http://127.0.0.1:${port}/pipelines/p/reload`, { method: 'POST' });
   expect({ status: res.status, body: await res.json() }).toMatchObject({ status: 202, body: { building: 2 } });
   // The build is begun in the catalog before the reply. (Checked here, not after every worker joined: the build can reach
@@ -149,12 +156,19 @@ export async function runGenerationsScenario(stack: StackFixture, s: Generations
     30_000,
     '/status writers of generation 2',
   );
-  // The build reaches READY at the end offsets seen at its start, so it can switch before every worker joined it: the
-  // kill then lands after the switch. The log says which happened (the rest of the scenario holds either way).
-  const midBuild = (await catalog.get('s'))?.buildingGeneration === 2;
+  // All three build consumers are members of the build's group (C owns a share of its partitions, paused).
+  await eventually(
+    async () => (await stack.admin.describeGroups([pipelineGroup(n.group, 'p', 2)])).groups[0]?.members.length === 3,
+    60_000,
+    "three members in the build's consumer group",
+  );
+  // Resumed (A at once, B and C at their next poll), and C killed -9 straight after: the build is under way on A and
+  // cannot have switched, since C's share of it is unread until the group drops C. Checked after the kill, not assumed.
+  expect(await admin('resume')).toBe(200);
   await killWorker(c, 'SIGKILL');
-  note(midBuild ? 'worker C killed -9 during the build' : 'worker C killed -9 after the build had switched (it finished before the kill)');
   const killedAt = Date.now();
+  expect(await catalog.get('s')).toMatchObject({ currentGeneration: 1, buildingGeneration: 2 });
+  note('worker C killed -9 during the build');
 
   // The build completes on A and B; after the switch both write only generation 2.
   await eventually(async () => (await catalog.get('s'))?.currentGeneration === 2, 300_000, 'switch to generation 2');

@@ -1,0 +1,108 @@
+/**
+ * PipelineTask's pause over a fake consumer that keeps kafkajs's rules (read in kafkajs's consumer/index.js and
+ * consumerGroup.js): `run()` creates the consumer group before its first await, `pause`/`resume` throw before that,
+ * the group keeps the paused topics, fetches skip them, and a consumer kafkajs restarts after a crash gets a new group
+ * with nothing paused, then joins again (GROUP_JOIN) before it fetches.
+ */
+import { EventEmitter } from 'node:events';
+import { PipelineParts, TaskTarget } from '../../src/sink/pipeline-parts';
+import { PipelineTask } from '../../src/sink/pipeline-task';
+import { fakeTask } from './fakes';
+
+const EVENTS = {
+  GROUP_JOIN: 'consumer.group_join',
+  FETCH: 'consumer.fetch',
+  START_BATCH_PROCESS: 'consumer.start_batch_process',
+  REBALANCING: 'consumer.rebalancing',
+  CRASH: 'consumer.crash',
+};
+
+/** The parts of a kafkajs consumer PipelineTask uses; `group` is null until `run`, as in kafkajs. */
+class FakeConsumer extends EventEmitter {
+  readonly events = EVENTS;
+  group: { paused: Set<string> } | null = null;
+  /** What each join saw paused when it would start fetching. */
+  readonly pausedAtJoin: string[][] = [];
+
+  async connect(): Promise<void> {}
+  async subscribe(): Promise<void> {}
+  async disconnect(): Promise<void> {}
+  async commitOffsets(): Promise<void> {}
+  run(): Promise<void> {
+    this.group = { paused: new Set() };
+    return Promise.resolve().then(() => this.join());
+  }
+  pause(tps: { topic: string }[]): void {
+    if (!this.group) throw new Error('Consumer group was not initialized, consumer#run must be called first');
+    for (const tp of tps) this.group.paused.add(tp.topic);
+  }
+  resume(tps: { topic: string }[]): void {
+    if (!this.group) throw new Error('Consumer group was not initialized, consumer#run must be called first');
+    for (const tp of tps) this.group.paused.delete(tp.topic);
+  }
+  /** kafkajs's restart after a retriable crash: a new consumer group (nothing paused), joined again. */
+  crashAndRestart(): void {
+    this.emit(EVENTS.CRASH, { payload: { error: new Error('fetch failed'), restart: true } });
+    this.group = { paused: new Set() };
+    this.join();
+  }
+  private join(): void {
+    this.emit(EVENTS.GROUP_JOIN, { payload: { memberAssignment: { t: [0] } } });
+    this.pausedAtJoin.push([...this.group!.paused]);
+  }
+}
+
+function taskOver(consumer: FakeConsumer): PipelineTask {
+  const { parts } = fakeTask({ commitIntervalMs: 3_600_000, progressTimeoutMs: 0 });
+  const withKafka: PipelineParts = { ...parts, kafka: { consumer: () => consumer } as unknown as PipelineParts['kafka'] };
+  const target: TaskTarget = {
+    generation: 1,
+    topics: ['t'],
+    groupId: 'g',
+    writers: { open: async () => Promise.reject(new Error('no records in these tests')) },
+    onFatal: () => undefined,
+    reload: () => undefined,
+  };
+  return new PipelineTask(withKafka, target);
+}
+
+describe('PipelineTask pause', () => {
+  it('a task paused before its start joins with its topics already paused, and reads PAUSED', async () => {
+    const consumer = new FakeConsumer();
+    const task = taskOver(consumer);
+    task.pause();
+    await task.start();
+    expect(consumer.pausedAtJoin).toEqual([['t']]);
+    expect(task.state).toBe('PAUSED');
+    task.resume();
+    expect([...consumer.group!.paused]).toEqual([]);
+    expect(task.state).toBe('RUNNING');
+    await task.stop(0);
+  });
+
+  it('stays paused when kafkajs restarts its crashed consumer (a new group forgets the pause)', async () => {
+    const consumer = new FakeConsumer();
+    const task = taskOver(consumer);
+    await task.start();
+    task.pause();
+    expect([...consumer.group!.paused]).toEqual(['t']);
+    consumer.crashAndRestart();
+    expect(consumer.pausedAtJoin.at(-1)).toEqual(['t']);
+    expect(task.state).toBe('PAUSED');
+    // Resumed, a later restart leaves it reading.
+    task.resume();
+    consumer.crashAndRestart();
+    expect(consumer.pausedAtJoin.at(-1)).toEqual([]);
+    expect(task.state).toBe('RUNNING');
+    await task.stop(0);
+  });
+
+  it('a task whose start failed before run stops without touching the consumer group (kafkajs would throw)', async () => {
+    const consumer = new FakeConsumer();
+    consumer.connect = () => Promise.reject(new Error('broker down'));
+    const task = taskOver(consumer);
+    await expect(task.start()).rejects.toThrow('broker down');
+    await expect(task.stop(0)).resolves.toBeUndefined();
+    expect(consumer.group).toBeNull();
+  });
+});
