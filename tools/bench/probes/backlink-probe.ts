@@ -20,10 +20,9 @@
  * Pin first for steady figures, as for validto-probes.ts.
  */
 import { Client, types } from 'cassandra-driver';
-import { benchCassandra } from '../infra';
 import { runPool } from '../pool';
 import { median } from '../stats';
-import { compareLookups, CONCURRENCY, flag, lcg, OPTS, timed } from './probe-kit';
+import { compareLookups, CONCURRENCY, flag, lcg, OPTS, runProbe, timed } from './probe-kit';
 
 const KEYS = 10_000;
 const long = types.Long.fromNumber;
@@ -185,19 +184,7 @@ async function reads(c: Client, args: string[]): Promise<void> {
   await c.execute('DROP KEYSPACE IF EXISTS probe');
 }
 
-async function main(): Promise<void> {
-  const [cmd, ...args] = process.argv.slice(2);
-  const c = await benchCassandra();
-  try {
-    if (cmd === 'writes') await writes(c, args);
-    else if (cmd === 'reads') await reads(c, args);
-    else throw new Error('usage: backlink-probe.ts writes [--rows N] [--rounds R] | reads [--versions V] [--lookups N]');
-  } finally {
-    await c.shutdown();
-  }
-}
-
-void main().catch((e: unknown) => {
-  console.error(e);
-  process.exitCode = 1;
-});
+runProbe(
+  { writes, reads },
+  'backlink-probe.ts writes [--rows N] [--rounds R] | reads [--versions V] [--lookups N] [--rounds R] [--matrix]',
+);

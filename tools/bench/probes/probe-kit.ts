@@ -1,5 +1,6 @@
 /** Shared pieces of the issue #13 probes: flags, a deterministic PRNG, timed pools and rotated lookup rounds. */
-import { types } from 'cassandra-driver';
+import { Client, types } from 'cassandra-driver';
+import { benchCassandra } from '../infra';
 import { stackSettings } from '../../devstack/endpoints';
 import { runPool } from '../pool';
 import { cassandraCpuSeconds, settleCassandra } from '../server-cpu';
@@ -64,4 +65,23 @@ export async function compareLookups(
     const ratio = (median(rates[n]) / median(rates[baseline])).toFixed(2);
     console.log(`${n.padEnd(14)} median ${Math.round(median(rates[n]))}/s, ${ratio} of ${baseline}`);
   }
+}
+
+/** Runs the probe command named by the first CLI argument on a bench Cassandra client; an unknown one prints `usage`. */
+export function runProbe(commands: Record<string, (c: Client, args: string[]) => Promise<void>>, usage: string): void {
+  const [cmd, ...args] = process.argv.slice(2);
+  const run = async () => {
+    const command = Object.hasOwn(commands, cmd ?? '') ? commands[cmd] : undefined;
+    if (!command) throw new Error(`usage: ${usage}`);
+    const c = await benchCassandra();
+    try {
+      await command(c, args);
+    } finally {
+      await c.shutdown();
+    }
+  };
+  void run().catch((e: unknown) => {
+    console.error(e);
+    process.exitCode = 1;
+  });
 }

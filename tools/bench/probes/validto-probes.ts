@@ -17,10 +17,9 @@
  * `taskset -c 1`). Rounds run in rotated order; Cassandra's CPU comes from /proc (server-cpu.ts).
  */
 import { Client, types } from 'cassandra-driver';
-import { benchCassandra } from '../infra';
 import { runPool } from '../pool';
 import { median } from '../stats';
-import { compareLookups, CONCURRENCY, flag, lcg, OPTS, timed } from './probe-kit';
+import { compareLookups, CONCURRENCY, flag, lcg, OPTS, runProbe, timed } from './probe-kit';
 
 /** Write cost of the one-read layouts (see the file comment). */
 async function writes(c: Client, args: string[]): Promise<void> {
@@ -175,23 +174,11 @@ async function linkedRead(c: Client, args: string[]): Promise<void> {
   await c.execute('DROP KEYSPACE IF EXISTS probe');
 }
 
-async function main(): Promise<void> {
-  const [cmd, ...args] = process.argv.slice(2);
-  const c = await benchCassandra();
-  try {
-    if (cmd === 'writes') await writes(c, args);
-    else if (cmd === 'window' && args[0]) await window(c, args);
-    else if (cmd === 'linked-read') await linkedRead(c, args);
-    else
-      throw new Error(
-        'usage: validto-probes.ts writes [--rows N] [--rounds R] | window <keyspace> [--table T] [--lookups N] | linked-read',
-      );
-  } finally {
-    await c.shutdown();
-  }
-}
-
-void main().catch((e: unknown) => {
-  console.error(e);
-  process.exitCode = 1;
-});
+runProbe(
+  {
+    writes,
+    window: (c, args) => (args[0] ? window(c, args) : Promise.reject(new Error('window needs a keyspace'))),
+    'linked-read': linkedRead,
+  },
+  'validto-probes.ts writes [--rows N] [--rounds R] | window <keyspace> [--table T] [--lookups N] | linked-read',
+);
