@@ -1,6 +1,6 @@
 import { Client, types } from 'cassandra-driver';
 import { AdjunctError } from '../errors';
-import { awaitSchemaAgreement, CqlExecutor, tableExists, validateKeyspaceName } from '../store/cassandra';
+import { CqlExecutor, tableExistsAgreed, validateKeyspaceName } from '../store/cassandra';
 import { catalogExecute, numberOrNull } from '../catalog/catalog-cql';
 import { generationTable } from './names';
 
@@ -201,14 +201,9 @@ export class StoreCatalog {
     throw new AdjunctError(`rollback of ${store} to ${to} lost a race`, { code: 'SWITCH_CONFLICT', stage: 'store', retriable: true });
   }
 
-  /**
-   * True when a store table exists. A "missing" answer may be a schema the answering node has not caught up with: it is
-   * asked again once the nodes agree (best effort and bounded: a node that is down never blocks a table that exists).
-   */
-  private async tableExists(store: string, table: string): Promise<boolean> {
-    const exec = new CqlExecutor(this.client, {}, { keyspace: this.keyspace, store });
-    if (await tableExists(exec, this.keyspace, table)) return true;
-    return (await awaitSchemaAgreement(this.client, 10_000)) && (await tableExists(exec, this.keyspace, table));
+  /** True when a store table exists as the nodes agree (`tableExistsAgreed`: a disagreement is an error, never "missing"). */
+  private tableExists(store: string, table: string): Promise<boolean> {
+    return tableExistsAgreed(new CqlExecutor(this.client, {}, { keyspace: this.keyspace, store }), this.keyspace, table);
   }
 
   /**

@@ -6,7 +6,7 @@ import { InvalidArgumentError, wrapCassandraError } from '../errors';
 import { coerceKey, coerceValue, serdeByName } from '../store/serde';
 import { Serde } from '../store/types';
 import { baseTableForStore, validateKeyspaceName, validateTableName } from '../store/cassandra';
-import { ensureKeyspace, renderReplication, ReplicationOptions, tableExists } from '../store/cassandra';
+import { ensureKeyspace, renderReplication, ReplicationOptions, tableExistsAgreed } from '../store/cassandra';
 import { CqlExecutor, StoreRetryPolicy } from '../store/cassandra';
 import { openCassandraVersionedStore } from '../store/cassandra';
 import { openCassandraKeyValueStore } from '../store/cassandra';
@@ -186,12 +186,11 @@ export class StoreWiring {
     await w.close();
   }
 
-  /** True when the table of a generation exists, as the nodes agree (waits for schema agreement first, bounded). */
-  async tableExists(generation: number): Promise<boolean> {
-    const t = generationTable(this.baseTable, generation);
-    await requireSchemaAgreement(this.client, `checking table ${t}`);
+  /** True when the table of a generation exists, as the nodes agree (`tableExistsAgreed`: a disagreement is an error, never "missing"). */
+  tableExists(generation: number): Promise<boolean> {
     const ks = validateKeyspaceName(this.cfg.keyspace);
-    return tableExists(new CqlExecutor(this.client, {}, { keyspace: ks, store: this.spec.store.name }), ks, t);
+    const exec = new CqlExecutor(this.client, {}, { keyspace: ks, store: this.spec.store.name });
+    return tableExistsAgreed(exec, ks, generationTable(this.baseTable, generation));
   }
 
   /** Drops the table of a generation (after its keep time). */

@@ -138,6 +138,17 @@ export async function tableExists(exec: CqlExecutor, keyspace: string, table: st
   return rs.rowLength > 0;
 }
 
+/**
+ * True when `keyspace.table` exists as the nodes agree: a table the answering node holds is there; a missing one is asked
+ * again once the nodes agree (bounded), and a disagreement past the bound is a retriable SCHEMA_DISAGREEMENT, never a
+ * "missing" (a node that has not caught up must not make a table look dropped; a node that is down never hides one).
+ */
+export async function tableExistsAgreed(exec: CqlExecutor, keyspace: string, table: string, timeoutMs = 30_000): Promise<boolean> {
+  if (await tableExists(exec, keyspace, table)) return true;
+  await agree(exec, { schemaAgreementTimeoutMs: timeoutMs }, `checking table ${keyspace}.${table}`);
+  return tableExists(exec, keyspace, table);
+}
+
 async function agree(exec: CqlExecutor, options: SchemaOptions, what: string): Promise<void> {
   if (!(await awaitSchemaAgreement(exec.client, options.schemaAgreementTimeoutMs))) {
     throw new StoreError(`no schema agreement after ${what}`, { code: 'SCHEMA_DISAGREEMENT', retriable: true, stage: 'schema' });
