@@ -10,7 +10,7 @@ import { ensureKeyspace, renderReplication, ReplicationOptions, tableExistsAgree
 import { CqlExecutor, StoreRetryPolicy } from '../store/cassandra';
 import { openCassandraVersionedStore } from '../store/cassandra';
 import { openCassandraKeyValueStore } from '../store/cassandra';
-import { DEFAULT_KV_BUCKETS, DEFAULT_PARTITION_BUCKETS } from '../store/cassandra';
+import { defaultBuckets } from '../store/cassandra';
 import { PartitionWriterFactory } from '../sink/partition-writer';
 import { TableOptions } from '../store/cassandra';
 import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra';
@@ -60,7 +60,7 @@ export function keySerdeName(spec: PipelineSpec): string {
 export function configuredBuckets(spec: PipelineSpec): number | null {
   const s = spec.store;
   if (s.kind === 'versioned' && s.scope === 'global') return null;
-  return s.buckets ?? (s.scope === 'global' ? DEFAULT_KV_BUCKETS : DEFAULT_PARTITION_BUCKETS);
+  return s.buckets ?? defaultBuckets(s.scope);
 }
 
 /** A single record moved a writer's stream time forward by more than the history retention (every older version expires). */

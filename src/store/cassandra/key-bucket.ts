@@ -10,6 +10,11 @@ export const DEFAULT_KV_BUCKETS = 16;
  */
 export const DEFAULT_PARTITION_BUCKETS = 64;
 
+/** The default buckets of a table of `scope`: DEFAULT_KV_BUCKETS for global tables, DEFAULT_PARTITION_BUCKETS per source partition. */
+export function defaultBuckets(scope: 'global' | 'partitioned'): number {
+  return scope === 'global' ? DEFAULT_KV_BUCKETS : DEFAULT_PARTITION_BUCKETS;
+}
+
 /** Most buckets a table may have (a scan opens one paged stream per bucket). */
 export const MAX_BUCKETS = 4096;
 

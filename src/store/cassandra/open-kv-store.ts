@@ -3,7 +3,7 @@ import { Serde } from '../types';
 import { CassandraKeyValueStore } from './cassandra-kv-store';
 import { CqlExecutor } from './cql-executor';
 import { KvTableReader } from './kv-table-reader';
-import { DEFAULT_KV_BUCKETS, DEFAULT_PARTITION_BUCKETS } from './key-bucket';
+import { defaultBuckets } from './key-bucket';
 import { kvTableDdl, TableRef } from './layout';
 import { positiveInt, resolveStoreTable, StoreOpenOptions, validateBuckets, validatePartition } from './open-common';
 import { ensureKeyspace, ensureTable, partitionedTableBuckets, renderReplication } from './schema';
@@ -30,7 +30,7 @@ export async function openCassandraKeyValueStore<K = string, V = string>(
   const tableOptions = prepareTableOptions(options.tableOptions, options.defaultTtlSeconds); // validated before any CQL
   const replication = renderReplication(options.replication);
   const partition = validatePartition(options.scope, options.partition);
-  const buckets = validateBuckets(options.buckets, options.scope === 'global' ? DEFAULT_KV_BUCKETS : DEFAULT_PARTITION_BUCKETS);
+  const buckets = validateBuckets(options.buckets, defaultBuckets(options.scope));
   const fetchSize = positiveInt('fetchSize', options.fetchSize, 500);
 
   const exec = new CqlExecutor(options.client, options, { keyspace, table, store: options.storeName });
