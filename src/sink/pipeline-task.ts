@@ -26,7 +26,11 @@ export class PipelineTask {
   private readonly log: Logger;
   /** Paused by the operator (or started paused): kept here, because kafkajs forgets it when it restarts a crashed consumer. */
   private pauseWanted = false;
-  /** True once `consumer.run` was called: kafkajs's pause and resume need the consumer group it creates. */
+  /**
+   * True while kafkajs's consumer group exists: pause and resume throw without it. It exists from `run` (created there,
+   * before the first await) until kafkajs stops the consumer (STOP: a stop of ours, or a crash, before kafkajs restarts
+   * it), and again from the restarted consumer's GROUP_JOIN.
+   */
   private running = false;
 
   constructor(parts: PipelineParts, target: TaskTarget) {
@@ -106,8 +110,10 @@ export class PipelineTask {
     consumer.on(consumer.events.START_BATCH_PROCESS, (e) =>
       this.watchdog?.fetched(e.payload.topic, e.payload.partition, e.payload.lastOffset),
     );
+    consumer.on(consumer.events.STOP, () => (this.running = false));
     consumer.on(consumer.events.GROUP_JOIN, (e) => {
       // A consumer kafkajs restarted after a crash joins with nothing paused: the pause is applied again before it fetches.
+      this.running = true;
       if (this.pauseWanted) this.setConsumerPaused(true);
       this.watchdog?.assigned(e.payload.memberAssignment);
       this.core.partitions.retain(e.payload.memberAssignment);

@@ -11,6 +11,7 @@ import { fakeTask } from './fakes';
 
 const EVENTS = {
   GROUP_JOIN: 'consumer.group_join',
+  STOP: 'consumer.stop',
   FETCH: 'consumer.fetch',
   START_BATCH_PROCESS: 'consumer.start_batch_process',
   REBALANCING: 'consumer.rebalancing',
@@ -40,11 +41,20 @@ class FakeConsumer extends EventEmitter {
     if (!this.group) throw new Error('Consumer group was not initialized, consumer#run must be called first');
     for (const tp of tps) this.group.paused.delete(tp.topic);
   }
-  /** kafkajs's restart after a retriable crash: a new consumer group (nothing paused), joined again. */
-  crashAndRestart(): void {
+  /** A retriable crash: kafkajs stops the consumer (its group gone, STOP) and restarts it later (`restart`). */
+  crash(): void {
     this.emit(EVENTS.CRASH, { payload: { error: new Error('fetch failed'), restart: true } });
+    this.group = null;
+    this.emit(EVENTS.STOP, {});
+  }
+  /** kafkajs's restart after a crash: a new consumer group (nothing paused), joined again. */
+  restart(): void {
     this.group = { paused: new Set() };
     this.join();
+  }
+  crashAndRestart(): void {
+    this.crash();
+    this.restart();
   }
   private join(): void {
     this.emit(EVENTS.GROUP_JOIN, { payload: { memberAssignment: { t: [0] } } });
@@ -92,6 +102,23 @@ describe('PipelineTask pause', () => {
     // Resumed, a later restart leaves it reading.
     task.resume();
     consumer.crashAndRestart();
+    expect(consumer.pausedAtJoin.at(-1)).toEqual([]);
+    expect(task.state).toBe('RUNNING');
+    await task.stop(0);
+  });
+
+  it('pause and resume between a crash and the restart by kafkajs (no consumer group) do not throw; the pause holds at the next join', async () => {
+    const consumer = new FakeConsumer();
+    const task = taskOver(consumer);
+    await task.start();
+    consumer.crash();
+    expect(() => task.pause()).not.toThrow();
+    expect(task.state).toBe('PAUSED');
+    consumer.restart();
+    expect(consumer.pausedAtJoin.at(-1)).toEqual(['t']);
+    consumer.crash();
+    expect(() => task.resume()).not.toThrow();
+    consumer.restart();
     expect(consumer.pausedAtJoin.at(-1)).toEqual([]);
     expect(task.state).toBe('RUNNING');
     await task.stop(0);
