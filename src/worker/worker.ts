@@ -14,7 +14,8 @@ import { AdjunctMetrics } from '../observability/metrics';
 import { ensureDeadLetterTopic } from '../sink/dlq-reporter';
 import { WriteBudget } from '../sink/write-budget';
 import { connectCassandraAtStartup, warnCassandraStartupRetry } from './cassandra-startup';
-import { createCassandra, createKafka } from './clients';
+import { connectAdmin, createCassandra, createKafka } from './clients';
+import { renewingAdmin } from '../kafka/renewing-admin';
 import { connectKafkaAtStartup, warnKafkaStartupRetry } from './kafka-startup';
 import { allAtStartup, stoppedWhileStarting } from './startup-wait';
 import { PipelineRunner, RunnerStatus } from './pipeline-runner';
@@ -125,7 +126,9 @@ export class Worker {
     const cassandra = createCassandra(cfg.cassandra);
     this.cassandra = cassandra;
     this.kafka = createKafka(cfg.kafka, this.logger);
-    const admin = this.kafka.admin();
+    const kafka = this.kafka;
+    // Renewed when a topic it was asked about is deleted (kafkajs's admin would fail every request after that).
+    const admin = renewingAdmin(kafka.admin(), { create: () => kafka.admin(), connect: connectAdmin, log: this.logger });
     this.admin = admin;
     // Cassandra (connection, keyspace, catalog) and Kafka (admin, broker list) come up side by side; a failure of one
     // stops the other, and both settle before the start fails.

@@ -1,7 +1,18 @@
 import { Client } from 'cassandra-driver';
-import { PipelineStatusTable } from '../../../src/catalog';
+import { ensureCatalog, PipelineStatusTable } from '../../../src/catalog';
+import { Generations } from '../../../src/generations';
 import { createTopic } from '../helpers';
-import { committedOffsets, configDoc, eventually, names, pipelineGroup, startWorker, useStack, waitCaughtUp } from './harness';
+import {
+  committedOffsets,
+  configDoc,
+  eventually,
+  names,
+  pipelineGroup,
+  recentWorkerLogs,
+  startWorker,
+  useStack,
+  waitCaughtUp,
+} from './harness';
 
 const recs = (prefix: string, from: number, to: number) =>
   Array.from({ length: to - from }, (_, j) => ({ key: `${prefix}${from + j}`, value: JSON.stringify({ i: from + j }) }));
@@ -78,6 +89,49 @@ describe('topicPattern: topics created while running are picked up (real Kafka +
     // A topic appearing later does not un-READY the store: READY was measured on the topics matched at start.
     expect(stack.worker.isReady()).toBe(true);
     expect((await new PipelineStatusTable(stack.client, n.keyspace).get('rates'))?.state).toBe('READY');
+  });
+
+  it('a matched topic deleted during the bootstrap leaves the READY measure (with a warning): the store gets READY on the topics left', async () => {
+    const n = names('patterndel');
+    const [a, b] = [`${n.topic}-a`, `${n.topic}-b`];
+    await createTopic(stack.kafka, a, 2);
+    await createTopic(stack.kafka, b, 1);
+    const producer = await stack.producer();
+    await producer.send({ topic: a, messages: recs('a', 0, 100) });
+    await producer.send({ topic: b, messages: recs('b', 0, 50) });
+    // Paused in the catalog before the worker starts: it starts paused, so the bootstrap cannot finish while b exists.
+    await stack.client.execute(
+      `CREATE KEYSPACE IF NOT EXISTS ${n.keyspace} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`,
+    );
+    await ensureCatalog(stack.client, n.keyspace);
+    await new Generations(stack.client, n.keyspace, 500).setPaused('rates', true);
+    stack.worker = await startWorker(
+      configDoc(n.keyspace, n.group, [
+        {
+          name: 'rates',
+          topicPattern: `${n.topic}-[ab]`,
+          topicRefreshInterval: '500ms',
+          bootstrap: true,
+          store: { name: 'rates', historyRetention: '7d' },
+        },
+      ]),
+    );
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect({ ready: stack.worker.isReady(), state: stack.worker.status().pipelines[0].state }).toEqual({ ready: false, state: 'PAUSED' });
+
+    // Deleted by another client: the worker's own kafkajs admin still counts b among the topics it refreshes (renewed).
+    await stack.admin.deleteTopics({ topics: [b] });
+    await eventually(
+      async () => recentWorkerLogs(200).includes('leave the READY measure') && recentWorkerLogs(200).includes(b),
+      60_000,
+      'the deleted topic left the READY measure',
+    );
+    await stack.worker.runner('rates').resume();
+    await eventually(async () => stack.worker!.isReady(), 60_000, 'READY on the topics left');
+    expect((await new PipelineStatusTable(stack.client, n.keyspace).get('rates'))?.state).toBe('READY');
+    await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), a);
+    const keys = await storedKeys(stack.client, n.keyspace, 'rates_g1');
+    expect(recs('a', 0, 100).filter((r) => !keys.has(r.key))).toEqual([]);
   });
 
   it('starts with no matching topic (READY at once: nothing to bootstrap) and consumes the first one created', async () => {

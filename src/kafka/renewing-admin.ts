@@ -1,0 +1,77 @@
+import type { Admin } from 'kafkajs';
+import { describeError } from '../errors';
+import { Logger } from '../observability/logger';
+import { kafkaErrorChain } from './kafka-retry';
+
+/** The least time between two renewals (a call that names a missing topic itself fails again on the new admin). */
+export const ADMIN_RENEWAL_MIN_INTERVAL_MS = 10_000;
+
+/** Admin members that are not requests: passed through to the current admin, never retried. */
+const NOT_REQUESTS = new Set<PropertyKey>(['connect', 'disconnect', 'on', 'logger', 'events']);
+
+/** True when the failure (or one it wraps) is Kafka's UNKNOWN_TOPIC_OR_PARTITION. */
+export function isUnknownTopic(e: unknown): boolean {
+  return kafkaErrorChain(e).some((x) => (x as { type?: unknown }).type === 'UNKNOWN_TOPIC_OR_PARTITION');
+}
+
+/** How a renewing admin makes and connects its successors. */
+export interface RenewingAdminParts {
+  /** A new, unconnected kafkajs admin of the same client settings. */
+  create: () => Admin;
+  /** Connects an admin (and loads its broker list). */
+  connect: (admin: Admin) => Promise<void>;
+  log: Logger;
+  now?: () => number;
+}
+
+/**
+ * An Admin that starts over on a fresh kafkajs admin when a request fails with UNKNOWN_TOPIC_OR_PARTITION. kafkajs's
+ * admin remembers every topic a request named (its cluster's target topics) and refreshes the metadata of all of them
+ * before later requests, so once one of them is deleted every later request fails, whatever it asks. The failed
+ * request is sent once more on the new admin; one that names the missing topic itself fails there too, and that error
+ * is returned. Renewals are at least ADMIN_RENEWAL_MIN_INTERVAL_MS apart; concurrent failures share one renewal.
+ */
+export function renewingAdmin(first: Admin, p: RenewingAdminParts): Admin {
+  const now = p.now ?? Date.now;
+  let current = first;
+  let lastRenewal = -Infinity;
+  let renewing: Promise<Admin> | undefined;
+
+  const renew = (failed: Admin, why: unknown): Promise<Admin> | undefined => {
+    if (current !== failed) return Promise.resolve(current);
+    if (renewing) return renewing;
+    if (now() - lastRenewal < ADMIN_RENEWAL_MIN_INTERVAL_MS) return undefined;
+    lastRenewal = now();
+    p.log.warn(
+      { err: describeError(why) },
+      'Kafka admin: a request met a topic that no longer exists; reconnecting a fresh admin (kafkajs keeps refreshing every topic it was asked about)',
+    );
+    renewing = (async () => {
+      const next = p.create();
+      await p.connect(next);
+      current = next;
+      void failed.disconnect().catch(() => undefined);
+      return next;
+    })().finally(() => (renewing = undefined));
+    return renewing;
+  };
+
+  return new Proxy(first, {
+    get(_target, prop) {
+      const admin = current;
+      const member = (admin as unknown as Record<PropertyKey, unknown>)[prop];
+      if (typeof member !== 'function') return member;
+      if (NOT_REQUESTS.has(prop)) return (member as (...a: unknown[]) => unknown).bind(admin);
+      return async (...args: unknown[]) => {
+        try {
+          return await (member as (...a: unknown[]) => Promise<unknown>).apply(admin, args);
+        } catch (e) {
+          const next = isUnknownTopic(e) ? renew(admin, e) : undefined;
+          if (!next) throw e;
+          const fresh = await next;
+          return (fresh as unknown as Record<PropertyKey, (...a: unknown[]) => Promise<unknown>>)[prop](...args);
+        }
+      };
+    },
+  });
+}
