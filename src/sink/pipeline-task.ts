@@ -27,9 +27,9 @@ export class PipelineTask {
   /** Paused by the operator (or started paused): kept here, because kafkajs forgets it when it restarts a crashed consumer. */
   private pauseWanted = false;
   /**
-   * True while kafkajs's consumer group exists: pause and resume throw without it. It exists from `run` (created there,
-   * before the first await) until kafkajs stops the consumer (STOP: a stop of ours, or a crash, before kafkajs restarts
-   * it), and again from the restarted consumer's GROUP_JOIN.
+   * True from a group join (GROUP_JOIN) until kafkajs stops the consumer (STOP: a stop of ours, or a crash before kafkajs
+   * restarts it): kafkajs's pause and resume throw while it has no consumer group. Before a join, `pauseWanted` waits
+   * for the join, which comes before any fetch.
    */
   private running = false;
 
@@ -72,7 +72,7 @@ export class PipelineTask {
       () => void this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'commit failed; will retry')),
       o.commitIntervalMs,
     );
-    const run = consumer.run({
+    await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: o.partitionsConsumedConcurrently,
@@ -86,10 +86,6 @@ export class PipelineTask {
         }
       },
     });
-    // kafkajs creates the consumer group inside run(), before joining: a task started paused fetches nothing.
-    this.running = true;
-    if (this.pauseWanted) this.setConsumerPaused(true);
-    await run;
     this.log.info({ topics: this.core.target.topics, groupId: this.core.target.groupId }, 'pipeline started');
   }
 
@@ -112,7 +108,8 @@ export class PipelineTask {
     );
     consumer.on(consumer.events.STOP, () => (this.running = false));
     consumer.on(consumer.events.GROUP_JOIN, (e) => {
-      // A consumer kafkajs restarted after a crash joins with nothing paused: the pause is applied again before it fetches.
+      // Every join, the first and that of a consumer kafkajs restarted after a crash (a new group, nothing paused),
+      // applies the pause before the consumer fetches.
       this.running = true;
       if (this.pauseWanted) this.setConsumerPaused(true);
       this.watchdog?.assigned(e.payload.memberAssignment);
@@ -215,7 +212,7 @@ export class PipelineTask {
     if (this.core.lifecycle.state === 'PAUSED') this.core.lifecycle.set('RUNNING');
   }
 
-  /** Pauses or resumes every source topic on the consumer, once it runs (before, `start` applies `pauseWanted`). */
+  /** Pauses or resumes every source topic on the consumer while it has a group (otherwise the next join applies `pauseWanted`). */
   private setConsumerPaused(paused: boolean): void {
     if (!this.running || !this.consumer) return;
     const topics = this.core.target.topics.map((topic) => ({ topic }));

@@ -1,8 +1,8 @@
 /**
  * PipelineTask's pause over a fake consumer that keeps kafkajs's rules (read in kafkajs's consumer/index.js and
- * consumerGroup.js): `run()` creates the consumer group before its first await, `pause`/`resume` throw before that,
- * the group keeps the paused topics, fetches skip them, and a consumer kafkajs restarts after a crash gets a new group
- * with nothing paused, then joins again (GROUP_JOIN) before it fetches.
+ * consumerGroup.js): `run()` creates the consumer group and joins it (GROUP_JOIN) before any fetch, `pause`/`resume`
+ * throw while there is no group (before `run`, and from a crash's STOP until the restart), the group keeps the paused
+ * topics, and a consumer kafkajs restarts after a crash gets a new group with nothing paused, then joins again.
  */
 import { EventEmitter } from 'node:events';
 import { PipelineParts, TaskTarget } from '../../src/sink/pipeline-parts';

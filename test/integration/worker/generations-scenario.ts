@@ -2,8 +2,9 @@
  * The coordinated-generations scenario, shared by the single-node integration test and the multi-node fault test:
  * three worker processes, a reload started on one of them mid-load (the pipeline paused first, so that the build
  * cannot finish before every worker's consumer is in its group) and joined by all, the pipeline resumed and another
- * worker killed -9 at once, during the build (the survivors take its partitions and finish), the switch followed by the survivors, `rollback --to 1` twice, the keep time expiring (the previous table
- * dropped only once no live worker writes it), then more records into generation 1. Every check that could fail is here.
+ * worker killed -9 at once, during the build (the survivors take its partitions and finish), the switch followed by
+ * the survivors, `rollback --to 1` twice, the keep time expiring (the previous table dropped only once no live worker
+ * writes it), then more records into generation 1. Every check that could fail is here.
  */
 import { execFile } from 'child_process';
 import * as path from 'path';

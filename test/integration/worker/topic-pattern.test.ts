@@ -1,7 +1,7 @@
 import { Client } from 'cassandra-driver';
 import { ensureCatalog, PipelineStatusTable } from '../../../src/catalog';
 import { Generations } from '../../../src/generations';
-import { createTopic } from '../helpers';
+import { createKeyspace, createTopic } from '../helpers';
 import {
   committedOffsets,
   configDoc,
@@ -100,9 +100,7 @@ describe('topicPattern: topics created while running are picked up (real Kafka +
     await producer.send({ topic: a, messages: recs('a', 0, 100) });
     await producer.send({ topic: b, messages: recs('b', 0, 50) });
     // Paused in the catalog before the worker starts: it starts paused, so the bootstrap cannot finish while b exists.
-    await stack.client.execute(
-      `CREATE KEYSPACE IF NOT EXISTS ${n.keyspace} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`,
-    );
+    await createKeyspace(stack.client, n.keyspace);
     await ensureCatalog(stack.client, n.keyspace);
     await new Generations(stack.client, n.keyspace, 500).setPaused('rates', true);
     stack.worker = await startWorker(
@@ -122,7 +120,10 @@ describe('topicPattern: topics created while running are picked up (real Kafka +
     // Deleted by another client: the worker's own kafkajs admin still counts b among the topics it refreshes (renewed).
     await stack.admin.deleteTopics({ topics: [b] });
     await eventually(
-      async () => recentWorkerLogs(200).includes('leave the READY measure') && recentWorkerLogs(200).includes(b),
+      async () =>
+        recentWorkerLogs(200)
+          .split('\n')
+          .some((line) => line.includes('leave the READY measure') && line.includes(b)),
       60_000,
       'the deleted topic left the READY measure',
     );

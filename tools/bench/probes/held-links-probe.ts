@@ -22,7 +22,7 @@ import { benchCassandra } from '../infra';
 import { generateDataset, type Dataset } from '../dataset';
 import { runPool } from '../pool';
 import { median } from '../stats';
-import { compareLookups, CONCURRENCY, flag, lcg, OPTS, timed } from './probe-kit';
+import { compareLookups, CONCURRENCY, createProbeKeyspace, flag, lcg, OPTS, timed } from './probe-kit';
 
 type Stmt = { query: string; params: unknown[]; key: number };
 type Plan = { stmts: Stmt[]; reads: number; updates: number; unlinked: number };
@@ -148,7 +148,7 @@ async function main(): Promise<void> {
     );
   const c = await benchCassandra();
   try {
-    await c.execute(`CREATE KEYSPACE IF NOT EXISTS probe WITH replication = {'class':'SimpleStrategy','replication_factor':1}`);
+    await createProbeKeyspace(c);
     // Warm-up (the first round otherwise meets a cold Cassandra): 200k plain rows, untimed.
     await createTable(c, 'plain');
     const warm = batches(plans.plain.stmts.slice(0, 200_000));

@@ -67,6 +67,11 @@ export async function compareLookups(
   }
 }
 
+/** Creates the probes' scratch keyspace `probe` (SimpleStrategy, RF 1) when missing. */
+export async function createProbeKeyspace(c: Client): Promise<void> {
+  await c.execute(`CREATE KEYSPACE IF NOT EXISTS probe WITH replication = {'class':'SimpleStrategy','replication_factor':1}`);
+}
+
 /** Runs the probe command named by the first CLI argument on a bench Cassandra client; an unknown one prints `usage`. */
 export function runProbe(commands: Record<string, (c: Client, args: string[]) => Promise<void>>, usage: string): void {
   const [cmd, ...args] = process.argv.slice(2);

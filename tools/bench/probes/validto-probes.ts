@@ -19,7 +19,7 @@
 import { Client, types } from 'cassandra-driver';
 import { runPool } from '../pool';
 import { median } from '../stats';
-import { compareLookups, CONCURRENCY, flag, lcg, OPTS, runProbe, timed } from './probe-kit';
+import { compareLookups, CONCURRENCY, createProbeKeyspace, flag, lcg, OPTS, runProbe, timed } from './probe-kit';
 
 /** Write cost of the one-read layouts (see the file comment). */
 async function writes(c: Client, args: string[]): Promise<void> {
@@ -32,7 +32,7 @@ async function writes(c: Client, args: string[]): Promise<void> {
   for (let a = 0; a < rows; a += 1088) order.splice(a, Math.min(1088, rows - a), ...order.slice(a, a + 1088).sort((x, y) => x - y));
   const value = Buffer.alloc(200, 7);
   const base = 1_700_000_000_000;
-  await c.execute(`CREATE KEYSPACE IF NOT EXISTS probe WITH replication = {'class':'SimpleStrategy','replication_factor':1}`);
+  await createProbeKeyspace(c);
   const variants = ['plain', 'link', 'set'] as const;
   const cpu: Record<string, number[]> = {};
   for (let round = 0; round < rounds; round++) {
@@ -127,7 +127,7 @@ async function linkedRead(c: Client, args: string[]): Promise<void> {
   const perKey = flag(args, '--versions', 100);
   const lookups = flag(args, '--lookups', 30_000);
   const t = 'probe.linked';
-  await c.execute(`CREATE KEYSPACE IF NOT EXISTS probe WITH replication = {'class':'SimpleStrategy','replication_factor':1}`);
+  await createProbeKeyspace(c);
   await c.execute(`DROP TABLE IF EXISTS ${t}`);
   await c.execute(
     `CREATE TABLE ${t} (key blob, valid_from bigint, value blob, writer text, valid_to bigint, late set<bigint> static, PRIMARY KEY ((key), valid_from)) WITH CLUSTERING ORDER BY (valid_from DESC)`,
