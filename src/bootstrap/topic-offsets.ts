@@ -1,7 +1,7 @@
 import { Admin } from 'kafkajs';
 import { KafkaRetryOptions, withKafkaRetry } from '../kafka/kafka-retry';
 import { topicPartitionKey } from '../kafka/topic-partition';
-import { committedOffsetOf } from '../offsets/committed-offset';
+import { committedOffsetOf, isConsumerReset } from '../offsets/committed-offset';
 
 /** Low/high watermarks and the group's committed offset of one partition. */
 export interface PartitionOffsets {
@@ -11,6 +11,8 @@ export interface PartitionOffsets {
   high: bigint;
   /** Committed offset of the group (next record to read), or null when the group has none (kafkajs's negative sentinels included). */
   committed: bigint | null;
+  /** The group's position is kafkajs's reset sentinel (-2): a consumer found it out of range and reset it (isConsumerReset). */
+  reset?: boolean;
 }
 
 /**
@@ -31,8 +33,13 @@ export async function fetchPartitionOffsets(
     retry,
   );
   const committedMap = new Map<string, bigint | null>();
+  const reset = new Set<string>();
   for (const t of committed)
-    for (const p of t.partitions) committedMap.set(topicPartitionKey(t.topic, p.partition), committedOffsetOf(p.offset));
+    for (const p of t.partitions) {
+      const k = topicPartitionKey(t.topic, p.partition);
+      committedMap.set(k, committedOffsetOf(p.offset));
+      if (isConsumerReset(p.offset)) reset.add(k);
+    }
   for (const topic of topics) {
     const offs = await withKafkaRetry(`fetching the offsets of topic ${topic}`, () => admin.fetchTopicOffsets(topic), retry);
     for (const p of offs) {
@@ -42,6 +49,7 @@ export async function fetchPartitionOffsets(
         low: BigInt(p.low),
         high: BigInt(p.high),
         committed: committedMap.get(topicPartitionKey(topic, p.partition)) ?? null,
+        reset: reset.has(topicPartitionKey(topic, p.partition)),
       });
     }
   }

@@ -64,7 +64,18 @@ export class RegistryColumnSource implements ColumnSource {
         stage: 'write',
         code: 'UNKNOWN_SCHEMA',
       });
-    const body = (await res.json()) as SubjectVersion;
+    let body: SubjectVersion;
+    try {
+      body = (await res.json()) as SubjectVersion;
+    } catch (e) {
+      // The answer broke off (a restart, the request timeout) or is not JSON (a proxy's page): an outage, not the record's.
+      throw new AdjunctError(`schema registry sent an unreadable answer for subject ${this.subject}`, {
+        code: 'REGISTRY_UNAVAILABLE',
+        retriable: true,
+        stage: 'write',
+        cause: e,
+      });
+    }
     if (typeof body?.schema !== 'string' || typeof body.id !== 'number')
       throw new BadRecordError(`schema registry returned no schema for subject ${this.subject}`, {
         stage: 'write',

@@ -8,3 +8,12 @@ export function committedOffsetOf(raw: string | null | undefined): bigint | null
   const offset = BigInt(raw);
   return offset < 0n ? null : offset;
 }
+
+/**
+ * True when the group's committed offset is kafkajs's reset sentinel -2: a consumer of the group met an out-of-range
+ * position and committed "earliest" over it (adjunct never commits it, and a group without a position answers -1).
+ * The position it replaced, and so what was lost, is no longer known.
+ */
+export function isConsumerReset(raw: string | null | undefined): boolean {
+  return raw === '-2';
+}

@@ -11,6 +11,8 @@ export interface PartitionPosition {
   partition: number;
   /** Next offset the store expects; null (or a negative kafkajs sentinel) when it has no position. */
   expected: bigint | null;
+  /** The position was kafkajs's reset (-2) committed over the group's own (isConsumerReset): what it replaced is unknown. */
+  reset?: boolean;
   /** First offset still in the log (admin `fetchTopicOffsets` low). */
   logStart: bigint;
   /** Log end offset (admin `fetchTopicOffsets` high). */
@@ -20,12 +22,15 @@ export interface PartitionPosition {
 /**
  * An expected offset that is not in the log. `deleted`: retention removed offsets [from, to] before the store saw
  * them (`lost` = to − from + 1). `pastEnd`: the expected offset lies beyond the log end (the log was truncated or the
- * topic recreated), nothing is known lost (`lost` = 0) but the store's position does not exist.
+ * topic recreated), nothing is known lost (`lost` = 0) but the store's position does not exist. `reset`: a consumer
+ * found the group's position out of range and kafkajs committed its reset to the earliest offset over it before the
+ * store judged it (a worker killed in between): records before the log start may be lost, how many is unknown
+ * (`lost` = 0, `expected` = `from` = the log start).
  */
 export interface OffsetLoss {
   topic: string;
   partition: number;
-  kind: 'deleted' | 'pastEnd';
+  kind: 'deleted' | 'pastEnd' | 'reset';
   expected: bigint;
   from: bigint;
   to: bigint;
@@ -45,6 +50,18 @@ export type OffsetLossDecision =
 /** The loss at a position, or null when the expected offset is in the log (or there is none). */
 export function offsetLossAt(p: PartitionPosition): OffsetLoss | null {
   const { expected, logStart, highWatermark } = p;
+  if (p.reset && (expected === null || expected < 0n))
+    return {
+      topic: p.topic,
+      partition: p.partition,
+      kind: 'reset',
+      expected: logStart,
+      from: logStart,
+      to: logStart - 1n,
+      lost: 0n,
+      logStart,
+      highWatermark,
+    };
   if (expected === null || expected < 0n) return null;
   const at = { topic: p.topic, partition: p.partition, expected, logStart, highWatermark };
   if (expected < logStart) return { ...at, kind: 'deleted', from: expected, to: logStart - 1n, lost: logStart - expected };
@@ -54,9 +71,11 @@ export function offsetLossAt(p: PartitionPosition): OffsetLoss | null {
 
 /** How a loss reads in logs and errors: `topic/0 offsets 100..149 (50 records) were deleted by retention …`. */
 export function describeOffsetLoss(l: OffsetLoss): string {
-  return l.kind === 'deleted'
-    ? `${l.topic}/${l.partition} offsets ${l.from}..${l.to} (${l.lost} records) were deleted by retention before the store read them`
-    : `${l.topic}/${l.partition} expected offset ${l.expected} is past the log end ${l.highWatermark} (log truncated or topic recreated)`;
+  if (l.kind === 'deleted')
+    return `${l.topic}/${l.partition} offsets ${l.from}..${l.to} (${l.lost} records) were deleted by retention before the store read them`;
+  if (l.kind === 'pastEnd')
+    return `${l.topic}/${l.partition} expected offset ${l.expected} is past the log end ${l.highWatermark} (log truncated or topic recreated)`;
+  return `${l.topic}/${l.partition} group position was reset to the earliest offset by the consumer after an out-of-range fetch (kafkajs committed -2 over it) before the store judged it: records before the log start ${l.logStart} may be lost, how many is unknown`;
 }
 
 /** The OFFSET_OUT_OF_RANGE error naming every lost range. */

@@ -28,7 +28,14 @@ export async function checkStartPositions(
   retry: KafkaRetryOptions = {},
 ): Promise<StartPositions> {
   const decisions = (await fetchPartitionOffsets(admin, groupId, topics, retry)).map((p) =>
-    policy.decide({ topic: p.topic, partition: p.partition, expected: p.committed, logStart: p.low, highWatermark: p.high }),
+    policy.decide({
+      topic: p.topic,
+      partition: p.partition,
+      expected: p.committed,
+      reset: p.reset,
+      logStart: p.low,
+      highWatermark: p.high,
+    }),
   );
   const failed: OffsetLoss[] = [];
   const out: StartPositions = { reload: false, lostOffsets: 0, startAt: new Map() };
@@ -41,7 +48,7 @@ export async function checkStartPositions(
     if (d.kind !== 'latest') continue;
     out.lostOffsets += Number(d.loss.lost);
     // A position past the log end stays the later one: the run-time guard sees the consumer's reset and goes on too.
-    if (d.loss.kind === 'deleted') out.startAt.set(topicPartitionKey(d.loss.topic, d.loss.partition), d.resumeAt);
+    if (d.loss.kind !== 'pastEnd') out.startAt.set(topicPartitionKey(d.loss.topic, d.loss.partition), d.resumeAt);
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import { Admin, IHeaders, Producer } from 'kafkajs';
 import { AdjunctError, describeError, PipelineStage, scrubErrorText } from '../errors';
+import { isRetriableKafkaError } from '../kafka/kafka-retry';
 import { SinkRecord } from './sink-record';
 
 /** The original bytes and coordinates of a failed record. */
@@ -33,7 +34,9 @@ export class DeadLetterQueueReporter {
         messages: [{ key: record.key, value: record.value, headers, timestamp: record.timestamp }],
       });
     } catch (e) {
-      const retriable = (e as { retriable?: unknown }).retriable === true;
+      // kafkajs's own retries give up on a broker outage longer than the producer's retry time: that failure is not
+      // retriable itself, but what it wraps (a refused connection, a leader moving) is, and so is the dead letter.
+      const retriable = isRetriableKafkaError(e);
       throw new AdjunctError(`sending to dead-letter topic ${this.topic}: ${describeError(e)}`, {
         code: 'DLQ_FAILED',
         stage: 'dlq',

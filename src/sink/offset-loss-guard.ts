@@ -81,7 +81,12 @@ export class OffsetLossGuard {
     if (decision.kind === 'continue') return { go: true, logStart: log.logStart };
     this.p.countLost(Number(decision.loss.lost));
     if (decision.kind === 'reload') this.p.reload();
-    if (decision.kind !== 'fail') return { go: true, logStart: log.logStart };
+    if (decision.kind !== 'fail') {
+      // A position past the log end (topic recreated) no longer exists: commits start over from the new log's offsets,
+      // which are below it (else the group would keep kafkajs's reset until the new log passed the old position).
+      if (decision.loss.kind === 'pastEnd') st.committed = null;
+      return { go: true, logStart: log.logStart };
+    }
     // kafkajs committed its reset (earliest) over the group's position: put the position before the gap back first,
     // so a restart fails again instead of starting past the gap.
     st.restorePosition = true;

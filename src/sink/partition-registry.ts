@@ -16,6 +16,8 @@ export class PartitionRegistry {
     private readonly writers: PartitionWriterFactory,
     private readonly committedOffset: CommittedOffsetLookup,
     private readonly log: Logger,
+    /** Told about each revoked partition (its per-partition gauges are removed, so revoked partitions do not linger in lag sums). */
+    private readonly revoked: (st: PartitionState) => void = () => undefined,
   ) {}
 
   /** The state of a partition, opening its writer on first use. */
@@ -57,6 +59,7 @@ export class PartitionRegistry {
       if (keep.has(k)) continue;
       this.owned.delete(k);
       this.log.info({ topic: st.topic, partition: st.partition }, 'partition revoked');
+      this.revoked(st);
       void st.writer.close().catch(() => undefined);
     }
   }

@@ -37,7 +37,12 @@ export class SinkTaskCore {
     const bound = <T>(what: string, call: Promise<T>) => withKafkaTimeout(what, call, o.commitTimeoutMs);
     const committed = (topic: string, partition: number) =>
       bound(`the committed offset of ${topic}/${partition}`, this.positions.committed(topic, partition));
-    this.partitions = new PartitionRegistry(target.writers, committed, log);
+    const forgetGauges = (st: { topic: string; partition: number }) => {
+      const labels = { pipeline: o.pipeline, topic: st.topic, partition: String(st.partition) };
+      metrics.committed.remove(labels);
+      metrics.lag.remove(labels);
+    };
+    this.partitions = new PartitionRegistry(target.writers, committed, log, forgetGauges);
     const shared = { lifecycle: this.lifecycle, stall, clock, metrics, log };
     const errors = new ErrorHandler(o, { ...shared, dlq: parts.dlq });
     const countLost = (n: number) => (this.counts.lostOffsets += n);

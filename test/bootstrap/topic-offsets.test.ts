@@ -35,7 +35,7 @@ describe('partition offsets against a coordinator that is not ready yet', () => 
     } as unknown as Admin;
     const out = await fetchPartitionOffsets(admin, 'g', ['t'], { clock });
     expect(offsetFetches).toBe(3);
-    expect(out).toEqual([{ topic: 't', partition: 0, low: 0n, high: 9n, committed: 5n }]);
+    expect(out).toEqual([{ topic: 't', partition: 0, low: 0n, high: 9n, committed: 5n, reset: false }]);
   });
 
   it('gives up after the bound with KAFKA_UNAVAILABLE naming the group', async () => {

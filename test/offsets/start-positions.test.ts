@@ -51,14 +51,41 @@ describe('the start-up check of committed positions', () => {
     expect(setOffsets).toEqual([]);
   });
 
-  it("kafkajs's reset sentinels (-2, -1) are no committed position: no loss under any policy", async () => {
+  it('no committed position (-1, a new group) is no loss under any policy', async () => {
     for (const p of ['fail', 'latest', 'reload'] as const) {
-      const { admin, setOffsets } = fakeAdmin([
-        { committed: '-2', low: 150, high: 200 },
-        { committed: '-1', low: 150, high: 200 },
-      ]);
+      const { admin, setOffsets } = fakeAdmin([{ committed: '-1', low: 150, high: 200 }]);
       expect(await checkStartPositions(admin, 'g', ['t'], policy(p))).toEqual({ reload: false, lostOffsets: 0, startAt: new Map() });
       expect(setOffsets).toEqual([]);
     }
+  });
+
+  describe("kafkajs's reset (-2) committed over the group's position (a worker killed before it judged the gap)", () => {
+    const reset = [
+      { committed: '-2', low: 150, high: 200 },
+      { committed: '170', low: 150, high: 200 },
+    ];
+
+    it('fail: throws OFFSET_OUT_OF_RANGE naming the partition and the log start, not a silent start from the earliest offset', async () => {
+      const { admin } = fakeAdmin(reset);
+      await expect(checkStartPositions(admin, 'g', ['t'], policy('fail'))).rejects.toMatchObject({
+        code: 'OFFSET_OUT_OF_RANGE',
+        message: expect.stringMatching(/t\/0 group position was reset .* before the log start 150 may be lost, how many is unknown/),
+      });
+    });
+
+    it('latest: goes on from the log start, counting nothing (the lost range is unknown)', async () => {
+      const { admin, setOffsets } = fakeAdmin(reset);
+      expect(await checkStartPositions(admin, 'g', ['t'], policy('latest'))).toEqual({
+        reload: false,
+        lostOffsets: 0,
+        startAt: new Map([['t/0', 150n]]),
+      });
+      expect(setOffsets).toEqual([]);
+    });
+
+    it('reload: asks for a new generation', async () => {
+      const { admin } = fakeAdmin(reset);
+      expect(await checkStartPositions(admin, 'g', ['t'], policy('reload'))).toMatchObject({ reload: true, lostOffsets: 0 });
+    });
   });
 });

@@ -214,6 +214,22 @@ describe('sink loop (convert → deliver → commit) without Kafka', () => {
   });
 });
 
+describe('per-partition gauges', () => {
+  it('a revoked partition leaves no committed-offset or lag series behind (lag summed over workers stays true)', async () => {
+    const t = fakeTask({}, { committed: null, logStart: 0n, high: 10n });
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2', '3'], 0)).b);
+    await settle();
+    await t.core.committer.commit();
+    const series = async () =>
+      (await t.parts.metrics.registry.getMetricsAsJSON())
+        .filter((m) => /adjunct_(committed_offset|consumer_lag)$/.test(m.name))
+        .flatMap((m) => m.values);
+    expect(await series()).toHaveLength(2);
+    t.core.partitions.retain({ t: [] });
+    expect(await series()).toEqual([]);
+  });
+});
+
 describe("opening a partition's writer", () => {
   it('Cassandra unavailable while opening: retried with backoff and heartbeats under the stall policy, then the batch is written', async () => {
     const t = fakeTask({ tolerance: 'all' });
@@ -302,6 +318,30 @@ describe('offsets that fell off the log at run time', () => {
     expect(t.fatal[0].message).toContain('t/0 expected offset 500 is past the log end 100');
     expect(t.core.counts.lostOffsets).toBe(0);
     expect(t.writer.written).toHaveLength(0);
+  });
+
+  it('policy latest past the log end (topic recreated): the new log is committed from its own offsets, below the old position', async () => {
+    const log = { committed: null, logStart: 0n, high: 100n };
+    const t = fakeTask({ onOffsetOutOfRange: 'latest' }, log);
+    await t.core.loop.eachBatch(
+      batchOf(
+        messages(
+          Array.from({ length: 100 }, (_, i) => String(i)),
+          0,
+        ),
+      ).b,
+    );
+    await settle();
+    await t.core.committer.commit();
+    expect(t.commits.at(-1)?.[0].offset).toBe('100');
+    // Deleted and re-created with 5 records: kafkajs resets to the earliest offset and fetches 0..4.
+    log.high = 5n;
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2', '3', '4', '5'], 0)).b);
+    await settle();
+    await t.core.committer.commit();
+    expect(t.fatal).toHaveLength(0);
+    expect(t.commits.at(-1)?.[0].offset).toBe('5');
+    expect(t.core.status().partitions[0].committedOffset).toBe('5');
   });
 
   it('a batch before the expected offset inside the log (a replay after a rebalance) is not a loss', async () => {

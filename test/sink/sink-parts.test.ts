@@ -1,6 +1,6 @@
 import { OffsetTracker } from '../../src/sink/offset-tracker';
 import { WriteBudget } from '../../src/sink/write-budget';
-import { contextHeadersFor } from '../../src/sink/dlq-reporter';
+import { contextHeadersFor, DeadLetterQueueReporter } from '../../src/sink/dlq-reporter';
 import { BadRecordError } from '../../src/errors';
 import fc from 'fast-check';
 
@@ -76,5 +76,38 @@ describe('DLQ context headers', () => {
     expect(h['__connect.errors.stage']).toBe('value-convert');
     expect(h['__connect.errors.exception.class.name']).toBe('BadRecordError');
     expect(h['__connect.errors.exception.message']).toBe('invalid JSON');
+  });
+});
+
+describe('DeadLetterQueueReporter failures', () => {
+  const record = { topic: 't', partition: 0, offset: '7', timestamp: '1', key: null, value: Buffer.from('x') };
+  const failingWith = (e: unknown) => new DeadLetterQueueReporter({ send: async () => Promise.reject(e) } as never, 'dlq', 'p');
+
+  it("a broker outage longer than the producer's own retries is retriable (kafkajs gives up with a non-retriable error wrapping a retriable one)", async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { KafkaJSNumberOfRetriesExceeded, KafkaJSConnectionError } = require('kafkajs/src/errors');
+    const outage = new KafkaJSNumberOfRetriesExceeded(new KafkaJSConnectionError('Connection error: connect ECONNREFUSED'), {
+      retryCount: 2,
+      retryTime: 2000,
+    });
+    expect(outage.retriable).toBe(false);
+    await expect(
+      failingWith(outage).report(record, new BadRecordError('bad', { stage: 'value-convert' }), 'value-convert'),
+    ).rejects.toMatchObject({
+      code: 'DLQ_FAILED',
+      retriable: true,
+    });
+  });
+
+  it('a refusal (not authorized for the topic) is not retriable', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { KafkaJSProtocolError } = require('kafkajs/src/errors');
+    const refused = new KafkaJSProtocolError({ type: 'TOPIC_AUTHORIZATION_FAILED', code: 29, retriable: false, message: 'Not authorized' });
+    await expect(
+      failingWith(refused).report(record, new BadRecordError('bad', { stage: 'value-convert' }), 'value-convert'),
+    ).rejects.toMatchObject({
+      code: 'DLQ_FAILED',
+      retriable: false,
+    });
   });
 });

@@ -302,15 +302,19 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
       this.reader.exec.issueRow(row, 'write version', listener);
       return;
     }
-    typed.row(typedKey, value === null ? null : typedValue).then(
-      (t) => {
-        row.query = t.cql;
-        row.params.push(...t.cells);
-        row.bytes += TYPED_CELL_BYTES * t.cells.length;
-        this.reader.exec.issueRow(row, 'write version', listener);
-      },
-      (e: unknown) => listener.rowFailed(e),
-    );
+    // A registry or schema outage while the row's columns are resolved is retried like the write itself, never the record's fault.
+    const abandoned = listener.abandoned ? () => listener.abandoned!() : undefined;
+    this.reader.exec
+      .retried(() => typed.row(typedKey, value === null ? null : typedValue), abandoned)
+      .then(
+        (t) => {
+          row.query = t.cql;
+          row.params.push(...t.cells);
+          row.bytes += TYPED_CELL_BYTES * t.cells.length;
+          this.reader.exec.issueRow(row, 'write version', listener);
+        },
+        (e: unknown) => listener.rowFailed(e),
+      );
   }
 
   /** The serialised Cassandra partition key of a key's rows. */

@@ -157,6 +157,25 @@ export class CqlExecutor {
     return this.send(rows, opts, rows.length === 1 ? 'write row' : `write batch of ${rows.length} rows`, abandoned);
   }
 
+  /**
+   * Runs op under the write retry policy (every request of send, and steps of a write that are not requests, such as a
+   * typed row's schema re-read and column DDL): retriable failures are retried with backoff until the policy, `abandoned`
+   * or `notRetried` stops them.
+   */
+  retried<T>(op: () => Promise<T>, abandoned?: () => boolean, notRetried?: (e: unknown) => boolean): Promise<T> {
+    const retry = this.settings.retry;
+    if (!retry) return op();
+    const retriable = retry.isRetriable ?? isRetriableCassandraError;
+    return withRetry(op, {
+      timeoutMs: retry.timeoutMs,
+      maxDelayMs: retry.maxDelayMs,
+      initialDelayMs: 100,
+      isRetriable: notRetried ? (e) => !notRetried(e) && retriable(e) : retriable,
+      onRetry: retry.onRetry,
+      shouldStop: abandoned ? () => retry.shouldStop?.() === true || abandoned() : retry.shouldStop,
+    });
+  }
+
   /** Executes an unlogged batch of prepared writes (one request, one client timestamp). */
   async batch(statements: readonly Statement[], what: string): Promise<void> {
     await this.send(statements, { ...this.writeOptions, timestamp: nextWriteTimestamp() }, what);
@@ -194,18 +213,9 @@ export class CqlExecutor {
         throw wrapCassandraError(e, what, 'store', this.context);
       }
     };
-    const retry = this.settings.retry;
-    if (!retry || opts.isIdempotent === false) return once();
-    const retriable = retry.isRetriable ?? isRetriableCassandraError;
-    return withRetry(once, {
-      timeoutMs: retry.timeoutMs,
-      maxDelayMs: retry.maxDelayMs,
-      initialDelayMs: 100,
-      // A batch whose table is gone is not retried whole: the batcher splits it, so rows of live tables go through.
-      // A probe's caller waits for its expected answers on its own.
-      isRetriable: notRetried ? (e) => !notRetried(e) && retriable(e) : retriable,
-      onRetry: retry.onRetry,
-      shouldStop: abandoned ? () => retry.shouldStop?.() === true || abandoned() : retry.shouldStop,
-    });
+    if (opts.isIdempotent === false) return once();
+    // A batch whose table is gone is not retried whole: the batcher splits it, so rows of live tables go through.
+    // A probe's caller waits for its expected answers on its own.
+    return this.retried(once, abandoned, notRetried);
   }
 }

@@ -1,4 +1,5 @@
 import { Client } from 'cassandra-driver';
+import { AdjunctError } from '../../../src/errors';
 import { openCassandraVersionedStore } from '../../../src/store/cassandra/open-versioned-store';
 import { ColumnSchema, ColumnSource } from '../../../src/store/cassandra/typed-columns';
 import { jsonSerde } from '../../../src/store/serde';
@@ -184,5 +185,40 @@ describe('typed columns on a versioned Cassandra table (real Cassandra)', () => 
     // Values that still fit keep being written.
     await sa.write('EUR', { rate: 1.5 }, 6000);
     expect((await sa.get('EUR'))?.value).toEqual({ rate: 1.5 });
+  });
+
+  it('a registry outage while a new field is resolved is retried under the write retry policy, never the record failing', async () => {
+    const v1: ColumnSchema = { columns: [{ field: 'rate', column: 'rate', type: 'double' }], unmapped: [], origin: 'v1' };
+    const v2: ColumnSchema = { columns: [...v1.columns, { field: 'source', column: 'source', type: 'text' }], unmapped: [], origin: 'v2' };
+    /** The registry answers the first re-read with an outage (as RegistryColumnSource does for a 5xx or a broken body). */
+    class FlakySource extends SettableSource {
+      outages = 1;
+      override async describe(): Promise<ColumnSchema> {
+        if (this.describes > 0 && this.outages-- > 0) {
+          this.describes++;
+          throw new AdjunctError('schema registry unavailable', { code: 'REGISTRY_UNAVAILABLE', retriable: true, stage: 'write' });
+        }
+        return super.describe();
+      }
+    }
+    const source = new FlakySource(v1);
+    const retries: unknown[] = [];
+    const store = await openCassandraVersionedStore<string, Record<string, unknown>>({
+      client,
+      keyspace,
+      storeName: 'flaky_registry',
+      scope: 'global',
+      historyRetentionMs: 1_000_000,
+      valueSerde: jsonSerde(),
+      typed: { source },
+      retry: { timeoutMs: 10_000, maxDelayMs: 200, onRetry: (e) => retries.push(e) },
+    });
+    await store.write('EUR', { rate: 1.1 }, 1000);
+    source.schema = v2;
+    await store.write('EUR', { rate: 1.2, source: 'ecb' }, 2000);
+    expect(retries).toEqual([expect.objectContaining({ code: 'REGISTRY_UNAVAILABLE' })]);
+    expect(source.describes).toBe(3); // the first describe, the outage, the retry
+    const rows = (await client.execute(`SELECT valid_from, source FROM ${keyspace}.flaky_registry`)).rows;
+    expect(rows.map((r) => `${r.get('valid_from')}=${r.get('source')}`).sort()).toEqual(['1000=null', '2000=ecb']);
   });
 });
