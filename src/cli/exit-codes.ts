@@ -16,10 +16,14 @@ export const ExitCode = {
 /** One of the CLI's exit codes. */
 export type Exit = (typeof ExitCode)[keyof typeof ExitCode];
 
-/** Exit code for an error: the code's exit in ERROR_CODES (a retriable failure is UNAVAILABLE); anything else FAILED. */
+/**
+ * Exit code for an error: the code's exit in ERROR_CODES (UNKNOWN_PIPELINE is NOT_FOUND whatever its stage); a code
+ * whose table exit is FAILED becomes CONFIG_INVALID at the config stage and UNAVAILABLE when retriable; anything else FAILED.
+ */
 export function exitCodeOfError(e: unknown): Exit {
   if (!(e instanceof AdjunctError)) return ExitCode.FAILED;
-  if (e.stage === 'config') return ExitCode.CONFIG_INVALID;
   const exit = ERROR_CODES[e.code].exit;
-  return exit === ExitCode.FAILED && e.retriable ? ExitCode.UNAVAILABLE : exit;
+  if (exit !== ExitCode.FAILED) return exit;
+  if (e.stage === 'config') return ExitCode.CONFIG_INVALID;
+  return e.retriable ? ExitCode.UNAVAILABLE : exit;
 }

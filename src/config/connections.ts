@@ -69,6 +69,7 @@ export const CassandraConfig = z.strictObject({
           class: z.literal('NetworkTopologyStrategy'),
           dataCenters: z
             .record(z.string().regex(/^[A-Za-z0-9_-]+$/), z.number().int().min(1).max(10))
+            .refine((dcs) => Object.keys(dcs).length > 0, 'name at least one data center, e.g. { dc1: 3 }')
             .describe('replication factor per data center, e.g. { dc1: 3, dc2: 3 }'),
         })
         .describe('NetworkTopologyStrategy: replicas per data center (production, multi-DC)'),

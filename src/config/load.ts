@@ -73,7 +73,15 @@ function validateConfig<S extends z.ZodType>(
     return { line: pos.line, column: pos.col };
   };
   for (const err of doc.errors) {
-    problems.push({ path: '', ...locate(err.pos?.[0]), message: `YAML syntax: ${err.message.split('\n')[0]}` });
+    problems.push({ path: '', ...locate(err.pos?.[0]), message: `YAML syntax: ${withoutSourceText(err.message, text)}` });
+  }
+  // A value starting with "!" is a tag; an unknown one would silently keep only the rest of the value.
+  for (const w of doc.warnings) {
+    const message =
+      w.code === 'TAG_RESOLVE_FAILED'
+        ? 'an unquoted value starting with "!" is a YAML tag, and not a known one: quote the value'
+        : withoutSourceText(w.message, text);
+    problems.push({ path: '', ...locate(w.pos?.[0]), message: `YAML: ${message}` });
   }
   if (problems.length) throw new ConfigValidationError(problems, options.file);
 
@@ -93,7 +101,28 @@ function validateConfig<S extends z.ZodType>(
     },
   });
 
-  const data = doc.toJS();
+  // An unquoted value starting with `*` is a YAML alias: one naming no anchor fails in toJS with the name in the
+  // message, and that name may be a secret (`password: *x9…`). Report where it is, never what it says.
+  visit(doc, {
+    Alias(_key, node, visitPath) {
+      if (node.resolve(doc) !== undefined) return;
+      problems.push({
+        path: pathToString(yamlPathOf(visitPath, node)),
+        ...locate(node.range?.[0]),
+        message: 'an unquoted value starting with "*" is a YAML alias, and no anchor of that name is defined: quote the value',
+      });
+    },
+  });
+  if (problems.length) throw new ConfigValidationError(problems, options.file);
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch {
+    throw new ConfigValidationError(
+      [{ path: '', message: 'YAML aliases expand too far (more than 100 alias nodes): the document is refused' }],
+      options.file,
+    );
+  }
   const result = schema.safeParse(data ?? {});
   let cross: ReturnType<typeof crossCheck> = [];
   if (!crossChecks) {
@@ -119,6 +148,16 @@ function validateConfig<S extends z.ZodType>(
   }
   if (problems.length) throw new ConfigValidationError(sortByLine(problems), options.file);
   return (result as { data: z.output<S> }).data;
+}
+
+/**
+ * A YAML parser message without the source text it quotes (`Block scalar header includes extra characters: |x9…`):
+ * the quoted text may be a secret, and the line number already says where.
+ */
+function withoutSourceText(message: string, source: string): string {
+  const first = message.split('\n')[0];
+  const cut = first.lastIndexOf(': ');
+  return cut >= 0 && first.length - cut > 3 && source.includes(first.slice(cut + 2)) ? first.slice(0, cut) : first;
 }
 
 /** Fills the defaults cross-checks rely on into a raw (schema-invalid) document. */

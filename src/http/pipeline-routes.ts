@@ -23,7 +23,8 @@ function partitionJson(row: object): Record<string, unknown> {
 }
 
 function isoOrNull(ms: number | null): string | null {
-  return ms === null || !Number.isFinite(ms) ? null : new Date(ms).toISOString();
+  // A Date shows ±8.64e15 ms at most (a stray record timestamp can put stream time beyond it).
+  return ms === null || !Number.isFinite(ms) || Math.abs(ms) > 8.64e15 ? null : new Date(ms).toISOString();
 }
 
 /** Kafka Connect–style status of one pipeline: state, generation, per-partition lag and stream time, last error (public form). */

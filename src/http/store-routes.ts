@@ -1,7 +1,15 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { decodeCursor, encodeCursor, LookupRecord, parseKeyText, toJsonValue } from '../lookup';
 import { LookupSource, NO_QUERY } from './types';
-import { cutHistoryPage, decodeHistoryCursor, DEFAULT_MAX_REPLY_BYTES, HISTORY_LIMIT, pageRange, parseTimeParam } from './history-page';
+import {
+  cutHistoryPage,
+  decodeHistoryCursor,
+  DEFAULT_MAX_REPLY_BYTES,
+  HISTORY_LIMIT,
+  pageRange,
+  parseTimeParam,
+  describeTime,
+} from './history-page';
 
 const storeParam = { type: 'string', minLength: 1, maxLength: 249 } as const;
 /** A time: epoch milliseconds or ISO-8601 (parsed by parseTimeParam). */
@@ -56,7 +64,7 @@ export function registerStoreRoutes(app: FastifyInstance, lookupOf: LookupSource
       const asOf = parseTimeParam('asOf', req.query.asOf);
       const rec = await s.get(key, asOf, { partition: req.query.partition, validTo: req.query.validTo });
       if (rec === null) {
-        const when = asOf === undefined ? '' : ` as of ${new Date(asOf).toISOString()}`;
+        const when = asOf === undefined ? '' : ` as of ${describeTime(asOf)}`;
         return notFound(reply, `key ${JSON.stringify(req.params.key)} not found in store ${JSON.stringify(info.name)}${when}`);
       }
       return { store: info.name, key: toJsonValue(key), ...recordJson(rec), generation: info.generation };

@@ -54,7 +54,9 @@ export function toJsonValue(v: unknown): unknown {
   if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
   if (typeof v === 'object' && !(v instanceof Date)) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = toJsonValue(x);
+    // Defined, not assigned: a record's own "__proto__" field is data, never the reply object's prototype.
+    for (const [k, x] of Object.entries(v as Record<string, unknown>))
+      Object.defineProperty(out, k, { value: toJsonValue(x), enumerable: true, writable: true, configurable: true });
     return out;
   }
   return v;

@@ -167,6 +167,45 @@ pipelines:
     expect(ps[0].line).toBe(6);
   });
 
+  it('a secret that YAML reads as an alias, a tag or a block scalar is reported by its path and line, never echoed', () => {
+    const withPassword = (pw: string) =>
+      base.replace(
+        '  brokers: [127.0.0.1:9092]',
+        `  brokers: [127.0.0.1:9092]\n  sasl: { mechanism: plain, username: u, password: ${pw} }`,
+      );
+    const block = base.replace(
+      '  brokers: [127.0.0.1:9092]',
+      '  brokers: [127.0.0.1:9092]\n  sasl:\n    mechanism: plain\n    password: |Sup3rS3cret',
+    );
+    for (const [text, expected] of [
+      [withPassword('*Sup3rS3cret'), { path: 'kafka.sasl.password', message: expect.stringMatching(/YAML alias.*quote the value/) }],
+      [withPassword('!Sup3rS3cret x'), { message: expect.stringMatching(/YAML tag.*quote the value/) }],
+      [block, { message: expect.stringMatching(/^YAML syntax: Block scalar header includes extra characters$/) }],
+    ] as const) {
+      const found = problems(text);
+      expect(found).toEqual([expect.objectContaining({ ...expected, line: expect.any(Number) })]);
+      expect(JSON.stringify(found)).not.toContain('Sup3r');
+    }
+  });
+
+  it('an alias bomb is refused as a configuration problem', () => {
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+    ].join('\n');
+    expect(problems(`${base}\n${bomb}\n`)).toEqual([expect.objectContaining({ message: expect.stringMatching(/aliases expand too far/) })]);
+  });
+
+  it('NetworkTopologyStrategy needs at least one data center', () => {
+    const text = base.replace(
+      '  contactPoints: [127.0.0.1:9042]',
+      '  contactPoints: [127.0.0.1:9042]\n  replication: { class: NetworkTopologyStrategy, dataCenters: {} }',
+    );
+    expect(problems(text)).toEqual([expect.objectContaining({ path: 'cassandra.replication.dataCenters' })]);
+  });
+
   it('rejects YAML syntax errors with a line', () => {
     const ps = problems('kafka: [\n');
     expect(ps[0].message).toMatch(/YAML syntax/);

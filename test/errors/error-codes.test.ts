@@ -58,6 +58,11 @@ describe('ErrorCode table', () => {
     expect(exitCodeOfError(new Error('x'))).toBe(ExitCode.FAILED);
   });
 
+  it("the table's exit wins over the config stage: an unknown pipeline named on the command line is NOT_FOUND (3)", () => {
+    expect(exitCodeOfError(new AdjunctError('x', { code: 'UNKNOWN_PIPELINE', stage: 'config' }))).toBe(ExitCode.NOT_FOUND);
+    expect(exitCodeOfError(new AdjunctError('x', { code: 'INVALID_ARGUMENT', stage: 'config' }))).toBe(ExitCode.CONFIG_INVALID);
+  });
+
   it('the retriable flag defaults to the table and follows the code', () => {
     const codes: ErrorCode[] = ['CASSANDRA_UNAVAILABLE', 'REGISTRY_UNAVAILABLE', 'BAD_RECORD', 'CONFIG_INVALID'];
     expect(codes.map((c) => new AdjunctError('x', { code: c }).retriable)).toEqual([true, true, false, false]);

@@ -128,3 +128,18 @@ describe('a worker still starting', () => {
     }
   });
 });
+
+describe('time parameters and times in replies', () => {
+  it('a date that does not exist is refused, not rolled over (2026-02-31 is not March 3rd)', async () => {
+    const { parseTimeParam } = await import('../../src/http/history-page');
+    expect(() => parseTimeParam('asOf', '2026-02-31')).toThrow(/invalid asOf "2026-02-31"/);
+    expect(() => parseTimeParam('asOf', '2026-13-01T00:00:00Z')).toThrow(InvalidArgumentError);
+    expect(parseTimeParam('asOf', '2024-02-29')).toBe(Date.UTC(2024, 1, 29));
+  });
+
+  it('a time beyond what a Date can show is named in milliseconds instead of throwing (a 404 stays a 404)', async () => {
+    const { describeTime } = await import('../../src/http/history-page');
+    expect(describeTime(9_000_000_000_000_000)).toBe('9000000000000000 ms');
+    expect(describeTime(0)).toBe('1970-01-01T00:00:00.000Z');
+  });
+});

@@ -79,6 +79,14 @@ describe('coerceKey / toJsonValue / cursors', () => {
     });
   });
 
+  it('a stored "__proto__" field stays data in the reply (never the reply object\'s prototype)', () => {
+    const stored = JSON.parse('{"__proto__":{"polluted":true},"a":1}');
+    const out = toJsonValue(stored) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect((out as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"polluted":true},"a":1}');
+  });
+
   it('cursors are base64url and round-trip', () => {
     const k = Buffer.from([0xff, 0xfe, 0x00, 0x3f]);
     const c = encodeCursor(k);
