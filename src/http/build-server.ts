@@ -6,7 +6,7 @@ import { adminRoutesEnabled } from './auth';
 import { errorBody, statusOf } from './error-reply';
 import { registerOpsRoutes } from './ops-routes';
 import { registerPipelineRoutes } from './pipeline-routes';
-import { readTokenHook } from './request-guards';
+import { loopbackHostHook, readTokenHook } from './request-guards';
 import { registerStoreRoutes } from './store-routes';
 import { lookupSourceOf } from './lookup-source';
 import { HttpServerOptions } from './types';
@@ -58,6 +58,7 @@ export async function buildHttpServer(o: HttpServerOptions): Promise<FastifyInst
     },
     ...(c.tls ? { https: { key: readPem(c.tls.keyFile, 'keyFile'), cert: readPem(c.tls.certFile, 'certFile') } } : {}),
   });
+  app.addHook('onRequest', loopbackHostHook(c));
   app.addHook('onRequest', readTokenHook(c));
   app.addHook('onResponse', async (req, reply) => {
     req.log.debug(

@@ -21,8 +21,7 @@ function hostnameOf(hostHeader: string): string | undefined {
  */
 export function refuseCrossSite(req: FastifyRequest, reply: FastifyReply, settings: HttpSettings): boolean {
   const host = req.headers.host ?? '';
-  const hostname = hostnameOf(host);
-  if (isLoopbackHost(settings.host) && (hostname === undefined || !isLoopbackHost(hostname))) {
+  if (foreignHost(req, settings)) {
     return forbid(
       req,
       reply,
@@ -30,6 +29,9 @@ export function refuseCrossSite(req: FastifyRequest, reply: FastifyReply, settin
       `admin routes answer only requests addressed to a loopback host (Host ${JSON.stringify(host)})`,
     );
   }
+  // Browsers say where a request comes from even when they send no Origin.
+  if (req.headers['sec-fetch-site'] === 'cross-site')
+    return forbid(req, reply, 'FOREIGN_ORIGIN', 'admin routes refuse cross-site requests');
   const origin = req.headers.origin;
   if (origin !== undefined) {
     let originHost: string | undefined;
@@ -49,6 +51,28 @@ export function refuseCrossSite(req: FastifyRequest, reply: FastifyReply, settin
     return true;
   }
   return false;
+}
+
+/** True when the API is bound to loopback and the request is addressed to another host (a DNS-rebinding page). */
+function foreignHost(req: FastifyRequest, settings: HttpSettings): boolean {
+  if (!isLoopbackHost(settings.host)) return false;
+  const hostname = hostnameOf(req.headers.host ?? '');
+  return hostname === undefined || !isLoopbackHost(hostname);
+}
+
+/**
+ * onRequest hook for every route: an API bound to loopback answers only requests addressed to a loopback host, so a
+ * page on another site that rebinds its own name to 127.0.0.1 cannot read stores, status or metrics either.
+ */
+export function loopbackHostHook(settings: HttpSettings) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (!foreignHost(req, settings)) return;
+    req.log.warn({ route: req.routeOptions.url, remote: req.ip, refused: 'FOREIGN_HOST' }, 'request refused');
+    await reply.code(403).send({
+      error: 'FOREIGN_HOST',
+      message: `this API is bound to loopback and answers only requests addressed to a loopback host (Host ${JSON.stringify(req.headers.host ?? '')})`,
+    });
+  };
 }
 
 function forbid(req: FastifyRequest, reply: FastifyReply, error: string, message: string): true {

@@ -143,3 +143,47 @@ describe('time parameters and times in replies', () => {
     expect(describeTime(0)).toBe('1970-01-01T00:00:00.000Z');
   });
 });
+
+describe('an API bound to loopback (DNS rebinding, cross-site pages)', () => {
+  it('answers no route addressed to a foreign host, and refuses admin calls a browser marks cross-site', async () => {
+    const { DeferredLookup } = await import('../../src/http/lookup-source');
+    const pauses: string[] = [];
+    const worker = {
+      status: () => ({ workerId: 'w1', state: 'RUNNING', pipelines: [] }),
+      isReady: () => true,
+      runner: (name: string) => ({
+        pause: async () => void pauses.push(name),
+        resume: async () => undefined,
+        reload: async () => 2,
+        rollback: async () => ({ current: 1, previous: null, changed: false }),
+        status: () => ({}),
+      }),
+      metrics: { registry: new Registry() },
+    };
+    const reads = new DeferredLookup();
+    reads.set({ stores: async () => [], close: async () => undefined } as unknown as Lookup);
+    const app = await buildHttpServer({
+      worker,
+      lookup: reads.source,
+      config: { host: '127.0.0.1', port: 0 },
+      logger: createLogger('silent'),
+    });
+    try {
+      for (const url of ['/status', '/stores', '/metrics', '/healthz']) {
+        const res = await app.inject({ url, headers: { host: 'attacker.example:8080' } });
+        expect({ url, status: res.statusCode, error: res.json().error }).toEqual({ url, status: 403, error: 'FOREIGN_HOST' });
+        expect((await app.inject({ url, headers: { host: '127.0.0.1:8080' } })).statusCode).toBe(200);
+      }
+      const crossSite = await app.inject({
+        method: 'POST',
+        url: '/pipelines/rates/pause',
+        headers: { host: '127.0.0.1:8080', 'sec-fetch-site': 'cross-site' },
+      });
+      expect({ status: crossSite.statusCode, error: crossSite.json().error }).toEqual({ status: 403, error: 'FOREIGN_ORIGIN' });
+      expect(pauses).toEqual([]);
+    } finally {
+      await app.close();
+      await reads.close();
+    }
+  });
+});
