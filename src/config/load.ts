@@ -85,6 +85,7 @@ function validateConfig<S extends z.ZodType>(
   }
   if (problems.length) throw new ConfigValidationError(problems, options.file);
 
+  const interpolatedText = new Map<unknown, string>();
   visit(doc, {
     Scalar(_key, node, visitPath) {
       if (typeof node.value !== 'string' || !node.value.includes('${')) return;
@@ -96,8 +97,10 @@ function validateConfig<S extends z.ZodType>(
           message: `environment variable ${m.name} is not set and has no default (use \${${m.name}:-default})`,
         });
       }
-      // An unquoted scalar keeps YAML's typing after interpolation (`port: ${PORT:-8080}` is a number).
+      // An unquoted scalar keeps YAML's typing after interpolation (`port: ${PORT:-8080}` is a number); where the
+      // schema wants text (`password: ${PW}` with PW=007), the interpolated text is put back below, digits intact.
       node.value = node.type === 'PLAIN' ? coercePlain(value) : value;
+      if (typeof node.value !== 'string') interpolatedText.set(node, value);
     },
   });
 
@@ -123,7 +126,22 @@ function validateConfig<S extends z.ZodType>(
       options.file,
     );
   }
-  const result = schema.safeParse(data ?? {});
+  let result = schema.safeParse(data ?? {});
+  if (!result.success && interpolatedText.size > 0) {
+    let retyped = false;
+    for (const issue of result.error.issues) {
+      if (issue.code !== 'invalid_type' || issue.expected !== 'string') continue;
+      const node = doc.getIn(issue.path as unknown[], true) as { value?: unknown } | undefined;
+      const text = node === undefined ? undefined : interpolatedText.get(node);
+      if (node === undefined || text === undefined) continue;
+      node.value = text;
+      retyped = true;
+    }
+    if (retyped) {
+      data = doc.toJS({ maxAliasCount: 100 });
+      result = schema.safeParse(data ?? {});
+    }
+  }
   let cross: ReturnType<typeof crossCheck> = [];
   if (!crossChecks) {
     if (!result.success) for (const issue of result.error.issues) problems.push(...issueToProblems(issue, doc, locate));
@@ -211,9 +229,12 @@ function issueToProblems(
     if (node === undefined) exists = false;
   }
   const missing = !exists && issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+  const scalarForText = issue.code === 'invalid_type' && issue.expected === 'string' && /received (number|boolean)$/.test(issue.message);
   const message = missing
     ? `required (${issue.message.replace(/^Invalid input: /, '').replace(/, received undefined$/, '')})`
-    : issue.message;
+    : scalarForText
+      ? `${issue.message} (YAML reads an unquoted 123 or true as a number or boolean: quote the value)`
+      : issue.message;
   const range = (node as { range?: [number, number, number] } | undefined)?.range;
   return [{ path: pathToString(p), ...locate(range?.[0]), message }];
 }

@@ -188,6 +188,22 @@ pipelines:
     }
   });
 
+  it('an unquoted ${VAR} that looks like a number keeps its text where the schema wants text (a password 007), and stays a number elsewhere', () => {
+    const text = base.replace(
+      '  brokers: [127.0.0.1:9092]',
+      '  brokers: [127.0.0.1:9092]\n  sasl:\n    mechanism: plain\n    username: u\n    password: ${PW}\nworker:\n  http:\n    port: ${PORT}',
+    );
+    for (const pw of ['007', 'true', '12345678']) {
+      const c = parseConfig(text, { env: { PW: pw, PORT: '8090' } });
+      expect(c.kafka.sasl).toMatchObject({ password: pw });
+      expect(c.worker.http.port).toBe(8090);
+    }
+    const literal = problems(text.replace('${PW}', '12345678'), { PORT: '8090' });
+    expect(literal).toEqual([
+      expect.objectContaining({ path: 'kafka.sasl.password', message: expect.stringContaining('quote the value') }),
+    ]);
+  });
+
   it('an alias bomb is refused as a configuration problem', () => {
     const bomb = [
       'a: &a [x, x, x, x, x, x, x, x, x, x]',
