@@ -3,7 +3,7 @@ import * as adjunct from '../src';
 describe('package entry', () => {
   it('exports the KIP-889 constants, stores, lookup and worker', () => {
     expect(adjunct.PUT_RETURN_CODE_VALID_TO_UNDEFINED).toBe(-1);
-    expect(adjunct.PUT_RETURN_CODE_NOT_PUT).toBe(Number.MIN_SAFE_INTEGER);
+    expect(adjunct.PUT_RETURN_CODE_NOT_PUT).toBe(-9223372036854775808); // Kafka's VersionedKeyValueStore.PUT_RETURN_CODE_NOT_PUT
     expect(typeof adjunct.MemoryVersionedStore).toBe('function');
     expect(typeof adjunct.openCassandraVersionedStore).toBe('function');
     expect(typeof adjunct.openCassandraKeyValueStore).toBe('function');

@@ -1,4 +1,5 @@
 import type { StoreInfo, StoreLookup } from '../lookup';
+import { parseTimeText } from '../lookup/time-text';
 import { CliFailure } from './cli-failure';
 import { ExitCode } from './exit-codes';
 import { iso, printJson, table } from './output';
@@ -110,11 +111,11 @@ function optionalTime(v: string | undefined): number | undefined {
   return v === undefined ? undefined : parseTime(v);
 }
 
-/** Parses a timestamp option: epoch milliseconds or an ISO-8601 date. */
+/** Parses a timestamp option as the HTTP API does (parseTimeText): epoch milliseconds or an ISO-8601 date (UTC unless an offset is given). */
 function parseTime(v: string): number {
-  if (/^\d+$/.test(v)) return Number(v);
-  const t = Date.parse(v);
-  if (Number.isNaN(t) || t < 0)
-    throw new CliFailure(`invalid time ${JSON.stringify(v)}: use epoch milliseconds or an ISO-8601 date`, ExitCode.FAILED);
-  return t;
+  try {
+    return parseTimeText('time', v);
+  } catch (e) {
+    throw new CliFailure((e as Error).message, ExitCode.FAILED);
+  }
 }

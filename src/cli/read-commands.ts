@@ -29,7 +29,7 @@ export function registerReadCommands(program: Command): void {
     .option('--history', 'every version valid in [--from, --to]')
     .option('--from <time>', 'history lower bound (epoch ms or ISO-8601)')
     .option('--to <time>', 'history upper bound (epoch ms or ISO-8601)')
-    .addOption(new Option('--order <order>', 'history order').choices(['asc', 'desc']))
+    .addOption(new Option('--order <order>', 'history order (default desc: newest first)').choices(['asc', 'desc']))
     .option('--partition <n>', 'partitioned stores: read only this source partition')
     .option('--json', 'machine-readable output')
     .action(action((store: string, key: string, o: LookupOpts) => lookupCommand(store, key, o)));

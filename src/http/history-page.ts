@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors';
+import { parseTimeText } from '../lookup/time-text';
 
 /** Default and maximum number of versions in one history reply. */
 export const HISTORY_LIMIT = { default: 100, max: 1000 } as const;
@@ -66,25 +67,12 @@ export function cutHistoryPage<T extends { timestamp?: number }>(
   return { items, next: encodeHistoryCursor({ order: o.order, timestamp: fresh[taken - 1].timestamp ?? 0 }) };
 }
 
-/** True when the date part (YYYY-MM-DD) names a real day: Date.parse rolls 2026-02-31 over to March 3rd. */
-function isCalendarDate(v: string): boolean {
-  const [y, m, d] = v.slice(0, 10).split('-').map(Number);
-  return m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+/** Parses a time query parameter (see parseTimeText); undefined when absent. */
+export function parseTimeParam(name: string, v: string | undefined): number | undefined {
+  return v === undefined ? undefined : parseTimeText(name, v);
 }
 
 /** A time for messages: ISO-8601 when a Date can show it, else the epoch milliseconds. */
 export function describeTime(ms: number): string {
   return Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : `${ms} ms`;
-}
-
-/** Parses a time query parameter: epoch milliseconds or an ISO-8601 date/time (as the CLI accepts). */
-export function parseTimeParam(name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  if (/^\d{1,16}$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
-  const t = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && isCalendarDate(v) ? Date.parse(v) : Number.NaN;
-  if (Number.isNaN(t) || t < 0)
-    throw new InvalidArgumentError(
-      `invalid ${name} ${JSON.stringify(v)}: use epoch milliseconds or an ISO-8601 date (e.g. 2026-01-31T12:00:00Z)`,
-    );
-  return t;
 }

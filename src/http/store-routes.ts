@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { InvalidArgumentError } from '../errors';
 import { decodeCursor, encodeCursor, LookupRecord, parseKeyText, toJsonValue } from '../lookup';
 import { LookupSource, NO_QUERY } from './types';
 import {
@@ -98,9 +99,11 @@ export function registerStoreRoutes(app: FastifyInstance, lookupOf: LookupSource
       const info = await s.info();
       const key = parseKeyText(info.keySerde, req.params.key);
       const q = req.query;
-      const order = q.order ?? 'asc';
+      const order = q.order ?? 'desc';
       const cursor = q.cursor === undefined ? undefined : decodeHistoryCursor(q.cursor, order);
-      const range = pageRange(parseTimeParam('from', q.from), parseTimeParam('to', q.to), cursor);
+      const [from, to] = [parseTimeParam('from', q.from), parseTimeParam('to', q.to)];
+      if (from !== undefined && to !== undefined && from > to) throw new InvalidArgumentError(`from ${from} must not be after to ${to}`);
+      const range = pageRange(from, to, cursor);
       const versions =
         range.from !== undefined && range.to !== undefined && range.from > range.to
           ? []

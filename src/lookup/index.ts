@@ -7,4 +7,5 @@ export * from './read-cache';
 export * from './lookup-error';
 export * from './ready-timeout-error';
 export * from './key-text';
+export * from './time-text';
 export { isMissingSchema } from './lookup-context';

@@ -1,7 +1,7 @@
 import { generationTable, StoreEntry } from '../generations';
 import { ByteRange, keyBounds, prefixRange } from '../store/key-range';
 import { KeyValue } from '../store/types';
-import { encodeKeyWith, requireKey, requireTimestamp } from '../store/validation';
+import { encodeKeyWith, requireKey, requireQueryTime } from '../store/validation';
 import { coerceKey } from './key-text';
 import { KvReads } from './kv-reads';
 import { LookupContext, ResolvedStore } from './lookup-context';
@@ -71,8 +71,8 @@ export class StoreLookup<K = unknown, V = unknown> {
    * Latest value (one Cassandra read) or, for versioned stores, the version valid as of asOf with its validTo (two
    * parallel reads); with `validTo: false` the version as of asOf without it (one read, see getValue).
    */
-  async get(key: K, asOf?: number, options: ReadOptions = {}): Promise<LookupRecord<V> | null> {
-    const { rs, bytes, partition } = await this.pointRead(key, asOf, options);
+  async get(key: K, asOfTime?: number, options: ReadOptions = {}): Promise<LookupRecord<V> | null> {
+    const { rs, bytes, partition, asOf } = await this.pointRead(key, asOfTime, options);
     if (asOf !== undefined && options.validTo === false) {
       return (await this.versioned.valueAsOf(rs, bytes, asOf, partition)) as LookupRecord<V> | null;
     }
@@ -99,15 +99,15 @@ export class StoreLookup<K = unknown, V = unknown> {
     key: K,
     asOf: number | undefined,
     options: ReadOptions,
-  ): Promise<{ rs: ResolvedStore; bytes: Buffer; partition: number | undefined }> {
-    if (asOf !== undefined) requireTimestamp(asOf, 'asOf');
+  ): Promise<{ rs: ResolvedStore; bytes: Buffer; partition: number | undefined; asOf: number | undefined }> {
+    const time = asOf === undefined ? undefined : requireQueryTime(asOf, 'asOf');
     const partition = checkPartition(options.partition);
     const rs = await this.resolve();
-    if (asOf !== undefined && rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'an as-of get');
-    return { rs, bytes: this.encode(rs, key), partition };
+    if (time !== undefined && rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'an as-of get');
+    return { rs, bytes: this.encode(rs, key), partition, asOf: time };
   }
 
-  /** KIP-968 history of a key (versioned stores): versions valid in [fromTime, toTime], ascending unless order 'desc'. */
+  /** KIP-968 history of a key (versioned stores): versions valid in [fromTime, toTime], newest first unless order 'asc'. */
   async history(key: K, options: LookupHistoryOptions = {}, read: ReadOptions = {}): Promise<LookupRecord<V>[]> {
     const partition = checkPartition(read.partition);
     const rs = await this.resolve();

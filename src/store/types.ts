@@ -1,7 +1,7 @@
 /** validTo returned by put() when the new record is the latest version of its key. */
 export const PUT_RETURN_CODE_VALID_TO_UNDEFINED = -1;
-/** Returned by put() when the record is older than the grace period (history retention) and was not applied. */
-export const PUT_RETURN_CODE_NOT_PUT = Number.MIN_SAFE_INTEGER;
+/** Returned by put() when the record is older than the grace period and was not applied: Kafka's Long.MIN_VALUE (−2^63, exact as a number). */
+export const PUT_RETURN_CODE_NOT_PUT = -(2 ** 63);
 
 /** One version of a key: its value, the timestamp it became valid, and (when known) when it stopped being valid. */
 export interface VersionedRecord<V> {
@@ -16,7 +16,7 @@ export interface HistoryOptions {
   fromTime?: number;
   /** Inclusive upper bound of the validity window. */
   toTime?: number;
-  /** Order of the result by timestamp. Default ascending. */
+  /** Order of the result by timestamp. Default newest first (`desc`), as Kafka Streams answers ResultOrder.ANY. */
   order?: 'asc' | 'desc';
 }
 

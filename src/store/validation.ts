@@ -47,18 +47,39 @@ export function deserializeWith<T>(serde: Serde<T>, bytes: Buffer, what: 'key' |
   }
 }
 
-/** Normalised history bounds: fromTime defaults to 0, toTime to +Infinity. */
+/**
+ * A read's time (asOf, fromTime, toTime): any integer millisecond, as Kafka's `long` (Long.MIN_VALUE..MAX_VALUE as
+ * JS numbers included); clamped to ±MAX_SAFE_INTEGER, which changes no answer since versions are non-negative safe
+ * integers. A negative asOf finds nothing.
+ */
+export function requireQueryTime(time: unknown, what: string): number {
+  if (typeof time !== 'number' || !Number.isInteger(time)) {
+    throw new InvalidArgumentError(`${what} must be an integer (epoch milliseconds), got ${String(time)}`, { [what]: String(time) });
+  }
+  return Math.min(Math.max(time, -Number.MAX_SAFE_INTEGER), Number.MAX_SAFE_INTEGER);
+}
+
+/** Normalised history bounds: fromTime at least 0 (no version is older), toTime +Infinity when unbounded. */
 export interface HistoryBounds {
   fromTime: number;
   toTime: number;
   order: 'asc' | 'desc';
 }
 
-/** Validates KIP-968 history options. */
+/**
+ * Validates KIP-968 history options. Without an order the versions come newest first, as Kafka Streams answers a
+ * MultiVersionedKeyQuery with ResultOrder.ANY; fromTime after toTime is an error, as in Kafka (equal is allowed).
+ */
 export function historyBounds(options: { fromTime?: number; toTime?: number; order?: 'asc' | 'desc' } = {}): HistoryBounds {
-  const fromTime = options.fromTime === undefined ? 0 : requireTimestamp(options.fromTime, 'fromTime');
-  const toTime = options.toTime === undefined ? Number.POSITIVE_INFINITY : requireTimestamp(options.toTime, 'toTime');
-  const order = options.order ?? 'asc';
+  const from = options.fromTime === undefined ? Number.NEGATIVE_INFINITY : requireQueryTime(options.fromTime, 'fromTime');
+  const toTime = options.toTime === undefined ? Number.POSITIVE_INFINITY : requireQueryTime(options.toTime, 'toTime');
+  if (from > toTime) {
+    throw new InvalidArgumentError(`fromTime ${from} must not be after toTime ${toTime}`, {
+      fromTime: String(from),
+      toTime: String(toTime),
+    });
+  }
+  const order = options.order ?? 'desc';
   if (order !== 'asc' && order !== 'desc') throw new InvalidArgumentError(`order must be 'asc' or 'desc', got ${String(order)}`);
-  return { fromTime, toTime, order };
+  return { fromTime: Math.max(from, 0), toTime, order };
 }

@@ -275,7 +275,7 @@ export async function compareHistories(
     const entries = (s as unknown as { entries: Map<string, unknown> }).entries;
     for (const hexKey of entries.keys()) {
       const key = Buffer.from(hexKey, 'hex').toString('utf8');
-      const want = (await s.history(key)).map((r) => `${r.timestamp}:${r.validTo ?? '-'}:${JSON.stringify(r.value)}`);
+      const want = (await s.history(key, { order: 'asc' })).map((r) => `${r.timestamp}:${r.validTo ?? '-'}:${JSON.stringify(r.value)}`);
       const rows = [...(actual.get(key) ?? new Map<number, string>())].sort((x, y) => x[0] - y[0]);
       const got: string[] = [];
       rows.forEach(([ts, v], i) => {

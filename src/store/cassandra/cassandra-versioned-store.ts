@@ -8,7 +8,7 @@ import {
   VersionedKeyValueStore,
   VersionedRecord,
 } from '../types';
-import { deserializeWith, encodeKeyWith, historyBounds, requireTimestamp, serializeWith } from '../validation';
+import { deserializeWith, encodeKeyWith, historyBounds, requireQueryTime, requireTimestamp, serializeWith } from '../validation';
 import { keyHash, versionRowId } from './key-hash';
 import { Anchor, RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
 import { StreamTimeTable } from './stream-time-table';
@@ -201,9 +201,9 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
    * Latest record (one read), or the record valid as of asOfTimestamp with its validTo when a newer version exists
    * (two reads issued in parallel). Below this writer's retention horizon only the latest version answers.
    */
-  async get(key: K, asOfTimestamp?: number): Promise<VersionedRecord<V> | null> {
+  async get(key: K, asOf?: number): Promise<VersionedRecord<V> | null> {
     const loc = this.locator(encodeKeyWith(this.parts.keySerde, key));
-    if (asOfTimestamp !== undefined) requireTimestamp(asOfTimestamp, 'asOfTimestamp');
+    const asOfTimestamp = asOf === undefined ? undefined : requireQueryTime(asOf, 'asOfTimestamp');
     this.ensureOpen();
     if (asOfTimestamp === undefined) return this.toRecord(await this.reader.latest(loc));
     if (asOfTimestamp < this.horizon()) {

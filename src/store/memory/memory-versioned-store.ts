@@ -8,7 +8,7 @@ import {
   VersionedKeyValueStore,
   VersionedRecord,
 } from '../types';
-import { deserializeWith, encodeKeyWith, historyBounds, requireTimestamp, serializeWith } from '../validation';
+import { deserializeWith, encodeKeyWith, historyBounds, requireQueryTime, requireTimestamp, serializeWith } from '../validation';
 
 /** Options of MemoryVersionedStore. */
 export interface MemoryVersionedStoreOptions<K, V> {
@@ -80,8 +80,7 @@ export class MemoryVersionedStore<K, V> implements VersionedKeyValueStore<K, V> 
       const versions = this.entries.get(id)?.versions ?? [];
       return this.toRecord(versions[versions.length - 1]);
     }
-    requireTimestamp(asOfTimestamp, 'asOfTimestamp');
-    return this.lookupAsOf(id, asOfTimestamp);
+    return this.lookupAsOf(id, requireQueryTime(asOfTimestamp, 'asOfTimestamp'));
   }
 
   /**
@@ -92,7 +91,6 @@ export class MemoryVersionedStore<K, V> implements VersionedKeyValueStore<K, V> 
   async history(key: K, options?: HistoryOptions): Promise<VersionedRecord<V>[]> {
     const id = this.keyId(key);
     const { fromTime, toTime, order } = historyBounds(options);
-    if (fromTime > toTime) return [];
     const versions = this.entries.get(id)?.versions ?? [];
     const horizon = this.horizon();
     if (toTime < horizon) {

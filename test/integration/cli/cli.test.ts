@@ -163,6 +163,9 @@ describe('lookup', () => {
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('not found');
     expect((await cli(['lookup', 'customers', 'c1', '--as-of', '50', '--config', configFile])).code).toBe(3);
+    // A day that does not exist is refused, not rolled over to another one (Date.parse reads 2026-02-31 as March 3rd).
+    const badDay = await cli(['lookup', 'customers', 'c1', '--as-of', '2026-02-31', '--config', configFile]);
+    expect({ code: badDay.code, stderr: badDay.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('invalid time "2026-02-31"') });
     // Below the retention horizon of the key's partition (stream time 5000 - retention 1000), the message says so.
     const expired = await cli(['lookup', 'short', 'k', '--as-of', '200', '--config', configFile]);
     expect(expired.code).toBe(3);

@@ -138,7 +138,7 @@ describe('registry converters with evolving schemas: JSON Schema and Protobuf (r
     });
     await waitCaughtUp(stack.admin, pipelineGroup(n.group, 'rates'), n.topic);
     const store = await openStore(n.keyspace, 'rates');
-    const history = await store.history('EUR'); // oldest first: record timestamps 1000, then 5000
+    const history = await store.history('EUR', { order: 'asc' }); // oldest first: record timestamps 1000, then 5000
     expect(history.map((v) => v.value)).toEqual([
       { currency: 'EUR', rate: 1.1, ts: '1000', kind: 'FORWARD' }, // decoded with its own (v1) schema: no source field
       { currency: 'EUR', rate: 1.2, ts: '9007199254740993', kind: 'SPOT', source: 'ecb' }, // int64 as a string: no precision lost

@@ -177,7 +177,7 @@ describe('store reads', () => {
   it('bad parameters are 400 with a message', async () => {
     for (const url of [
       '/stores/customers/keys/c1?asOf=abc',
-      '/stores/customers/keys/c1?asOf=-1',
+      '/stores/customers/keys/c1?asOf=-1.5',
       '/stores/by-id/keys/forty-two',
       `/stores/geo/keys/${encodeURIComponent('[eu')}`,
       '/stores/customers/keys/c1/history?order=sideways',
@@ -196,8 +196,13 @@ describe('store reads', () => {
     }
   });
 
+  it('a negative asOf is a valid time before every version (Kafka takes any long): 404, not 400', async () => {
+    const r = await get('/stores/customers/keys/c1?asOf=-1');
+    expect({ status: r.statusCode, error: r.json().error }).toEqual({ status: 404, error: 'NOT_FOUND' });
+  });
+
   it('GET history with from/to/order', async () => {
-    const r = await get('/stores/customers/keys/c1/history');
+    const r = await get('/stores/customers/keys/c1/history?order=asc');
     expect(r.json()).toEqual({
       store: 'customers',
       key: 'c1',
@@ -213,6 +218,11 @@ describe('store reads', () => {
     expect(
       (await get('/stores/customers/keys/c1/history?order=desc')).json().versions.map((v: { timestamp: number }) => v.timestamp),
     ).toEqual([200, 100]);
+    // Without an order: newest first, as Kafka Streams answers ResultOrder.ANY; from after to is a 400.
+    expect((await get('/stores/customers/keys/c1/history')).json().versions.map((v: { timestamp: number }) => v.timestamp)).toEqual([
+      200, 100,
+    ]);
+    expect((await get('/stores/customers/keys/c1/history?from=160&to=150')).statusCode).toBe(400);
     expect((await get('/stores/nope/keys/c1/history')).statusCode).toBe(404);
   });
 

@@ -108,11 +108,11 @@ describe('history is bounded', () => {
     const first = await json(fetch(`${base}/stores/rates/keys/eur/history`));
     expect(first.versions).toHaveLength(100);
     expect(first.nextCursor).toEqual(expect.any(String));
-    const asc = await allPages(`${base}/stores/rates/keys/eur/history?limit=70`);
+    const asc = await allPages(`${base}/stores/rates/keys/eur/history?order=asc&limit=70`);
     expect(asc.versions.map((v) => v.value.i)).toEqual(Array.from({ length: VERSIONS }, (_, i) => i));
     const desc = await allPages(`${base}/stores/rates/keys/eur/history?order=desc&limit=77`);
     expect(desc.versions.map((v) => v.value.i)).toEqual(Array.from({ length: VERSIONS }, (_, i) => VERSIONS - 1 - i));
-    const ranged = await allPages(`${base}/stores/rates/keys/eur/history?from=1500&to=2000&limit=7`);
+    const ranged = await allPages(`${base}/stores/rates/keys/eur/history?order=asc&from=1500&to=2000&limit=7`);
     expect(ranged.versions.map((v) => v.timestamp)).toEqual(Array.from({ length: 51 }, (_, i) => 1_500 + i * 10));
   });
 
@@ -127,7 +127,7 @@ describe('history is bounded', () => {
 
   it('a cursor of the other order or a forged cursor is a 400', async () => {
     const first = await json(fetch(`${base}/stores/rates/keys/eur/history?limit=5`));
-    expect((await fetch(`${base}/stores/rates/keys/eur/history?order=desc&cursor=${first.nextCursor}`)).status).toBe(400);
+    expect((await fetch(`${base}/stores/rates/keys/eur/history?order=asc&cursor=${first.nextCursor}`)).status).toBe(400);
     expect((await fetch(`${base}/stores/rates/keys/eur/history?cursor=AAAA`)).status).toBe(400);
   });
 });
@@ -154,7 +154,7 @@ describe('query and path misuse', () => {
     expect((await json(fetch(`${base}/stores/rates/keys/eur?asOf=${iso}`))).value.i).toBe(0);
     expect((await json(fetch(`${base}/stores/rates/keys/eur?asOf=1015`))).value.i).toBe(1);
     const h = await json(
-      fetch(`${base}/stores/rates/keys/eur/history?from=${new Date(1_500).toISOString()}&to=${new Date(1_520).toISOString()}`),
+      fetch(`${base}/stores/rates/keys/eur/history?order=asc&from=${new Date(1_500).toISOString()}&to=${new Date(1_520).toISOString()}`),
     );
     expect(h.versions.map((v: Version) => v.timestamp)).toEqual([1_500, 1_510, 1_520]);
     expect((await fetch(`${base}/stores/rates/keys/eur?asOf=yesterday`)).status).toBe(400);

@@ -129,7 +129,7 @@ describe.each([
 
   it('history with bounds and order', async () => {
     const s = lookup.store<string, { v: unknown }>(shape.store);
-    expect(await s.history('k1')).toEqual([
+    expect(await s.history('k1', { order: 'asc' })).toEqual([
       { value: { v: 1 }, timestamp: 100, validTo: 200 },
       { value: { v: 2 }, timestamp: 200, validTo: 300 },
       { value: { v: 4 }, timestamp: 400 },
@@ -140,7 +140,11 @@ describe.each([
       { value: { v: 2 }, timestamp: 200, validTo: 300 },
     ]);
     expect(await s.history('k1', { fromTime: 300, toTime: 399 })).toEqual([]);
-    expect(await s.history('k1', { fromTime: 150, toTime: 250 })).toEqual([
+    // Without an order, newest first (Kafka's ResultOrder.ANY).
+    expect((await s.history('k1')).map((r) => r.timestamp)).toEqual([400, 200, 100]);
+    await expect(s.history('k1', { fromTime: 250, toTime: 150 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(await s.get('k1', -1)).toBeNull();
+    expect(await s.history('k1', { fromTime: 150, toTime: 250, order: 'asc' })).toEqual([
       { value: { v: 1 }, timestamp: 100, validTo: 200 },
       { value: { v: 2 }, timestamp: 200, validTo: 300 },
     ]);
@@ -173,7 +177,7 @@ it('history retention: older than streamTime - retention answers only with the l
   expect(await s.get('replaced', 4500)).toEqual({ value: 'b', timestamp: 100, validTo: 5000 });
   expect(await s.get('replaced')).toEqual({ value: 'c', timestamp: 5000 });
   // 'b' stopped being valid at 5000 > horizon, so it is still in the history; nothing valid only before 4000 is.
-  expect(await s.history('replaced')).toEqual([
+  expect(await s.history('replaced', { order: 'asc' })).toEqual([
     { value: 'b', timestamp: 100, validTo: 5000 },
     { value: 'c', timestamp: 5000 },
   ]);
@@ -197,7 +201,7 @@ it.each([
   expect(await s.get('slow', 60)).toEqual({ value: 's1', timestamp: 50, validTo: 80 });
   expect(await s.get('slow', 99)).toEqual({ value: 's2', timestamp: 80, validTo: 100 });
   expect(await s.get('slow', 100)).toBeNull();
-  expect(await s.history('slow', { fromTime: 0, toTime: 90 })).toEqual([
+  expect(await s.history('slow', { fromTime: 0, toTime: 90, order: 'asc' })).toEqual([
     { value: 's1', timestamp: 50, validTo: 80 },
     { value: 's2', timestamp: 80, validTo: 100 },
   ]);
@@ -206,7 +210,7 @@ it.each([
   expect(await s.get('fast', 9400)).toEqual({ value: 'f1', timestamp: 100, validTo: 9500 });
   expect(await s.get('fast', 9600)).toEqual({ value: 'f2', timestamp: 9500 });
   expect(await s.history('fast', { fromTime: 0, toTime: 8999 })).toEqual([]);
-  expect(await s.history('fast')).toEqual([
+  expect(await s.history('fast', { order: 'asc' })).toEqual([
     { value: 'f1', timestamp: 100, validTo: 9500 },
     { value: 'f2', timestamp: 9500 },
   ]);

@@ -127,8 +127,8 @@ describe.each(layouts)('cost model ($name)', (layout) => {
     const history = await measure(() => s.history('k'));
     expect(history).toEqual({
       result: [
-        { value: 'v0', timestamp: 950, validTo: 990 },
         { value: 'v1b', timestamp: 1000 },
+        { value: 'v0', timestamp: 950, validTo: 990 },
       ],
       reads: 1,
       writes: 0,

@@ -64,7 +64,7 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
       expect(await s.put('a', 'z', 20)).toBe(-1);
       expect(await s.put('a', 'w', 10)).toBe(20);
       expect(await s.get('a', 10)).toEqual({ value: 'w', timestamp: 10, validTo: 20 });
-      expect(await s.history('a')).toEqual([
+      expect(await s.history('a', { order: 'asc' })).toEqual([
         { value: 'w', timestamp: 10, validTo: 20 },
         { value: 'z', timestamp: 20 },
       ]);
@@ -180,7 +180,7 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
       await s.put('h', 'v2', 500);
       await s.put('h', 'v3', 950);
       await s.put('o', 'o', 1000);
-      expect(await s.history('h')).toEqual([
+      expect(await s.history('h', { order: 'asc' })).toEqual([
         { value: 'v2', timestamp: 500, validTo: 950 },
         { value: 'v3', timestamp: 950 },
       ]);
@@ -197,10 +197,12 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
       const a = { value: 'a', timestamp: 10, validTo: 20 };
       const b = { value: 'b', timestamp: 20, validTo: 30 };
       const c = { value: 'c', timestamp: 40 };
-      expect(await s.history('k')).toEqual([a, b, c]);
+      // Without an order: newest first, as Kafka Streams answers ResultOrder.ANY.
+      expect(await s.history('k')).toEqual([c, b, a]);
+      expect(await s.history('k', { order: 'asc' })).toEqual([a, b, c]);
       expect(await s.history('k', { order: 'desc' })).toEqual([c, b, a]);
       expect(await s.history('k', { fromTime: 20, toTime: 35 })).toEqual([b]);
-      expect(await s.history('k', { fromTime: 19, toTime: 40 })).toEqual([a, b, c]);
+      expect(await s.history('k', { fromTime: 19, toTime: 40, order: 'asc' })).toEqual([a, b, c]);
       expect(await s.history('k', { fromTime: 19, toTime: 40, order: 'desc' })).toEqual([c, b, a]);
       expect(await s.history('k', { fromTime: 25, toTime: 25 })).toEqual([b]);
       expect(await s.history('k', { fromTime: 30, toTime: 39 })).toEqual([]);
@@ -208,7 +210,11 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
       expect(await s.history('k', { fromTime: 1000 })).toEqual([c]);
       expect(await s.history('k', { toTime: 9 })).toEqual([]);
       expect(await s.history('k', { toTime: 10 })).toEqual([a]);
-      expect(await s.history('k', { fromTime: 35, toTime: 20 })).toEqual([]);
+      // Kafka's whole range (Long.MIN_VALUE..Long.MAX_VALUE as numbers) and negative times are valid bounds.
+      expect(await s.history('k', { fromTime: -(2 ** 63), toTime: 2 ** 63, order: 'asc' })).toEqual([a, b, c]);
+      expect(await s.history('k', { toTime: -1 })).toEqual([]);
+      expect(await s.get('k', -1)).toBeNull();
+      expect(await s.get('k', 2 ** 63)).toEqual(c);
       expect(await s.history('nope')).toEqual([]);
     });
 
@@ -223,7 +229,7 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
         expect(await s.get(k, 150)).toEqual({ value: `${k}@1`, timestamp: 100 + i, validTo: 200 + i });
         expect(await s.get(k, 99)).toEqual({ value: `${k}@0`, timestamp: i, validTo: 100 + i });
       }
-      expect((await s.history('key-7')).map((r) => r.timestamp)).toEqual([7, 107, 207]);
+      expect((await s.history('key-7', { order: 'asc' })).map((r) => r.timestamp)).toEqual([7, 107, 207]);
     });
 
     it('persists stream time across a restart (flush then reopen)', async () => {
@@ -256,9 +262,12 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
         () => s.delete(null as unknown as string, 1),
         () => s.delete('a', Number.NaN),
         () => s.get(null as unknown as string),
-        () => s.get('a', -1),
-        () => s.history('a', { fromTime: -1 }),
+        () => s.get('a', 1.5),
+        () => s.get('a', Number.NaN),
+        () => s.history('a', { fromTime: Number.NEGATIVE_INFINITY }),
         () => s.history('a', { toTime: 0.5 }),
+        // fromTime after toTime is refused, as Kafka's MultiVersionedKeyQuery does (equal is allowed).
+        () => s.history('a', { fromTime: 35, toTime: 20 }),
       ];
       for (const op of bad) {
         await expect(op()).rejects.toBeInstanceOf(InvalidArgumentError);
