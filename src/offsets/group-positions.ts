@@ -1,7 +1,7 @@
 import { Admin } from 'kafkajs';
 import { KafkaRetryOptions, withKafkaRetry } from '../kafka/kafka-retry';
 import { topicPartitionKey } from '../kafka/topic-partition';
-import { committedOffsetOf } from './committed-offset';
+import { committedOffsetOf, isConsumerReset } from './committed-offset';
 
 /** The later of two positions (null: none). */
 const later = (a: bigint | null | undefined, b: bigint | null | undefined): bigint | null =>
@@ -25,21 +25,28 @@ export class GroupPositions {
     private readonly retry: KafkaRetryOptions = {},
   ) {}
 
-  /** Takes the group's committed positions of `topics` (before the task's consumer runs). */
-  async snapshot(topics: string[]): Promise<void> {
+  /**
+   * Takes the group's committed positions of `topics` (before the task's consumer runs). Returns the partitions whose
+   * position is kafkajs's reset (-2) with nothing known before it: a consumer reset them after an out-of-range fetch and
+   * no one judged the gap (the task that saw it failed or was killed first), so the loss policy must decide now.
+   */
+  async snapshot(topics: string[]): Promise<{ topic: string; partition: number }[]> {
     for (const [k, offset] of this.decided) this.atStart.set(k, offset);
-    if (!topics.length) return;
+    if (!topics.length) return [];
     const committed = await withKafkaRetry(
       `fetching the committed offsets of group ${this.groupId}`,
       () => this.admin.fetchOffsets({ groupId: this.groupId, topics }),
       this.retry,
     );
+    const reset: { topic: string; partition: number }[] = [];
     for (const t of committed)
       for (const p of t.partitions) {
         const k = topicPartitionKey(t.topic, p.partition);
+        if (isConsumerReset(p.offset) && !this.atStart.has(k)) reset.push({ topic: t.topic, partition: p.partition });
         const offset = later(committedOffsetOf(p.offset), this.atStart.get(k));
         if (offset !== null) this.atStart.set(k, offset);
       }
+    return reset;
   }
 
   /** The position of a partition (next record to read): the later of the group's committed offset and the one at start. */

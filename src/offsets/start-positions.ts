@@ -45,10 +45,13 @@ export async function checkStartPositions(
   }
   if (failed.length) throw policy.error(failed);
   for (const d of decisions) {
+    if (d.kind === 'continue' || d.kind === 'fail') continue;
+    // A reset position is judged here, once: the task expects the log start there (its consumer's reset puts it there).
+    if (d.loss.kind === 'reset') out.startAt.set(topicPartitionKey(d.loss.topic, d.loss.partition), d.loss.logStart);
     if (d.kind !== 'latest') continue;
     out.lostOffsets += Number(d.loss.lost);
     // A position past the log end stays the later one: the run-time guard sees the consumer's reset and goes on too.
-    if (d.loss.kind !== 'pastEnd') out.startAt.set(topicPartitionKey(d.loss.topic, d.loss.partition), d.resumeAt);
+    if (d.loss.kind === 'deleted') out.startAt.set(topicPartitionKey(d.loss.topic, d.loss.partition), d.resumeAt);
   }
   return out;
 }

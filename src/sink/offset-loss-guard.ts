@@ -49,6 +49,21 @@ export class OffsetLossGuard {
   }
 
   /**
+   * A partition found at kafkajs's reset (-2) when the task starts (GroupPositions.snapshot): the policy decides as the
+   * start-up check does. Returns false when the task failed (policy fail; the group keeps the reset, so a restart
+   * fails again). The consumer then resumes at the log start, which becomes the partition's known position.
+   */
+  async resetBeforeStart(topic: string, partition: number): Promise<boolean> {
+    const log = await this.p.partitionLog(topic, partition);
+    if (!log) return true;
+    const decision = this.policy.decide({ topic, partition, expected: null, reset: true, ...log });
+    if (decision.kind === 'reload') this.p.reload();
+    if (decision.kind !== 'fail') return true;
+    this.p.lifecycle.fail(decision.error);
+    return false;
+  }
+
+  /**
    * Judges a partition whose log start passed its position while no batch came (the progress watchdog saw it); a
    * batch arriving meanwhile waits for the decision. Once decided the partition is expected at the log start the
    * decision saw, so a batch from there is not judged again. False when the task failed. A failed log look-up decides

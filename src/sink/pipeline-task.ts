@@ -61,7 +61,8 @@ export class PipelineTask {
   /** Joins the group and starts consuming. */
   async start(): Promise<void> {
     const o = this.core.parts.options;
-    await this.core.positions.snapshot(this.core.target.topics);
+    // A reset position nobody judged fails the task here under policy fail: it never consumes past the gap.
+    if (!(await this.core.takePositions())) return;
     const consumer = this.createConsumer();
     await consumer.connect();
     // A group without committed offsets starts at the earliest one: a changelog is complete only from its beginning.

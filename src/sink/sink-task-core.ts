@@ -1,4 +1,4 @@
-import { publicErrorText } from '../errors';
+import { describeError, publicErrorText } from '../errors';
 import { withKafkaTimeout } from '../kafka/kafka-retry';
 import { ErrorHandler } from './error-handler';
 import { OffsetCommit, OffsetCommitter } from './offset-committer';
@@ -55,6 +55,24 @@ export class SinkTaskCore {
     const { partitions, guard, counts } = this;
     this.loop = new SinkLoop(o, { ...shared, partitions, processor, errors, guard, budget, counts });
     this.committer = new OffsetCommitter(o.pipeline, this.partitions, commitOffsets, metrics, o.commitTimeoutMs, log);
+  }
+
+  /**
+   * Takes the group's positions before the consumer runs; a partition kafkajs reset (-2) with no known position before
+   * it goes to the offset-loss policy now (a task restarted after a failure or a kill, where nobody judged the gap).
+   * False when the policy failed the task.
+   */
+  async takePositions(): Promise<boolean> {
+    const reset = await this.positions.snapshot(this.target.topics);
+    for (const { topic, partition } of reset) {
+      const log = this.parts.logger;
+      const go = await this.guard.resetBeforeStart(topic, partition).catch((e: unknown) => {
+        log.warn({ topic, partition, err: describeError(e) }, 'judging a reset group position failed: the first batch is not checked');
+        return true;
+      });
+      if (!go) return false;
+    }
+    return true;
   }
 
   /**

@@ -361,6 +361,31 @@ describe('offsets that fell off the log at run time', () => {
   });
 });
 
+describe("kafkajs's reset (-2) found when a task starts (a task restarted after a failure or a kill)", () => {
+  it('policy fail: the task fails before it consumes, naming the partition and the log start', async () => {
+    const t = fakeTask({ onOffsetOutOfRange: 'fail' }, { committed: -2n as unknown as bigint, logStart: 50n, high: 60n });
+    expect(await t.core.takePositions()).toBe(false);
+    expect(t.fatal[0]).toMatchObject({ code: 'OFFSET_OUT_OF_RANGE', message: expect.stringContaining('t/0 group position was reset') });
+  });
+
+  it('policy latest: goes on (nothing counted: the range is unknown); reload: asks for a new generation', async () => {
+    const latest = fakeTask({ onOffsetOutOfRange: 'latest' }, { committed: -2n as unknown as bigint, logStart: 50n, high: 60n });
+    expect(await latest.core.takePositions()).toBe(true);
+    expect({ fatal: latest.fatal, lost: latest.core.counts.lostOffsets }).toEqual({ fatal: [], lost: 0 });
+    const reload = fakeTask({ onOffsetOutOfRange: 'reload' }, { committed: -2n as unknown as bigint, logStart: 50n, high: 60n });
+    expect(await reload.core.takePositions()).toBe(true);
+    expect(reload.reloads()).toBe(1);
+  });
+
+  it('a group without a position (-1) or with a real one is no loss', async () => {
+    for (const committed of [null, 55n]) {
+      const t = fakeTask({ onOffsetOutOfRange: 'fail' }, { committed, logStart: 50n, high: 60n });
+      expect(await t.core.takePositions()).toBe(true);
+      expect(t.fatal).toEqual([]);
+    }
+  });
+});
+
 describe('offsets that fell off the log with no batch after the gap (reported by the progress watchdog)', () => {
   /** A task that stored offsets 10..11 (expected next: 12), whose log then lost everything up to 30. */
   async function behindTask(policy: 'fail' | 'latest') {
