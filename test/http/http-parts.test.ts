@@ -82,6 +82,12 @@ describe('error mapping', () => {
   });
 });
 
+/** The HTTP server bound to loopback over a stub worker and a deferred lookup. */
+const loopbackServer = (
+  worker: Parameters<typeof buildHttpServer>[0]['worker'],
+  reads: { source: Parameters<typeof buildHttpServer>[0]['lookup'] },
+) => buildHttpServer({ worker, lookup: reads.source, config: { host: '127.0.0.1', port: 0 }, logger: createLogger('silent') });
+
 describe('a worker still starting', () => {
   it('answers health, readiness and status, and 503 WORKER_NOT_STARTED to reads and pipeline routes until the Lookup is set', async () => {
     const { DeferredLookup } = await import('../../src/http/lookup-source');
@@ -95,12 +101,7 @@ describe('a worker still starting', () => {
       metrics: { registry: new Registry() },
     };
     const reads = new DeferredLookup();
-    const app = await buildHttpServer({
-      worker,
-      lookup: reads.source,
-      config: { host: '127.0.0.1', port: 0 },
-      logger: createLogger('silent'),
-    });
+    const app = await loopbackServer(worker, reads);
     try {
       expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
       const ready = await app.inject({ url: '/readyz' });
@@ -162,12 +163,7 @@ describe('an API bound to loopback (DNS rebinding, cross-site pages)', () => {
     };
     const reads = new DeferredLookup();
     reads.set({ stores: async () => [], close: async () => undefined } as unknown as Lookup);
-    const app = await buildHttpServer({
-      worker,
-      lookup: reads.source,
-      config: { host: '127.0.0.1', port: 0 },
-      logger: createLogger('silent'),
-    });
+    const app = await loopbackServer(worker, reads);
     try {
       for (const url of ['/status', '/stores', '/metrics', '/healthz']) {
         const res = await app.inject({ url, headers: { host: 'attacker.example:8080' } });

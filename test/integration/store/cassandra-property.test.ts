@@ -30,6 +30,14 @@ const time = fc.integer({ min: 0, max: 40 });
 /** A history range with fromTime ≤ toTime (fromTime after toTime is an INVALID_ARGUMENT in both stores, as in Kafka). */
 const inOrder = <T extends { from?: number; to?: number }>(o: T): T =>
   o.from !== undefined && o.to !== undefined && o.from > o.to ? { ...o, from: o.to, to: o.from } : o;
+/** A history query of one of the keys, optional bounds in order. */
+const historyArb = <O extends string>(op: O, keys: fc.Arbitrary<string>) =>
+  fc
+    .record(
+      { op: fc.constant(op), key: keys, from: time, to: time, order: fc.constantFrom('asc' as const, 'desc' as const) },
+      { requiredKeys: ['op', 'key', 'order'] },
+    )
+    .map(inOrder);
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   {
@@ -41,12 +49,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ op: fc.constant('asOf' as const), key, t: time }) },
   {
     weight: 2,
-    arbitrary: fc
-      .record(
-        { op: fc.constant('history' as const), key, from: time, to: time, order: fc.constantFrom('asc' as const, 'desc' as const) },
-        { requiredKeys: ['op', 'key', 'order'] },
-      )
-      .map(inOrder),
+    arbitrary: historyArb('history', key),
   },
   { weight: 1, arbitrary: fc.constant({ op: 'restart' as const }) },
   {
@@ -168,34 +171,12 @@ const multiOpArb: fc.Arbitrary<MultiOp> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ op: fc.constant('asOf' as const), key: multiKey, t: time }) },
   {
     weight: 1,
-    arbitrary: fc
-      .record(
-        {
-          op: fc.constant('history' as const),
-          key: multiKey,
-          from: time,
-          to: time,
-          order: fc.constantFrom('asc' as const, 'desc' as const),
-        },
-        { requiredKeys: ['op', 'key', 'order'] },
-      )
-      .map(inOrder),
+    arbitrary: historyArb('history', multiKey),
   },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('lookupAsOf' as const), key: multiKey, t: time }) },
   {
     weight: 2,
-    arbitrary: fc
-      .record(
-        {
-          op: fc.constant('lookupHistory' as const),
-          key: multiKey,
-          from: time,
-          to: time,
-          order: fc.constantFrom('asc' as const, 'desc' as const),
-        },
-        { requiredKeys: ['op', 'key', 'order'] },
-      )
-      .map(inOrder),
+    arbitrary: historyArb('lookupHistory', multiKey),
   },
   { weight: 1, arbitrary: fc.constant({ op: 'restart' as const }) },
   {
