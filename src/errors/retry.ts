@@ -17,6 +17,8 @@ export interface RetryOptions {
   onRetry?: (e: unknown, attempt: number, delayMs: number) => void;
   /** Called when an attempt succeeds after failed ones. */
   onRecovered?: () => void;
+  /** Called once when a loop that had failures ends, by success or by giving up (e.g. a stall monitor forgets the operation). */
+  onSettled?: () => void;
   /** Stops retrying early (shutdown). */
   shouldStop?: () => boolean;
   /** Time source (default: the system clock). */
@@ -56,23 +58,29 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, o: Retry
   const clock = o.clock ?? systemClock;
   const start = clock.now();
   let delay = o.initialDelayMs ?? 100;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const result = await (attempt === 1 && first !== undefined ? first : fn(attempt));
-      if (attempt > 1) o.onRecovered?.();
-      return result;
-    } catch (e) {
-      if (!o.isRetriable(e)) throw e;
-      o.onFailure?.(e, attempt);
-      const elapsed = clock.now() - start;
-      if (elapsed >= o.timeoutMs || o.shouldStop?.()) throw new RetriesExhaustedError(e, attempt, elapsed);
-      const d = Math.min(delay, o.maxDelayMs, Math.max(0, o.timeoutMs - elapsed));
-      const jittered = Math.round(d / 2 + Math.random() * (d / 2));
-      o.onRetry?.(e, attempt, jittered);
-      await (o.sleep ? o.sleep(jittered) : clock.sleep(jittered));
-      // A stop asked for during the backoff ends the retries here, without one more attempt.
-      if (o.shouldStop?.()) throw new RetriesExhaustedError(e, attempt, clock.now() - start);
-      delay = Math.min(delay * 2, o.maxDelayMs);
+  let failed = false;
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await (attempt === 1 && first !== undefined ? first : fn(attempt));
+        if (attempt > 1) o.onRecovered?.();
+        return result;
+      } catch (e) {
+        if (!o.isRetriable(e)) throw e;
+        failed = true;
+        o.onFailure?.(e, attempt);
+        const elapsed = clock.now() - start;
+        if (elapsed >= o.timeoutMs || o.shouldStop?.()) throw new RetriesExhaustedError(e, attempt, elapsed);
+        const d = Math.min(delay, o.maxDelayMs, Math.max(0, o.timeoutMs - elapsed));
+        const jittered = Math.round(d / 2 + Math.random() * (d / 2));
+        o.onRetry?.(e, attempt, jittered);
+        await (o.sleep ? o.sleep(jittered) : clock.sleep(jittered));
+        // A stop asked for during the backoff ends the retries here, without one more attempt.
+        if (o.shouldStop?.()) throw new RetriesExhaustedError(e, attempt, clock.now() - start);
+        delay = Math.min(delay * 2, o.maxDelayMs);
+      }
     }
+  } finally {
+    if (failed) o.onSettled?.();
   }
 }

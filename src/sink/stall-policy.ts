@@ -30,8 +30,16 @@ export interface StalledOperation {
   message: string;
 }
 
-/** The stall policy for a retry loop that has no failure hook of its own (the store's): failures reported on retry. */
-export type RetryPolicy = Pick<RetryOptions, 'timeoutMs' | 'maxDelayMs' | 'isRetriable' | 'shouldStop' | 'onRetry'>;
+/**
+ * The stall policy for a retry loop run elsewhere (the store's): one shared object, so the loop passes its own
+ * operation (a fresh object per retried request) to onFailure and onSettled.
+ */
+export interface RetryPolicy extends Pick<RetryOptions, 'timeoutMs' | 'maxDelayMs' | 'isRetriable' | 'shouldStop' | 'onRetry'> {
+  /** Every retriable failure of the operation `op`. */
+  onFailure(error: unknown, attempt: number, op: object): void;
+  /** The operation `op`, which had failed, ended (succeeded or gave up). */
+  onSettled(op: object): void;
+}
 
 /**
  * Kafka Connect's rule for sinks, as one policy of a pipeline: an infrastructure failure is retried with backoff for
@@ -44,6 +52,7 @@ export class StallPolicy {
   /** Options of `withRetry` for op: forever, stopping on shutdown or an expired stall; `sleep` waits out a backoff. */
   retryOptions(op: StalledOperation, sleep?: (ms: number) => Promise<void>): RetryOptions {
     const { stall, clock, initialDelayMs, maxDelayMs } = this.p;
+    const operation = {};
     return {
       timeoutMs: Number.POSITIVE_INFINITY,
       initialDelayMs,
@@ -51,14 +60,14 @@ export class StallPolicy {
       clock,
       sleep,
       isRetriable: op.isRetriable,
-      onFailure: (e) => stall.failed(e),
+      onFailure: (e) => stall.failed(e, operation),
       shouldStop: () => op.stopping() || stall.expired !== null,
       onRetry: (e, attempt, delayMs) => this.retrying(op, e, attempt, delayMs),
-      onRecovered: () => stall.recovered(),
+      onSettled: () => stall.settled(operation),
     };
   }
 
-  /** The same policy for a retry loop without a failure hook (the store's): each failure is reported as it is retried. */
+  /** The same policy for a retry loop run elsewhere (the store's): each retried request is its own operation. */
   retryPolicy(op: StalledOperation): RetryPolicy {
     const { stall, maxDelayMs } = this.p;
     return {
@@ -66,10 +75,9 @@ export class StallPolicy {
       maxDelayMs,
       isRetriable: op.isRetriable,
       shouldStop: () => op.stopping() || stall.expired !== null,
-      onRetry: (e, attempt, delayMs) => {
-        stall.failed(e);
-        this.retrying(op, e, attempt, delayMs);
-      },
+      onFailure: (e, _attempt, operation) => stall.failed(e, operation),
+      onRetry: (e, attempt, delayMs) => this.retrying(op, e, attempt, delayMs),
+      onSettled: (operation) => stall.settled(operation),
     };
   }
 

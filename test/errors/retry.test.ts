@@ -128,4 +128,23 @@ describe('withRetry', () => {
     expect(op.calls).toBe(0);
     expect(recovered).toBe(0);
   });
+
+  it('tells onSettled once when a loop that failed ends, by success or by giving up; never for a first-attempt success', async () => {
+    const options = (settled: string[], name: string, stop = false) => ({
+      timeoutMs: Number.POSITIVE_INFINITY,
+      maxDelayMs: 1,
+      isRetriable: () => true,
+      shouldStop: () => stop,
+      onSettled: () => void settled.push(name),
+      sleep: async () => undefined,
+    });
+    const settled: string[] = [];
+    await withRetry(failing(0).run, options(settled, 'first'));
+    await withRetry(failing(2).run, options(settled, 'recovered'));
+    await withRetry(failing(5).run, options(settled, 'stopped', true)).catch(() => undefined);
+    await withRetry(failing(1, new Error('not retriable')).run, { ...options(settled, 'refused'), isRetriable: () => false }).catch(
+      () => undefined,
+    );
+    expect(settled).toEqual(['recovered', 'stopped']);
+  });
 });

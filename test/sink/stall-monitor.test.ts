@@ -35,4 +35,24 @@ describe('StallMonitor', () => {
     expect(m.expired?.code).toBe('STALL_TIMEOUT');
     expect(m.expired?.message).toMatch(/pipeline p stalled for 10000 ms .*no host/);
   });
+
+  it('a partial outage: one operation failing for retryTimeout is STALLED although others succeed meanwhile; it clears when that one settles', () => {
+    const clock = new ManualClock();
+    const m = new StallMonitor({ pipeline: 'p', retryTimeoutMs: 1_000, stallTimeoutMs: 5_000 }, clock);
+    const stuck = {};
+    for (let t = 0; t <= 1_000; t += 100) {
+      m.failed(down, stuck); // the batch of a partition whose replicas are down, retried
+      const ok = {}; // another partition's batch: fails once, then goes through
+      m.failed(down, ok);
+      m.settled(ok);
+      m.recovered(); // and the sink's durable writes
+      clock.advance(100);
+    }
+    expect(m.stalled).toBe(true);
+    clock.advance(4_000);
+    m.failed(down, stuck);
+    expect(m.expired?.code).toBe('STALL_TIMEOUT');
+    m.settled(stuck);
+    expect(m.failing).toBe(false);
+  });
 });

@@ -63,21 +63,26 @@ describe('StallPolicy', () => {
     expect(stopped.stall.expired).toBeNull();
   });
 
-  it('as a retry policy without a failure hook (the store): the same rules, each failure reported as it is retried', async () => {
+  it('as a retry policy for the store: the same rules, each retried request its own operation', async () => {
     const { policy, stall, clock, retries } = policyOf(5_000);
     const p = policy.retryPolicy(infrastructure);
     expect(p.timeoutMs).toBe(Number.POSITIVE_INFINITY);
     expect(p.maxDelayMs).toBe(400);
     expect(p.isRetriable(down())).toBe(true);
     expect(p.isRetriable(new BadRecordError('bad', { stage: 'write' }))).toBe(false);
+    const request = {};
+    p.onFailure(down(), 1, request);
     p.onRetry!(down(), 1, 100);
+    expect(stall.failing).toBe(true);
     expect(stall.cause).toBeUndefined();
     expect(p.shouldStop!()).toBe(false);
     expect(await retries()).toEqual([['write', 1]]);
     // Past the stall timeout the next failure expires the stall, and the store stops retrying.
     clock.advance(5_000);
-    p.onRetry!(down(), 2, 100);
+    p.onFailure(down(), 2, request);
     expect(stall.expired?.code).toBe('STALL_TIMEOUT');
     expect(p.shouldStop!()).toBe(true);
+    p.onSettled(request);
+    expect(stall.failing).toBe(false);
   });
 });

@@ -22,6 +22,10 @@ export interface StoreRetryPolicy {
   shouldStop?: () => boolean;
   /** Which failures to retry (default: the transient ones, isRetriableCassandraError). */
   isRetriable?: (error: unknown) => boolean;
+  /** Every retriable failure of one retried request, `op` (a fresh object per request: a stall monitor tracks each). */
+  onFailure?: (error: unknown, attempt: number, op: object) => void;
+  /** The request `op`, which had failed, ended (succeeded or gave up). */
+  onSettled?: (op: object) => void;
 }
 
 let lastMicros = 0;
@@ -166,11 +170,15 @@ export class CqlExecutor {
     const retry = this.settings.retry;
     if (!retry) return op();
     const retriable = retry.isRetriable ?? isRetriableCassandraError;
+    const { onFailure, onSettled } = retry;
+    const operation = {};
     return withRetry(op, {
       timeoutMs: retry.timeoutMs,
       maxDelayMs: retry.maxDelayMs,
       initialDelayMs: 100,
       isRetriable: notRetried ? (e) => !notRetried(e) && retriable(e) : retriable,
+      onFailure: onFailure && ((e, attempt) => onFailure(e, attempt, operation)),
+      onSettled: onSettled && (() => onSettled(operation)),
       onRetry: retry.onRetry,
       shouldStop: abandoned ? () => retry.shouldStop?.() === true || abandoned() : retry.shouldStop,
     });
