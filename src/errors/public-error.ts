@@ -42,6 +42,8 @@ export function scrubErrorText(text: string): string {
     .replace(/(?:file:\/\/)?(?:\/[\w.@+-]+)+\.(?:[cm]?js|ts|node)(?::\d+){0,2}/g, '[path]')
     .replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, '[address]')
     .replace(/\[[0-9a-f:]+\](?::\d+)?/gi, '[address]')
+    // Named hosts with a port (`cassandra:9042`, `kafka-1.internal:9092`, `localhost:8081`): the port makes it an address.
+    .replace(/\b[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*:\d{2,5}\b/gi, '[address]')
     .trim();
   return scrubbed.length > MAX_PUBLIC_LENGTH ? `${scrubbed.slice(0, MAX_PUBLIC_LENGTH)}…` : scrubbed;
 }

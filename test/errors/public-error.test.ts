@@ -43,12 +43,22 @@ describe('publicError', () => {
     expect(s).toBe('bad thing at [path] from [address] and [address]');
     expect(scrubErrorText('x'.repeat(2000)).length).toBeLessThanOrEqual(501);
   });
+
+  it('scrubs named hosts with a port, keeps ordinary words and numbers', () => {
+    expect(scrubErrorText('All host(s) tried for query failed (tried: cassandra:9042, db-2.prod.internal:19042)')).toBe(
+      'All host(s) tried for query failed (tried: [address], [address])',
+    );
+    expect(scrubErrorText('connect ECONNREFUSED localhost:8081')).toBe('connect ECONNREFUSED [address]');
+    expect(scrubErrorText('rates/0@12: field rate: expected number at position 7')).toBe(
+      'rates/0@12: field rate: expected number at position 7',
+    );
+  });
 });
 
 describe('DLQ context headers', () => {
   it('carry no stack frames, source paths or addresses', async () => {
     const { contextHeadersFor } = await import('../../src/sink/dlq-reporter');
-    const cause = new SyntaxError('Unexpected token } in JSON at position 7 (from 172.16.0.9:9092)');
+    const cause = new SyntaxError('Unexpected token } in JSON at position 7 (from 172.16.0.9:9092, registry:8081)');
     const err = new AdjunctError('value-convert failed at rates/0@12: invalid JSON', { code: 'DECODE_FAILED', cause });
     const h = contextHeadersFor(
       { topic: 'rates', partition: 0, offset: '12', key: null, value: Buffer.from('x'), timestamp: '0' } as never,
@@ -60,6 +70,6 @@ describe('DLQ context headers', () => {
     expect(all).not.toMatch(/\n\s+at |\.ts:\d+|\.js:\d+|172\.16\.0\.9/);
     expect(h['__connect.errors.exception.message']).toBe('value-convert failed at rates/0@12: invalid JSON');
     expect(h['__connect.errors.exception.stacktrace']).toBe('DECODE_FAILED: value-convert failed at rates/0@12: invalid JSON');
-    expect(h['__connect.errors.cause.message']).toBe('Unexpected token } in JSON at position 7 (from [address])');
+    expect(h['__connect.errors.cause.message']).toBe('Unexpected token } in JSON at position 7 (from [address], [address])');
   });
 });
