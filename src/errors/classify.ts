@@ -38,9 +38,14 @@ export function isRecordRejectedByCassandra(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
   const code = (e as { code?: unknown }).code;
   if (code === 0x2200) return RECORD_SPECIFIC_INVALID.test(e.message);
-  // The driver refuses to encode a value that does not fit the column type before sending anything.
-  return e.name === 'TypeError' || e.constructor?.name === 'TypeError';
+  // The driver refuses to encode a value that does not fit the column type before sending anything. Only its value
+  // encoders' wordings count: any other TypeError (a bug, a bad type name, an unguessable hint) is not the record's fault.
+  return (e.name === 'TypeError' || e.constructor?.name === 'TypeError') && DRIVER_VALUE_ENCODING.test(e.message);
 }
+
+/** cassandra-driver's encoder messages for a value that does not fit its column (lib/encoder.js, 4.x). */
+const DRIVER_VALUE_ENCODING =
+  /^(?:Expected (?:Number|string representation|Date|String|vector)|Not a valid (?!type\b)|Invalid (?:date|string representation)|Local(?:Date|Time) could not be parsed|A (?:collection|map) can't contain|Cannot encode empty array)/;
 
 /** The server's answer to a statement on a table that does not exist (dropped under the writer): Cassandra 3 and 4+/5 wording. */
 const MISSING_TABLE = /unconfigured table|table \S+ does not exist/i;

@@ -113,4 +113,24 @@ describe('record failures versus infrastructure failures', () => {
     expect(isRecordFailure(wrapCassandraError(unauthorized, 'writing'))).toBe(false);
     expect(wrapCassandraError(new errors.NoHostAvailableError({}), 'writing').code).toBe('CASSANDRA_UNAVAILABLE');
   });
+
+  it('Cassandra: a value the driver cannot encode is the record; any other TypeError is not', () => {
+    for (const message of [
+      'Not a valid bigint, expected Long/Number/String/Buffer, obtained {}',
+      'Expected Number, obtained NaN',
+      'Invalid string representation of Uuid, it should be in the 00000000-0000-0000-0000-000000000000',
+      "A map can't contain null or unset values",
+    ]) {
+      expect(wrapCassandraError(new TypeError(message), 'writing').code).toBe('RECORD_REJECTED');
+    }
+    for (const message of [
+      "Cannot read properties of undefined (reading 'length')",
+      'Not a valid type foo',
+      'Target data type could not be guessed, you should use prepared statements for accurate type mapping. Value: 1',
+    ]) {
+      const e = wrapCassandraError(new TypeError(message), 'writing');
+      expect(e.code).toBe('CASSANDRA_ERROR');
+      expect(isRecordFailure(e)).toBe(false);
+    }
+  });
 });
