@@ -1,4 +1,5 @@
-import { describeError } from '../errors';
+import { AdjunctError, describeError } from '../errors';
+import { isRetriableKafkaError } from '../kafka/kafka-retry';
 import { topicPartitionKey } from '../kafka/topic-partition';
 import { Logger } from '../observability/logger';
 import { PartitionState } from './partition-state';
@@ -28,8 +29,16 @@ export class PartitionRegistry {
     let p = this.opening.get(k);
     if (!p) {
       p = (async () => {
-        const [writer, committed] = await Promise.all([this.writers.open(topic, partition), this.committedAtAssignment(topic, partition)]);
-        const st = new PartitionState(topic, partition, writer, committed);
+        const [writer, committed] = await Promise.allSettled([
+          this.writers.open(topic, partition),
+          this.committedAtAssignment(topic, partition),
+        ]);
+        if (writer.status === 'rejected' || committed.status === 'rejected') {
+          // The caller retries the whole open: a writer opened alongside a failed look-up is closed, never leaked.
+          if (writer.status === 'fulfilled') await writer.value.close().catch(() => undefined);
+          throw writer.status === 'rejected' ? writer.reason : (committed as PromiseRejectedResult).reason;
+        }
+        const st = new PartitionState(topic, partition, writer.value, committed.value);
         this.owned.set(k, st);
         return st;
       })().finally(() => this.opening.delete(k));
@@ -38,16 +47,23 @@ export class PartitionRegistry {
     return p;
   }
 
-  /** The group's committed offset; unknown (no loss check on the first batch) when the look-up fails. */
+  /**
+   * The group's committed offset: the first batch is checked against it for lost offsets, so a failed look-up fails
+   * the open (a Kafka outage: retriable, retried with backoff under the stall policy like a write) rather than letting
+   * that batch through unchecked.
+   */
   private async committedAtAssignment(topic: string, partition: number): Promise<bigint | null> {
     try {
       return await this.committedOffset(topic, partition);
     } catch (e) {
-      this.log.warn(
-        { topic, partition, err: describeError(e) },
-        'committed offset look-up failed: the first batch of this partition is not checked for lost offsets',
-      );
-      return null;
+      if (e instanceof AdjunctError) throw e;
+      throw new AdjunctError(`the committed offset of ${topic}/${partition} could not be read: ${describeError(e)}`, {
+        code: 'KAFKA_UNAVAILABLE',
+        stage: 'consume',
+        retriable: isRetriableKafkaError(e),
+        cause: e,
+        context: { topic, partition },
+      });
     }
   }
 
