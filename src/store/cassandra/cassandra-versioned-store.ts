@@ -73,6 +73,8 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   private readonly routingHashes: number[] = [];
   /** The writer cell of every row, encoded once (the driver sends Buffer bind values as they are). */
   private readonly writerCell: Buffer;
+  /** Typed rows are resolved and issued in call order (a later put of the same key and timestamp replaces an earlier one): its tail. */
+  private typedIssued: Promise<void> = Promise.resolve();
 
   constructor(private readonly parts: CassandraVersionedStoreParts<K, V>) {
     this.reader = parts.reader;
@@ -304,17 +306,26 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     }
     // A registry or schema outage while the row's columns are resolved is retried like the write itself, never the record's fault.
     const abandoned = listener.abandoned ? () => listener.abandoned!() : undefined;
-    this.reader.exec
-      .retried(() => typed.row(typedKey, value === null ? null : typedValue), abandoned)
-      .then(
-        (t) => {
-          row.query = t.cql;
-          row.params.push(...t.cells);
-          row.bytes += TYPED_CELL_BYTES * t.cells.length;
-          this.reader.exec.issueRow(row, 'write version', listener);
-        },
-        (e: unknown) => listener.rowFailed(e),
-      );
+    // Rows are resolved and issued one after another, in call order: a later put of the same key and timestamp is
+    // neither overtaken by one waiting for a schema re-read (which would then replace it) nor built with the columns of
+    // the schema before that re-read (which would leave the earlier put's new columns in place).
+    this.typedIssued = this.typedIssued.then(() =>
+      this.reader.exec
+        .retried(() => typed.row(typedKey, value === null ? null : typedValue), abandoned)
+        .then(
+          (t) => {
+            try {
+              row.query = t.cql;
+              row.params.push(...t.cells);
+              row.bytes += TYPED_CELL_BYTES * t.cells.length;
+              this.reader.exec.issueRow(row, 'write version', listener);
+            } catch (e) {
+              listener.rowFailed(e); // the order's tail never rejects, or every later row would wait forever
+            }
+          },
+          (e: unknown) => listener.rowFailed(e),
+        ),
+    );
   }
 
   /** The serialised Cassandra partition key of a key's rows. */

@@ -122,12 +122,13 @@ export class CqlExecutor {
   }
 
   /**
-   * Executes a prepared write (idempotent unless told otherwise). A write that may be retried gets its client timestamp
-   * now, so a retry can never overwrite a later write of the same row.
+   * Executes a prepared write (idempotent unless told otherwise). Its client timestamp is fixed now, in call order: a
+   * retry can never overwrite a later write of the same row, and two writes of one row apply in the order they were
+   * issued even when the later one reaches the driver first (the driver would stamp them when sent, e.g. after a prepare).
    */
   write(query: string, params: unknown[], what: string, extra: QueryOptions = {}): Promise<types.ResultSet> {
     const opts: QueryOptions = { ...this.writeOptions, ...extra };
-    if (this.settings.retry && opts.isIdempotent !== false && opts.timestamp === undefined) opts.timestamp = nextWriteTimestamp();
+    if (opts.isIdempotent !== false && opts.timestamp === undefined) opts.timestamp = nextWriteTimestamp();
     return this.send([{ query, params }], opts, what);
   }
 

@@ -221,4 +221,34 @@ describe('typed columns on a versioned Cassandra table (real Cassandra)', () => 
     const rows = (await client.execute(`SELECT valid_from, source FROM ${keyspace}.flaky_registry`)).rows;
     expect(rows.map((r) => `${r.get('valid_from')}=${r.get('source')}`).sort()).toEqual(['1000=null', '2000=ecb']);
   });
+  it('a put that waits for a schema re-read is not overtaken by a later put of the same key and timestamp', async () => {
+    const v1: ColumnSchema = { columns: [{ field: 'rate', column: 'rate', type: 'double' }], unmapped: [], origin: 'v1' };
+    /** A registry whose first re-read is an outage (retried under the write policy), so the later put resolves first. */
+    class FlakySource extends SettableSource {
+      override async describe(): Promise<ColumnSchema> {
+        if (this.describes++ === 1) {
+          throw new AdjunctError('schema registry unavailable', { code: 'REGISTRY_UNAVAILABLE', retriable: true, stage: 'write' });
+        }
+        return this.schema;
+      }
+    }
+    const source = new FlakySource(v1);
+    const store = await openCassandraVersionedStore<string, Record<string, unknown>>({
+      client,
+      keyspace,
+      storeName: 'same_timestamp',
+      scope: 'global',
+      historyRetentionMs: 1_000_000,
+      valueSerde: jsonSerde(),
+      typed: { source },
+      retry: { timeoutMs: 10_000, maxDelayMs: 200 },
+    });
+    source.schema = { columns: [...v1.columns, { field: 'source', column: 'source', type: 'text' }], unmapped: [], origin: 'v2' };
+    // KIP-889: the second put of EUR@1000 replaces the first.
+    await Promise.all([store.write('EUR', { rate: 1.1, source: 'ecb' }, 1000), store.write('EUR', { rate: 1.2 }, 1000)]);
+    expect(source.describes).toBe(3); // the first describe, the outage, the retry
+    expect((await store.get('EUR', 1000))?.value).toEqual({ rate: 1.2 });
+    const rows = (await client.execute(`SELECT valid_from, rate, source FROM ${keyspace}.same_timestamp`)).rows;
+    expect(rows.map((r) => `${r.get('valid_from')}=${r.get('rate')}/${r.get('source')}`)).toEqual(['1000=1.2/null']);
+  });
 });
