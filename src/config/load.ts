@@ -158,9 +158,12 @@ function validateConfig<S extends z.ZodType>(
     cross.push(...runChecks(result.data as AdjunctConfig, data, options.file ? path.dirname(path.resolve(options.file)) : process.cwd()));
   }
   const reported = new Set(problems.map((p) => p.path));
+  // A value that should have been an object or a list and is not: nothing under it is worth a second message.
+  const notContainers = problems.filter((p) => /expected (object|array|record)/.test(p.message)).map((p) => p.path);
+  const explained = (path: string) => reported.has(path) || notContainers.some((r) => path.startsWith(`${r}.`) || path.startsWith(`${r}[`));
   for (const p of cross) {
     const path = pathToString(p.path);
-    if (reported.has(path)) continue; // the schema already explained this field
+    if (explained(path)) continue;
     const node = doc.getIn(p.path, true) as { range?: [number, number, number] } | undefined;
     problems.push({ path, ...locate(node?.range?.[0]), message: p.message });
   }

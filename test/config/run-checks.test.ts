@@ -107,6 +107,16 @@ worker:
     );
   });
 
+  it('an entry that is not an object gets one problem, not one per rule that cannot read it; its siblings are still checked', () => {
+    const ps = problems(
+      `${head}pipelines:\n  - name: a\n    topics: [t1]\n    store: { name: s }\n  - 5\n  - name: a\n    topics: [t2]\n    store: { name: s2 }\n`,
+    );
+    expect(ps.map((p) => [p.path, p.message])).toEqual([
+      ['pipelines[1]', 'Invalid input: expected object, received number'],
+      ['pipelines[2].name', 'duplicate pipeline name "a" (also pipelines[0])'],
+    ]);
+  });
+
   it('store names that map to one Cassandra table are reported at the later store (with its line)', () => {
     const ps = problems(
       `${head}pipelines:\n  - name: a\n    topics: [t1]\n    store: { name: fx-rates }\n  - name: b\n    topics: [t2]\n    store: { name: fx_rates }\n`,
