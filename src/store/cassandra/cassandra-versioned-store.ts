@@ -356,11 +356,12 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   }
 
   /**
-   * Physically deletes versions expired at the current horizon: one read of the version valid at the horizon,
-   * then (only if something older exists, or it is a tombstone below the horizon) one range delete.
+   * Physically deletes versions expired at the persisted horizon (the one readers apply; the live one runs ahead of it
+   * until the next commit): one read of the version valid at that horizon, then (only if something older exists, or it
+   * is a tombstone below the horizon) one range delete.
    */
   private async cleanupKey(key: Buffer): Promise<void> {
-    const horizon = this.horizon();
+    const horizon = this.persistedStreamTime - this.retention;
     if (!Number.isFinite(horizon) || horizon <= 0) return;
     const rows = await this.reader.floor(this.locator(key), horizon, 2);
     if (rows.length === 0) return;
