@@ -35,6 +35,20 @@ export function isRetriableKafkaError(e: unknown, depth = 0): boolean {
   return inner !== undefined && inner !== e && isRetriableKafkaError(inner, depth + 1);
 }
 
+/** Group errors after which kafkajs re-joins: this member's assignment may be gone (kafkajs `isRebalancing`, plus membership loss). */
+const REJOIN_ERROR_TYPES = new Set([
+  'REBALANCE_IN_PROGRESS',
+  'NOT_COORDINATOR_FOR_GROUP',
+  'ILLEGAL_GENERATION',
+  'UNKNOWN_MEMBER_ID',
+  'FENCED_INSTANCE_ID',
+]);
+
+/** True when a heartbeat or commit failed because the group is rebalancing or no longer knows this member. */
+export function isRejoinError(e: unknown): boolean {
+  return kafkaErrorChain(e).some((x) => REJOIN_ERROR_TYPES.has(String((x as { type?: unknown }).type)));
+}
+
 /** Bounds of a Kafka admin retry loop. */
 export interface KafkaRetryOptions {
   /** Give up after this long (default 60 s). */

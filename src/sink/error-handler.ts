@@ -60,7 +60,14 @@ export class ErrorHandler {
    * Runs op, retrying retriable failures with backoff and heartbeats until success; throws record failures at once.
    * `first` is the first attempt already under way (the per-record fast path: no retry closure is called on success).
    */
-  async retry<T>(first: Promise<T> | null, op: () => Promise<T>, stage: PipelineStage, heartbeat: Heartbeat): Promise<T> {
+  async retry<T>(
+    first: Promise<T> | null,
+    op: () => Promise<T>,
+    stage: PipelineStage,
+    heartbeat: Heartbeat,
+    /** Ends the retries early as well (the record's partition was fenced). */
+    stop?: () => boolean,
+  ): Promise<T> {
     if (first !== null) {
       try {
         return await first;
@@ -68,14 +75,15 @@ export class ErrorHandler {
         // The first attempt failed: withRetry takes it up as attempt 1 (awaiting it again rethrows its failure).
       }
     }
-    const backoff = (ms: number) => this.backoff(ms, heartbeat);
-    return withRetry(op, this.policy.retryOptions({ ...this.retried, stage }, backoff), first ?? undefined);
+    const backoff = (ms: number) => this.backoff(ms, heartbeat, stop);
+    const stopping = stop ? () => this.retried.stopping() || stop() : this.retried.stopping;
+    return withRetry(op, this.policy.retryOptions({ ...this.retried, stopping, stage }, backoff), first ?? undefined);
   }
 
   /** Sleeps in slices of at most one heartbeat interval, heartbeating between them, while the task accepts records. */
-  private async backoff(delayMs: number, heartbeat: Heartbeat): Promise<void> {
+  private async backoff(delayMs: number, heartbeat: Heartbeat, stop?: () => boolean): Promise<void> {
     let left = delayMs;
-    while (left > 0 && this.p.lifecycle.accepting) {
+    while (left > 0 && this.p.lifecycle.accepting && stop?.() !== true) {
       const slice = Math.min(left, this.o.heartbeatIntervalMs);
       await this.p.clock.sleep(slice);
       left -= slice;

@@ -62,4 +62,8 @@ export class IssuedRecord implements SinkRecord, RowListener, TrackedRecord {
   abandoned(): boolean {
     return this.settlement.abandoned(this);
   }
+
+  revoked(): boolean {
+    return this.st.fenced;
+  }
 }

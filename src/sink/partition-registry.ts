@@ -67,14 +67,22 @@ export class PartitionRegistry {
     }
   }
 
-  /** Keeps only the partitions of a new assignment; the writers of the others are closed. */
+  /**
+   * Keeps only the partitions of a new assignment; the others are fenced (nothing more of them is written) and their
+   * writers closed. A kept partition that was fenced meanwhile (the group rebalanced under it) starts over: its next
+   * batch opens a fresh state at the group's committed offset, where kafkajs fetches it from after a re-join.
+   */
   retain(assignment: Record<string, number[]>): void {
     const keep = new Set<string>();
     for (const [t, ps] of Object.entries(assignment)) for (const p of ps) keep.add(topicPartitionKey(t, p));
     for (const [k, st] of this.owned) {
-      if (keep.has(k)) continue;
+      if (keep.has(k) && !st.fenced) continue;
+      st.fenced = true;
       this.owned.delete(k);
-      this.log.info({ topic: st.topic, partition: st.partition }, 'partition revoked');
+      this.log.info(
+        { topic: st.topic, partition: st.partition },
+        keep.has(k) ? 'partition reopened after a rebalance' : 'partition revoked',
+      );
       this.revoked(st);
       void st.writer.close().catch(() => undefined);
     }
@@ -97,7 +105,10 @@ export class PartitionRegistry {
 
   /** Closes every writer and forgets the partitions. */
   async closeAll(): Promise<void> {
-    for (const p of this.owned.values()) await p.writer.close().catch(() => undefined);
+    for (const p of this.owned.values()) {
+      p.fenced = true;
+      await p.writer.close().catch(() => undefined);
+    }
     this.owned.clear();
   }
 }

@@ -27,6 +27,13 @@ export class PartitionState {
   resend = false;
   /** Records left pending on purpose (tolerance none, shutdown, failure): the commit never passes them. */
   stuck = 0;
+  /**
+   * Set when this worker may no longer own the partition: it was revoked, or the group rebalanced (a heartbeat said so)
+   * while its records waited. Nothing more of it is issued, its retries end, rows not yet sent are dropped, and its
+   * pending records are abandoned (never dead-lettered): the partition's next owner, maybe this worker again with a fresh
+   * state, replays them from the committed offset. Kafka Connect closes a sink task's partitions on revocation alike.
+   */
+  fenced = false;
   /** An offset-loss judgement the progress watchdog started (no batch showed the gap); the next batch waits for it. */
   judging?: Promise<boolean>;
 

@@ -1,6 +1,7 @@
 import { KafkaMessage } from 'kafkajs';
 import { Clock } from '../clock';
 import { AdjunctError, asAdjunctError, BadRecordError } from '../errors';
+import { isRejoinError } from '../kafka/kafka-retry';
 import { Extracted, isSkip } from '../extract';
 import { Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
@@ -85,9 +86,11 @@ export class SinkLoop {
   private readonly settlement: WriteSettlement = {
     durable: (r) => this.durable(r),
     failed: (r, e) => {
+      // A fenced partition's write was dropped or cut short: the record stays pending for the partition's next owner.
+      if (r.st.fenced) return this.p.budget.release(r.size);
       void this.settleFailure(r, asBadRecord(e, 'write')).finally(() => this.p.budget.release(r.size));
     },
-    abandoned: () => this.p.lifecycle.stopping || this.p.lifecycle.failed,
+    abandoned: (r) => this.p.lifecycle.stopping || this.p.lifecycle.failed || r.st.fenced,
   };
 
   /** Durable writes not yet added to the written counter: added once per acknowledged batch (a labelled inc hashes its labels). */
@@ -122,7 +125,7 @@ export class SinkLoop {
     st.high = BigInt(b.batch.highWatermark);
     const first = b.batch.messages[0];
     if (!first || !(await this.p.guard.admit(st, BigInt(first.offset)))) return;
-    const control = this.controlOf(b);
+    const control = this.controlOf(b, st);
     let consumed = 0;
     let sinceYield = 0;
     let last: KafkaMessage | null = null;
@@ -139,6 +142,8 @@ export class SinkLoop {
         }
         if (converted === STOP) break;
         if (converted !== SETTLED) {
+          // A conversion that waited (a registry re-read, retries) let a stop, a seek or a rebalance happen meanwhile.
+          if (!control.keepGoing()) break;
           let delivered = this.deliver(record, converted, control);
           if (delivered instanceof Promise) {
             delivered = await delivered;
@@ -203,20 +208,27 @@ export class SinkLoop {
     }
   }
 
-  private controlOf(b: FetchedBatch): BatchControl {
+  private controlOf(b: FetchedBatch, st: PartitionState): BatchControl {
     const clock = this.p.clock;
     const interval = this.o.heartbeatIntervalMs;
     let last = clock.now();
     let handed: string | null = null;
     const heartbeatDue = () => clock.now() - last >= interval;
-    const heartbeat = async () => {
-      if (!heartbeatDue()) return;
-      last = clock.now();
-      await b.heartbeat();
+    // A heartbeat that finds the group rebalancing (or this member unknown) fences the partition: it may have a new
+    // owner by the time this worker's waits and retries end, so none of it is written after that.
+    const fenceOnRejoin = (e: unknown): never => {
+      if (isRejoinError(e) && !st.fenced) {
+        st.fenced = true;
+        this.p.log.info({ topic: st.topic, partition: st.partition }, 'group rebalancing: partition fenced until re-assigned');
+      }
+      throw e;
     };
     const beat = async () => {
       last = clock.now();
-      await b.heartbeat();
+      await b.heartbeat().catch(fenceOnRejoin);
+    };
+    const heartbeat = async () => {
+      if (heartbeatDue()) await beat();
     };
     // kafkajs's isRunning()/isStale() (a JSON key per call) change only when other code runs (consumer.stop, seek), i.e.
     // while this loop awaits: they are checked at the start and after each await point, not per record.
@@ -235,7 +247,7 @@ export class SinkLoop {
       },
       resolve,
       keepGoing: () => {
-        if (!this.p.lifecycle.accepting) return false;
+        if (!this.p.lifecycle.accepting || st.fenced) return false;
         if (consumerChecked) return true;
         if (!b.isRunning() || b.isStale()) return false;
         consumerChecked = true;
@@ -270,9 +282,11 @@ export class SinkLoop {
         async () => this.p.processor.process(record, st.writer.observedStreamTime()),
         'value-convert',
         c.heartbeat,
+        () => st.fenced,
       );
       return this.converted(record, out);
     } catch (e) {
+      if (st.fenced) return STOP; // left for the partition's next owner, never dead-lettered
       this.track(record);
       return (await this.settleFailure(record, asBadRecord(e, 'extract'))) ? SETTLED : STOP;
     }

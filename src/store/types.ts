@@ -95,4 +95,9 @@ export interface RowListener {
   rowFailed(error: unknown): void;
   /** True once nobody waits for the row any more (its task stopped): retries of a request whose rows are all abandoned give up. */
   abandoned?(): boolean;
+  /**
+   * True once the row must not be written at all (its partition was revoked: another worker may write newer versions of
+   * its key now). A row not sent yet is then dropped (failed unsent); one in flight keeps its earlier client timestamp.
+   */
+  revoked?(): boolean;
 }

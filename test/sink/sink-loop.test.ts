@@ -214,6 +214,51 @@ describe('sink loop (convert → deliver → commit) without Kafka', () => {
   });
 });
 
+describe('partitions fenced by a rebalance (Kafka Connect closes revoked partitions)', () => {
+  /** kafkajs's heartbeat answer while the group rebalances. */
+  const rebalancing = () => Object.assign(new Error('The group is rebalancing, so a rejoin is needed'), { type: 'REBALANCE_IN_PROGRESS' });
+
+  it('a rebalance seen while a record waits for the registry fences its partition: the record is never written nor dead-lettered', async () => {
+    const t = fakeTask({ tolerance: 'all' });
+    t.core.lifecycle.set('RUNNING');
+    await t.core.loop.eachBatch(batchOf(messages(['1'], 0)).b);
+    await settle();
+    const before = t.core.partitions.get('t', 0);
+    t.valueConverter.failures = Array.from({ length: 50 }, registryDown);
+    const { b } = batchOf(messages(['2', '3'], 1));
+    b.heartbeat = () => Promise.reject(rebalancing());
+    await t.core.loop.eachBatch(b).catch(() => undefined);
+    await settle();
+    // The registry came back long ago (or not): nothing of the fenced partition is written after the rebalance.
+    t.valueConverter.failures = [];
+    await settle();
+    expect(t.writer.written.map((w) => w.key)).toEqual(['k0']);
+    expect(t.dlq.attempts).toBe(0);
+    expect(t.fatal).toEqual([]);
+    expect(before?.fenced).toBe(true);
+    // Re-assigned to this worker: a fresh state, at the group's committed offset, takes the partition up again.
+    t.core.partitions.retain({ t: [0] });
+    await t.core.loop.eachBatch(batchOf(messages(['2', '3'], 1)).b);
+    await settle();
+    expect(t.core.partitions.get('t', 0)).not.toBe(before);
+    expect(t.writer.written.map((w) => w.key)).toEqual(['k0', 'k1', 'k2']);
+  });
+
+  it('a write failing after its partition was revoked is left for the new owner: no dead letter, no failed task', async () => {
+    const t = fakeTask({ tolerance: 'all' });
+    t.core.lifecycle.set('RUNNING');
+    t.writer.hold = true;
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'], 0)).b);
+    t.core.partitions.retain({ t: [] });
+    for (const p of t.writer.pending.splice(0))
+      p.reject(new StoreError('write timed out', { code: 'CASSANDRA_UNAVAILABLE', retriable: true }));
+    await settle();
+    expect(t.dlq.attempts).toBe(0);
+    expect(t.fatal).toEqual([]);
+    expect(t.parts.budget.inFlight).toBe(0);
+  });
+});
+
 describe('per-partition gauges', () => {
   it('a revoked partition leaves no committed-offset or lag series behind (lag summed over workers stays true)', async () => {
     const t = fakeTask({}, { committed: null, logStart: 0n, high: 10n });

@@ -277,4 +277,24 @@ describe('WriteBatcher', () => {
     expect([x(), y(), z()]).toEqual([true, true, false]);
     s.ackAll();
   });
+  it('never sends a row whose partition was revoked before its batch was cut: it fails unsent; the others go', async () => {
+    const s = new FakeSender();
+    const b = new WriteBatcher(s, defaults);
+    let revoked = false;
+    const failed: unknown[] = [];
+    const written: string[] = [];
+    const listener = (id: string, fenced: boolean) => ({
+      rowWritten: () => void written.push(id),
+      rowFailed: (e: unknown) => void failed.push(e),
+      revoked: () => fenced && revoked,
+    });
+    b.add(row('r1'), listener('r1', true));
+    b.add(row('k1'), listener('k1', false));
+    revoked = true; // the partition of r1 goes to another worker while its row is staged
+    jest.advanceTimersByTime(5);
+    await settle();
+    expect(s.sent.map((x) => x.rows)).toEqual([['k1']]);
+    expect(written).toEqual(['k1']);
+    expect(failed).toEqual([expect.objectContaining({ code: 'RETRIES_EXHAUSTED', message: expect.stringMatching(/revoked/) })]);
+  });
 });

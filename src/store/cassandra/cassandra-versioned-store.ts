@@ -163,6 +163,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
         listener.rowFailed(e);
       },
       abandoned: listener.abandoned?.bind(listener),
+      revoked: listener.revoked?.bind(listener),
     };
   }
 

@@ -123,6 +123,10 @@ export class WriteBatcher {
     while (this.inFlight < this.options.maxConcurrent) {
       const b = this.nextBatch();
       if (b === undefined) return;
+      // Rows of a revoked partition are not sent: sent now, with a timestamp later than the new owner's writes of the
+      // same rows, they could replace newer versions.
+      b.rows = withoutRevoked(b.rows);
+      if (b.rows.length === 0) continue;
       this.inFlight++;
       const started = performance.now();
       void this.deliver(b.rows, b.timestamp).finally(() => {
@@ -175,6 +179,20 @@ function isRowSpecific(e: unknown): boolean {
   // A dropped table fails every row of a batch that mixes it with live tables: split, so only its own rows wait.
   if (e instanceof AdjunctError) return (!e.retriable && e.code !== 'RETRIES_EXHAUSTED') || e.code === 'TABLE_MISSING';
   return true;
+}
+
+/** The rows still to be written; each revoked one is failed (unsent) at once. */
+function withoutRevoked(rows: Pending[]): Pending[] {
+  let revoked = 0;
+  for (const r of rows) if (r.listener.revoked?.() === true) revoked++;
+  if (revoked === 0) return rows;
+  const kept: Pending[] = [];
+  for (const r of rows) {
+    if (r.listener.revoked?.() !== true) kept.push(r);
+    else
+      r.listener.rowFailed(new AdjunctError('write not sent: its partition was revoked', { code: 'RETRIES_EXHAUSTED', retriable: false }));
+  }
+  return kept;
 }
 
 /** True when every row's listener has given up waiting (a stopped task's writes): their retries may end. */
