@@ -6,6 +6,8 @@ export interface TrackedRecord {
   offset: string;
   observedStreamTime: number;
   done: boolean;
+  /** Key + value bytes the entry keeps alive while held (0 when unknown). */
+  size?: number;
 }
 
 /**
@@ -20,6 +22,8 @@ export class OffsetTracker {
   /** The newest record of the durable prefix (its fields do not change once done). */
   private durable: TrackedRecord | null = null;
   private notDone = 0;
+  /** Sum of the sizes of the entries from the oldest not durable to the newest. */
+  private held = 0;
 
   /** Registers a record (in offset order) with the writer's observed stream time after its put decision. */
   begin(offset: string, observedStreamTime: number): TrackedRecord {
@@ -30,6 +34,7 @@ export class OffsetTracker {
   add<T extends TrackedRecord>(e: T): T {
     this.queue.push(e);
     this.notDone++;
+    this.held += e.size ?? 0;
     return e;
   }
 
@@ -50,6 +55,7 @@ export class OffsetTracker {
     // buffers) alive until a commit, so it dies young instead of being promoted to V8's old space.
     do {
       this.durable = e;
+      this.held -= e.size ?? 0;
       q[head++] = null;
       e = q[head];
     } while (e?.done);
@@ -64,6 +70,14 @@ export class OffsetTracker {
   /** Number of records from the oldest one not durable yet to the newest issued one. */
   get inFlight(): number {
     return this.queue.length - this.head;
+  }
+
+  /**
+   * Key + value bytes held from the oldest record not durable yet to the newest: records written behind a pending one
+   * stay here (their offsets cannot be committed) after their write budget was returned.
+   */
+  get heldBytes(): number {
+    return this.held;
   }
 
   /** Number of issued records that are not durable yet. */

@@ -51,6 +51,9 @@ interface BatchControl {
  */
 export const YIELD_EVERY_RECORDS = 256;
 
+/** Records (and key + value bytes) a partition may hold behind a pending one, in write budgets. */
+export const HELD_PER_BUDGET = 4;
+
 /** Lets I/O callbacks run (write acknowledgements, so the batcher sends the next batches) before going on. */
 const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -302,13 +305,38 @@ export class SinkLoop {
     return SETTLED;
   }
 
-  /** Issues the write under the write budget (waiting heartbeats when it is full); false when the task stops while waiting. */
+  /**
+   * Issues the write under the write budget (waiting, heartbeating, when it is full or when its partition holds too
+   * many records behind a pending one); false when the task stops or the partition is fenced while waiting.
+   */
   private deliver(record: IssuedRecord, x: Extracted, c: BatchControl): boolean | Promise<boolean> {
     const size = recordSize(record);
+    if (this.holdsTooMuch(record.st)) return this.deliverWhenReleased(record, x, c);
     if (!this.p.budget.tryAcquire(size)) return this.deliverAfterWait(record, x, c, size);
     record.size = size;
     this.issueUnderBudget(record, x);
     return true;
+  }
+
+  /**
+   * Records written behind one still pending (a dead letter retried while the DLQ is down, a row retried during an
+   * outage of its replicas) keep their bytes until it settles: past a bound (4× the write budget) the partition waits
+   * for it, as Kafka Connect's consumer pauses, rather than growing until the process runs out of memory.
+   */
+  private holdsTooMuch(st: PartitionState): boolean {
+    const t = st.tracker;
+    return t.inFlight >= HELD_PER_BUDGET * this.p.budget.maxCount || t.heldBytes >= HELD_PER_BUDGET * this.p.budget.maxBytes;
+  }
+
+  private async deliverWhenReleased(record: IssuedRecord, x: Extracted, c: BatchControl): Promise<boolean> {
+    c.resolve();
+    while (this.holdsTooMuch(record.st)) {
+      await this.p.clock.sleep(this.o.budgetWaitMs);
+      await c.beat();
+      c.yielded();
+      if (!c.keepGoing()) return false;
+    }
+    return this.deliver(record, x, c);
   }
 
   private async deliverAfterWait(record: IssuedRecord, x: Extracted, c: BatchControl, size: number): Promise<boolean> {

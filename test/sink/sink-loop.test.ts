@@ -150,6 +150,27 @@ describe('sink loop (convert → deliver → commit) without Kafka', () => {
     expect(t.writer.pending).toHaveLength(4);
   });
 
+  it('records written behind a pending one (a dead letter retried while the DLQ is down) are bounded: the partition waits for it', async () => {
+    const t = fakeTask({ tolerance: 'all', retryMaxDelayMs: 50 }, {}, { count: 4, bytes: 1 << 20 });
+    t.core.lifecycle.set('RUNNING');
+    t.writer.failWith.set('k0', () => new StoreError('mutation too large', { code: 'RECORD_REJECTED' }));
+    const dlqDown = () => new AdjunctError('leader not available', { code: 'DLQ_UNAVAILABLE', stage: 'dlq', retriable: true });
+    t.dlq.failures = Array.from({ length: 100_000 }, dlqDown);
+    const { b } = batchOf(messages(Array.from({ length: 200 }, (_, i) => String(i))));
+    const loop = t.core.loop.eachBatch(b);
+    for (let i = 0; i < 50; i++) await settle();
+    const st = t.core.partitions.get('t', 0)!;
+    // 4 records × the budget of 4: held behind k0, whose dead letter waits for the DLQ.
+    expect(st.tracker.inFlight).toBe(16);
+    expect(t.writer.written).toHaveLength(15);
+    t.dlq.failures = [];
+    await loop;
+    await settle();
+    expect(t.dlq.letters.map((l) => l.record.offset)).toEqual(['0']);
+    expect(t.writer.written).toHaveLength(199);
+    expect(st.tracker.inFlight).toBe(0);
+  });
+
   it('a seek of the partition while the loop waits stops the batch: no record past the wait is issued', async () => {
     const t = fakeTask({}, {}, { count: 2, bytes: 1 << 20 });
     t.writer.hold = true;
