@@ -297,4 +297,33 @@ describe('WriteBatcher', () => {
     expect(written).toEqual(['k1']);
     expect(failed).toEqual([expect.objectContaining({ code: 'RETRIES_EXHAUSTED', message: expect.stringMatching(/revoked/) })]);
   });
+  it("seals the staged rows when the ring changes, so a row's later write, now in another group, gets the later timestamp", async () => {
+    class MovingSender extends FakeSender {
+      moved = false;
+      changed = false;
+      override groupOf(routingKey: Buffer): string {
+        return this.moved ? 'replicas-new' : super.groupOf(routingKey);
+      }
+      topologyChanged(): boolean {
+        const c = this.changed;
+        this.changed = false;
+        return c;
+      }
+    }
+    const s = new MovingSender();
+    const b = new WriteBatcher(s, defaults);
+    const done = [b.write(row('r1')), b.write(row('k1'))];
+    s.moved = true; // a node joined: r1's replica set is another one now
+    s.changed = true;
+    // The new group fills a batch (maxRows 4) at once, while the old one would wait for its linger.
+    for (const id of ['r1', 'n1', 'n2', 'n3']) done.push(b.write(row(id)));
+    jest.advanceTimersByTime(5);
+    await settle();
+    await Promise.all(done);
+    expect(s.sent.map((x) => x.rows)).toEqual([
+      ['r1', 'k1'],
+      ['r1', 'n1', 'n2', 'n3'],
+    ]);
+    expect(s.sent[0].timestamp).toBeLessThan(s.sent[1].timestamp);
+  });
 });

@@ -27,6 +27,8 @@ export interface BatchSender {
   groupOf(routingKey: Buffer): string;
   /** A strictly increasing client write timestamp (µs), fixed per batch so whole-batch retries cannot reorder rows. */
   nextTimestamp(): number;
+  /** True when the groups routing keys map to may have changed since the last call (a node joined or left, the token map loaded). */
+  topologyChanged?(): boolean;
 }
 
 /** Bounds of a batch and the linger of an open one. */
@@ -90,6 +92,9 @@ export class WriteBatcher {
       this.pump();
       return;
     }
+    // A row's later write must not be cut before its earlier one: when a row's group may change (the ring changed), the
+    // rows staged so far are sealed first, so they get the earlier timestamps.
+    if (this.sender.topologyChanged?.() === true) this.sealStaged();
     const group = this.sender.groupOf(w.routingKey);
     let st = this.staging.get(group);
     if (st === undefined) {
@@ -104,6 +109,18 @@ export class WriteBatcher {
     }
     st.add(p);
     if (st.lingered || st.fillsBatch(this.options)) this.pump();
+  }
+
+  /** Cuts every staged row into batches now, in staging order, each with its timestamp; they are sent before any row staged later. */
+  private sealStaged(): void {
+    if (this.staging.size === 0) return;
+    for (const st of this.staging.values()) {
+      st.lingered = true;
+      while (st.rows > 0) this.ready.push({ rows: st.cut(this.options), timestamp: this.sender.nextTimestamp() });
+      if (st.timer !== undefined) clearTimeout(st.timer);
+    }
+    this.staging.clear();
+    this.pump();
   }
 
   /** Sends every staged row as soon as slots allow, without waiting for the linger (shutdown, tests). */
