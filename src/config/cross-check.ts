@@ -11,6 +11,10 @@ export interface CrossProblem {
   message: string;
 }
 
+/** Why a versioned store refuses a time-to-live. */
+const VERSIONED_TTL =
+  'a time-to-live applies only to kv stores: on a versioned store it would expire the latest version of a key (KIP-889 keeps it) and could bring a deleted key back; old versions expire by historyRetention';
+
 /** Converters that read the Confluent wire format through the schema registry. */
 const REGISTRY_CONVERTERS = new Set(['avro', 'json-schema', 'protobuf']);
 
@@ -139,6 +143,15 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
         path: ['pipelines', i, 'errors', 'tolerance'],
         message: 'tolerance "all" requires errors.deadLetterQueue.topic (bad records are never dropped silently)',
       });
+    }
+    // KIP-889 keeps a key's latest version for ever and its tombstones as long as anything older: a wall-clock TTL on a
+    // versioned table would expire the latest value, and expire a tombstone before an older value it hides.
+    if (p.store.kind === 'versioned') {
+      const ttl = (p.store.tableOptions as TableOptions | undefined)?.default_time_to_live;
+      if (p.store.ttlSeconds !== undefined && p.store.ttlSeconds > 0)
+        problems.push({ path: ['pipelines', i, 'store', 'ttlSeconds'], message: VERSIONED_TTL });
+      if (ttl !== undefined && ttl > 0)
+        problems.push({ path: ['pipelines', i, 'store', 'tableOptions', 'default_time_to_live'], message: VERSIONED_TTL });
     }
     // Table options and store names get the store layer's strict validation here, so `adjunct validate` and the
     // worker reject CQL injection before anything connects.

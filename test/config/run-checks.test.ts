@@ -117,6 +117,14 @@ worker:
     ]);
   });
 
+  it('a time-to-live on a versioned store is refused (KIP-889 keeps the latest version); a kv store takes it', () => {
+    const ps = problems(
+      `${head}pipelines:\n  - name: a\n    topics: [t1]\n    store: { name: s, ttlSeconds: 60 }\n  - name: b\n    topics: [t2]\n    store: { name: s2, tableOptions: { default_time_to_live: 60 } }\n  - name: c\n    topics: [t3]\n    store: { name: s3, kind: kv, ttlSeconds: 60 }\n`,
+    );
+    expect(ps.map((p) => p.path)).toEqual(['pipelines[0].store.ttlSeconds', 'pipelines[1].store.tableOptions.default_time_to_live']);
+    expect(ps[0].message).toMatch(/time-to-live applies only to kv stores/);
+  });
+
   it('store names that map to one Cassandra table are reported at the later store (with its line)', () => {
     const ps = problems(
       `${head}pipelines:\n  - name: a\n    topics: [t1]\n    store: { name: fx-rates }\n  - name: b\n    topics: [t2]\n    store: { name: fx_rates }\n`,

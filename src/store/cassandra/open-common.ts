@@ -89,6 +89,6 @@ export interface StoreOpenOptions<K, V> extends ExecutionSettings, SchemaOptions
   valueSerde?: Serde<V>;
   /** Table options applied at creation (default compaction LeveledCompactionStrategy). */
   tableOptions?: TableOptions;
-  /** Table default_time_to_live in seconds (applied at creation). */
+  /** Table default_time_to_live in seconds (applied at creation; kv stores only: a versioned store refuses a TTL). */
   defaultTtlSeconds?: number;
 }

@@ -83,8 +83,21 @@ describe('schema and identifiers', () => {
         comment: 'adjunct test',
         gc_grace_seconds: 3600,
       },
-      defaultTtlSeconds: 86400,
     });
+    // KIP-889 keeps the latest version for ever: a versioned store refuses a TTL before any CQL (a kv store takes it).
+    for (const ttl of [{ defaultTtlSeconds: 60 }, { tableOptions: { default_time_to_live: 60 } }]) {
+      await expect(openCassandraVersionedStore({ ...base(), storeName: 'with_ttl', ...ttl })).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringMatching(/time-to-live applies only to kv stores/),
+      });
+    }
+    const kvTtl = await openCassandraKeyValueStore({ ...base(), storeName: 'kv_with_ttl', defaultTtlSeconds: 86400 });
+    await kvTtl.close();
+    const ttlRow = await ks.client.execute(
+      'SELECT default_time_to_live FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
+      [ks.keyspace, 'kv_with_ttl'],
+    );
+    expect(ttlRow.first().default_time_to_live).toBe(86400);
     const rs = await ks.client.execute(
       'SELECT compaction, comment, gc_grace_seconds, default_time_to_live FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
       [ks.keyspace, 'with_options_1'],
@@ -93,7 +106,7 @@ describe('schema and identifiers', () => {
     expect(row.compaction.class).toMatch(/SizeTieredCompactionStrategy/);
     expect(row.comment).toBe('adjunct test');
     expect(row.gc_grace_seconds).toBe(3600);
-    expect(row.default_time_to_live).toBe(86400);
+    expect(row.default_time_to_live).toBe(0);
     await s.close();
     const d = await openCassandraKeyValueStore({ ...base(), storeName: 'default-options' });
     const rs2 = await ks.client.execute('SELECT compaction FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [
