@@ -34,6 +34,8 @@ export class PartitionState {
    * state, replays them from the committed offset. Kafka Connect closes a sink task's partitions on revocation alike.
    */
   fenced = false;
+  /** The heartbeat failure (group rebalancing, member unknown) that fenced the partition, if one did. */
+  fencedBy?: unknown;
   /** An offset-loss judgement the progress watchdog started (no batch showed the gap); the next batch waits for it. */
   judging?: Promise<boolean>;
 

@@ -125,6 +125,7 @@ export class SinkLoop {
     const endTimer = this.p.metrics.batchLatency.startTimer({ pipeline: this.o.pipeline });
     const st = await this.openPartition(b);
     if (st === null) return;
+    this.rejoinIfFenced(st);
     st.high = BigInt(b.batch.highWatermark);
     const first = b.batch.messages[0];
     if (!first || !(await this.p.guard.admit(st, BigInt(first.offset)))) return;
@@ -175,6 +176,7 @@ export class SinkLoop {
       }
     }
     endTimer();
+    this.rejoinIfFenced(st);
   }
 
   /**
@@ -211,6 +213,14 @@ export class SinkLoop {
     }
   }
 
+  /**
+   * A partition fenced by a heartbeat failure (one a retry's backoff swallowed, or seen by an earlier batch) starts
+   * over only at the re-join's assignment (GROUP_JOIN): its failure is thrown to kafkajs, which re-joins on it.
+   */
+  private rejoinIfFenced(st: PartitionState): void {
+    if (st.fenced && st.fencedBy !== undefined) throw st.fencedBy;
+  }
+
   private controlOf(b: FetchedBatch, st: PartitionState): BatchControl {
     const clock = this.p.clock;
     const interval = this.o.heartbeatIntervalMs;
@@ -222,6 +232,7 @@ export class SinkLoop {
     const fenceOnRejoin = (e: unknown): never => {
       if (isRejoinError(e) && !st.fenced) {
         st.fenced = true;
+        st.fencedBy = e;
         this.p.log.info({ topic: st.topic, partition: st.partition }, 'group rebalancing: partition fenced until re-assigned');
       }
       throw e;
