@@ -1,6 +1,6 @@
 import { AdjunctConfig, PipelineSpec } from './schema';
 import { topicMatcher } from './topic-matcher';
-import { renderTableOptions, TableOptions } from '../store/cassandra';
+import { renderTableOptions, TableOptions, versionedTtlOption, VERSIONED_TTL_MESSAGE } from '../store/cassandra';
 import { baseTableForStore, tableNameForStore } from '../store/cassandra';
 import { parseFieldPath } from '../extract/field-path';
 import { columnNameFor, keyColumnProblems, keyColumnsOf, typedColumnProblems } from '../store/cassandra';
@@ -10,10 +10,6 @@ export interface CrossProblem {
   path: (string | number)[];
   message: string;
 }
-
-/** Why a versioned store refuses a time-to-live. */
-const VERSIONED_TTL =
-  'a time-to-live applies only to kv stores: on a versioned store it would expire the latest version of a key (KIP-889 keeps it) and could bring a deleted key back; old versions expire by historyRetention';
 
 /** Converters that read the Confluent wire format through the schema registry. */
 const REGISTRY_CONVERTERS = new Set(['avro', 'json-schema', 'protobuf']);
@@ -144,15 +140,12 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
         message: 'tolerance "all" requires errors.deadLetterQueue.topic (bad records are never dropped silently)',
       });
     }
-    // KIP-889 keeps a key's latest version for ever and its tombstones as long as anything older: a wall-clock TTL on a
-    // versioned table would expire the latest value, and expire a tombstone before an older value it hides.
-    if (p.store.kind === 'versioned') {
-      const ttl = (p.store.tableOptions as TableOptions | undefined)?.default_time_to_live;
-      if (p.store.ttlSeconds !== undefined && p.store.ttlSeconds > 0)
-        problems.push({ path: ['pipelines', i, 'store', 'ttlSeconds'], message: VERSIONED_TTL });
-      if (ttl !== undefined && ttl > 0)
-        problems.push({ path: ['pipelines', i, 'store', 'tableOptions', 'default_time_to_live'], message: VERSIONED_TTL });
-    }
+    // The store layer's own rule (KIP-889 keeps a key's latest version: no wall-clock expiry), reported at its YAML path.
+    const ttlOption =
+      p.store.kind === 'versioned' ? versionedTtlOption(p.store.tableOptions as TableOptions | undefined, p.store.ttlSeconds) : null;
+    if (ttlOption === 'ttlSeconds') problems.push({ path: ['pipelines', i, 'store', 'ttlSeconds'], message: VERSIONED_TTL_MESSAGE });
+    if (ttlOption === 'default_time_to_live')
+      problems.push({ path: ['pipelines', i, 'store', 'tableOptions', 'default_time_to_live'], message: VERSIONED_TTL_MESSAGE });
     // Table options and store names get the store layer's strict validation here, so `adjunct validate` and the
     // worker reject CQL injection before anything connects.
     try {

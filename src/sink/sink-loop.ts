@@ -96,6 +96,10 @@ export class SinkLoop {
     abandoned: (r) => this.p.lifecycle.stopping || this.p.lifecycle.failed || r.st.fenced,
   };
 
+  /** Bounds on what a partition holds behind a pending record (HELD_PER_BUDGET write budgets), fixed with the budget. */
+  private readonly heldMaxCount: number;
+  private readonly heldMaxBytes: number;
+
   /** Durable writes not yet added to the written counter: added once per acknowledged batch (a labelled inc hashes its labels). */
   private writtenPending = 0;
   private readonly reportWritten = (): void => {
@@ -108,6 +112,8 @@ export class SinkLoop {
     private readonly p: SinkLoopParts,
   ) {
     const pipeline = o.pipeline;
+    this.heldMaxCount = HELD_PER_BUDGET * p.budget.maxCount;
+    this.heldMaxBytes = HELD_PER_BUDGET * p.budget.maxBytes;
     this.m = {
       consumed: p.metrics.consumed.labels(pipeline),
       written: p.metrics.written.labels(pipeline),
@@ -336,7 +342,7 @@ export class SinkLoop {
    */
   private holdsTooMuch(st: PartitionState): boolean {
     const t = st.tracker;
-    return t.inFlight >= HELD_PER_BUDGET * this.p.budget.maxCount || t.heldBytes >= HELD_PER_BUDGET * this.p.budget.maxBytes;
+    return t.inFlight >= this.heldMaxCount || t.heldBytes >= this.heldMaxBytes;
   }
 
   private async deliverWhenReleased(record: IssuedRecord, x: Extracted, c: BatchControl): Promise<boolean> {

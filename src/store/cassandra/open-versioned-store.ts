@@ -8,7 +8,7 @@ import { positiveInt, resolveStoreTable, StoreOpenOptions, validateBuckets, vali
 import { ensureColumns, ensureKeyspace, ensureTable, partitionedTableBuckets, renderReplication } from './schema';
 import { DEFAULT_PARTITION_BUCKETS } from './key-bucket';
 import { StreamTimeTable } from './stream-time-table';
-import { prepareTableOptions } from './table-options';
+import { prepareTableOptions, versionedTtlOption, VERSIONED_TTL_MESSAGE } from './table-options';
 import { VersionedTableReader } from './versioned-table-reader';
 import { TypedColumns, TypedColumnsOptions } from './typed-columns';
 import { requireValidColumns } from './typed-column-spec';
@@ -38,14 +38,8 @@ export async function openCassandraVersionedStore<K = string, V = string>(
 ): Promise<CassandraVersionedStore<K, V>> {
   // Everything is validated before any CQL is built or sent.
   const { keyspace, table } = resolveStoreTable(options);
-  const ttl = options.defaultTtlSeconds ?? options.tableOptions?.default_time_to_live;
-  if (ttl !== undefined && ttl > 0) {
-    // KIP-889 keeps a key's latest version (and a tombstone while anything older exists): no wall-clock expiry.
-    throw new InvalidArgumentError(
-      'a time-to-live applies only to kv stores: on a versioned store it would expire the latest version of a key and could bring a deleted key back',
-    );
-  }
-  const tableOptions = prepareTableOptions(options.tableOptions, options.defaultTtlSeconds); // validated before any CQL
+  if (versionedTtlOption(options.tableOptions, options.defaultTtlSeconds) !== null) throw new InvalidArgumentError(VERSIONED_TTL_MESSAGE);
+  const tableOptions = prepareTableOptions(options.tableOptions); // validated before any CQL
   const replication = renderReplication(options.replication);
   const partition = validatePartition(options.scope, options.partition);
   const r = options.historyRetentionMs;

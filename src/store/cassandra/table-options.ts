@@ -113,6 +113,17 @@ export function renderTableOptions(
   return out;
 }
 
+/** Why a versioned store refuses a time-to-live (KIP-889 keeps a key's latest version, and a tombstone while anything older exists). */
+export const VERSIONED_TTL_MESSAGE =
+  'a time-to-live applies only to kv stores: on a versioned store it would expire the latest version of a key (KIP-889 keeps it) and could bring a deleted key back; old versions expire by historyRetention';
+
+/** Which option sets a time-to-live a versioned store must refuse, if one does. */
+export function versionedTtlOption(options: TableOptions | undefined, ttlSeconds?: number): 'ttlSeconds' | 'default_time_to_live' | null {
+  if (ttlSeconds !== undefined && ttlSeconds > 0) return 'ttlSeconds';
+  const ttl = options?.default_time_to_live;
+  return ttl !== undefined && ttl > 0 ? 'default_time_to_live' : null;
+}
+
 /**
  * Table options validated and rendered before any CQL; render() completes them, once connected, with the compaction
  * default of the cluster's version when the options name none.
