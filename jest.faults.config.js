@@ -11,6 +11,7 @@ module.exports = {
       testEnvironment: 'node',
       transform: { '^.+\\.(t|j)sx?$': ['@swc/jest'] },
       globalTeardown: '<rootDir>/test/exit-check.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/current-test-file.ts'],
       // cookie 2.x (a fastify dependency) is ESM-only: let swc turn it into CommonJS for jest.
       transformIgnorePatterns: ['/node_modules/(?!cookie/)'],
       testMatch: ['<rootDir>/test/faults/**/*.test.ts'],

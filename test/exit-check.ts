@@ -5,6 +5,8 @@
  * (unref): when the process is still running `EXIT_CHECK_MS` after the last teardown, it names the open resources
  * and fails the run with exit code 1.
  */
+import { describeOpenSockets } from './open-sockets';
+
 const EXIT_CHECK_MS = Number(process.env.ADJUNCT_EXIT_CHECK_MS ?? 30_000);
 
 /** Arms the exit check. */
@@ -12,7 +14,7 @@ export default async function exitCheck(): Promise<void> {
   setTimeout(() => {
     process.stderr.write(
       `\nexit check: jest did not exit ${EXIT_CHECK_MS / 1000} s after the run: open resources ${JSON.stringify(process.getActiveResourcesInfo())}; ` +
-        'find them with --detectOpenHandles. Failing the run.\n',
+        `find them with --detectOpenHandles. Failing the run.\n${describeOpenSockets()}\n`,
     );
     process.exit(1);
   }, EXIT_CHECK_MS).unref();

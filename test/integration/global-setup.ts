@@ -2,9 +2,11 @@
  * Jest globalSetup for the integration project: brings the local stack up (or reuses it). Failure fails the run; tests never skip.
  */
 import { ensureStack } from '../../tools/devstack/stack';
+import { recordSocketOrigins } from '../open-sockets';
 
 /** Starts or reuses Kafka, Cassandra and the schema registry; throws with the reason when they cannot be brought up. */
 export default async function globalSetup(): Promise<void> {
+  recordSocketOrigins();
   try {
     await ensureStack({ log: (m) => process.stderr.write(`[devstack] ${m}\n`) });
   } catch (e) {
