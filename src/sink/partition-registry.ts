@@ -12,6 +12,8 @@ export type CommittedOffsetLookup = (topic: string, partition: number) => Promis
 export class PartitionRegistry {
   private readonly owned = new Map<string, PartitionState>();
   private readonly opening = new Map<string, Promise<PartitionState>>();
+  /** The partitions of the latest assignment (null before the first): a state opened for one revoked meanwhile is fenced. */
+  private assignment: Set<string> | null = null;
 
   constructor(
     private readonly writers: PartitionWriterFactory,
@@ -39,6 +41,12 @@ export class PartitionRegistry {
           throw writer.status === 'rejected' ? writer.reason : (committed as PromiseRejectedResult).reason;
         }
         const st = new PartitionState(topic, partition, writer.value, committed.value);
+        if (this.assignment !== null && !this.assignment.has(k)) {
+          // Revoked while it opened: nothing of it is written or committed.
+          st.fenced = true;
+          await writer.value.close().catch(() => undefined);
+          return st;
+        }
         this.owned.set(k, st);
         return st;
       })().finally(() => this.opening.delete(k));
@@ -75,6 +83,7 @@ export class PartitionRegistry {
   retain(assignment: Record<string, number[]>): void {
     const keep = new Set<string>();
     for (const [t, ps] of Object.entries(assignment)) for (const p of ps) keep.add(topicPartitionKey(t, p));
+    this.assignment = keep;
     for (const [k, st] of this.owned) {
       if (keep.has(k) && !st.fenced) continue;
       st.fenced = true;

@@ -36,6 +36,11 @@ export class PartitionState {
   fenced = false;
   /** The heartbeat failure (group rebalancing, member unknown) that fenced the partition, if one did. */
   fencedBy?: unknown;
+  /**
+   * Offset after the last record kafkajs fetched and passed over (transaction markers, aborted records): committed once
+   * every record issued before it is durable. Null before any.
+   */
+  passed: bigint | null = null;
   /** An offset-loss judgement the progress watchdog started (no batch showed the gap); the next batch waits for it. */
   judging?: Promise<boolean>;
 
@@ -49,12 +54,28 @@ export class PartitionState {
     this.expectedNext = assigned;
   }
 
+  /** Notes records passed over up to `next` (exclusive): see `passed`. */
+  passOver(next: bigint): void {
+    if (this.passed === null || next > this.passed) this.passed = next;
+  }
+
   /** The offset to commit: after the last durable record; when restoring, the position before the gap at least. */
   commitPosition(): { offset: bigint; observedStreamTime?: number } | null {
-    const wm = this.tracker.watermark();
+    const wm = this.durablePosition();
     if (wm) return wm.offset > (this.committed ?? -1n) || this.restorePosition || this.resend ? wm : null;
     const before = this.committed ?? this.assigned;
     return this.restorePosition && before !== null ? { offset: before } : null;
+  }
+
+  /**
+   * After the last durable record, or after the records passed over when nothing issued is pending: the stream time
+   * as of it is that of the last durable record (passing over writes nothing), none when no record was written.
+   */
+  private durablePosition(): { offset: bigint; observedStreamTime?: number } | null {
+    const wm = this.tracker.watermark();
+    const passed = this.passed;
+    if (passed === null || this.tracker.inFlight > 0 || (wm !== null && wm.offset >= passed)) return wm;
+    return wm ? { offset: passed, observedStreamTime: wm.observedStreamTime } : { offset: passed };
   }
 
   /** True while some issued record is neither durable nor deliberately left pending. */

@@ -104,9 +104,12 @@ export class PipelineTask {
     this.commitOffsets = confirmedCommit(consumer);
     this.watchdog = this.createWatchdog();
     consumer.on(consumer.events.FETCH, () => this.watchdog?.fetchCompleted());
-    consumer.on(consumer.events.START_BATCH_PROCESS, (e) =>
-      this.watchdog?.fetched(e.payload.topic, e.payload.partition, e.payload.lastOffset),
-    );
+    consumer.on(consumer.events.START_BATCH_PROCESS, (e) => {
+      const { topic, partition, firstOffset, lastOffset, batchSize } = e.payload;
+      this.watchdog?.fetched(topic, partition, lastOffset);
+      // Transaction markers or aborted records only: kafkajs passes over them without calling eachBatch.
+      if (batchSize === 0) this.core.loop.passedOver(topic, partition, firstOffset, lastOffset);
+    });
     consumer.on(consumer.events.STOP, () => (this.running = false));
     consumer.on(consumer.events.GROUP_JOIN, (e) => {
       // Every join, the first and that of a consumer kafkajs restarted after a crash (a new group, nothing paused),

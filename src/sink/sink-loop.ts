@@ -1,6 +1,6 @@
 import { KafkaMessage } from 'kafkajs';
 import { Clock } from '../clock';
-import { AdjunctError, asAdjunctError, BadRecordError } from '../errors';
+import { AdjunctError, asAdjunctError, BadRecordError, describeError } from '../errors';
 import { isRejoinError } from '../kafka/kafka-retry';
 import { Extracted, isSkip } from '../extract';
 import { Logger } from '../observability/logger';
@@ -20,7 +20,18 @@ import { WriteBudget } from './write-budget';
 
 /** One fetched batch as the loop sees it (kafkajs's EachBatchPayload fits). */
 export interface FetchedBatch {
-  batch: { topic: string; partition: number; highWatermark: string; messages: KafkaMessage[] };
+  batch: {
+    topic: string;
+    partition: number;
+    highWatermark: string;
+    messages: KafkaMessage[];
+    /**
+     * First and last offset kafkajs fetched, also of records it does not hand over (transaction markers, aborted
+     * records); when absent, those of `messages`.
+     */
+    firstOffset?(): string | null;
+    lastOffset?(): string;
+  };
   resolveOffset(offset: string): void;
   heartbeat(): Promise<void>;
   isRunning(): boolean;
@@ -133,14 +144,16 @@ export class SinkLoop {
     if (st === null) return;
     this.rejoinIfFenced(st);
     st.high = BigInt(b.batch.highWatermark);
-    const first = b.batch.messages[0];
-    if (!first || !(await this.p.guard.admit(st, BigInt(first.offset)))) return;
+    const messages = b.batch.messages;
+    const first = messages[0];
+    // Where the fetch starts, transaction markers and aborted records included: they are no gap in the log.
+    if (!first || !(await this.p.guard.admit(st, BigInt(b.batch.firstOffset?.() ?? first.offset)))) return;
     const control = this.controlOf(b, st);
     let consumed = 0;
     let sinceYield = 0;
     let last: KafkaMessage | null = null;
     try {
-      for (const message of b.batch.messages) {
+      for (const message of messages) {
         if (!control.keepGoing()) break;
         const record = new IssuedRecord(this.settlement, st, message, control.heartbeat);
         consumed++;
@@ -176,6 +189,8 @@ export class SinkLoop {
     } finally {
       control.resolve();
       if (last !== null) st.expectedNext = BigInt(last.offset) + 1n;
+      // Markers and aborted records after the last record are passed over with it once the whole batch was handed over.
+      if (last !== null && last === messages[messages.length - 1]) this.passOver(b, st, last);
       if (consumed > 0) {
         this.p.counts.consumed += consumed;
         this.m.consumed.inc(consumed);
@@ -183,6 +198,45 @@ export class SinkLoop {
     }
     endTimer();
     this.rejoinIfFenced(st);
+  }
+
+  /**
+   * kafkajs fetched records of a partition that it hands over to no one, from `firstOffset` to `lastOffset`: only
+   * transaction markers or aborted records (a batch it does not give to `eachBatch` and resolves itself). Nothing is
+   * written for them, but the position after them is committed once every earlier record is durable: else a
+   * transactional changelog whose log ends with a commit marker is never read to its end offset, and its store never
+   * becomes READY. A fetch that does not start where the partition was is judged by the offset-loss guard first.
+   */
+  passedOver(topic: string, partition: number, firstOffset: string | null, lastOffset: string): void {
+    if (!this.p.lifecycle.accepting) return;
+    const from = firstOffset === null ? null : BigInt(firstOffset);
+    void this.passOverFetched(topic, partition, from, BigInt(lastOffset) + 1n).catch((e) =>
+      this.p.log.warn(
+        { topic, partition, err: describeError(e) },
+        'records passed over (transaction markers) not noted: the partition commits past them with its next record',
+      ),
+    );
+  }
+
+  private async passOverFetched(topic: string, partition: number, from: bigint | null, next: bigint): Promise<void> {
+    // A partition whose first fetch held no record is opened here: its position is committed like any other.
+    const st = this.p.partitions.get(topic, partition) ?? (await this.p.partitions.open(topic, partition));
+    if (st.fenced || !this.p.lifecycle.accepting) return;
+    if (from !== null && !(await this.p.guard.admit(st, from))) return;
+    if (st.fenced) return;
+    st.passOver(next);
+    if (st.expectedNext === null || st.expectedNext < next) st.expectedNext = next;
+  }
+
+  /** After a batch handed over to its last record: the markers or aborted records kafkajs fetched after it. */
+  private passOver(b: FetchedBatch, st: PartitionState, last: KafkaMessage): void {
+    const end = b.batch.lastOffset?.();
+    if (end === undefined || end === last.offset) return;
+    const next = BigInt(end) + 1n;
+    if (next <= BigInt(last.offset) + 1n) return;
+    b.resolveOffset(end);
+    st.expectedNext = next;
+    st.passOver(next);
   }
 
   /**

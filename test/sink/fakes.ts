@@ -131,7 +131,14 @@ export function messages(values: (string | null)[], first = 0): KafkaMessage[] {
 /** A fetched batch of one partition with counters of resolved offsets and heartbeats. */
 export function batchOf(
   msgs: KafkaMessage[],
-  o: { topic?: string; partition?: number; running?: () => boolean; stale?: () => boolean } = {},
+  o: {
+    topic?: string;
+    partition?: number;
+    running?: () => boolean;
+    stale?: () => boolean;
+    /** Offsets kafkajs fetched around the messages (transaction markers, aborted records): first and last. */
+    fetched?: { first: string; last: string };
+  } = {},
 ) {
   const resolved: string[] = [];
   const control = { heartbeats: 0, resolved };
@@ -139,8 +146,9 @@ export function batchOf(
     batch: {
       topic: o.topic ?? 't',
       partition: o.partition ?? 0,
-      highWatermark: String(Number(msgs.at(-1)?.offset ?? -1) + 1),
+      highWatermark: String(Number(o.fetched?.last ?? msgs.at(-1)?.offset ?? -1) + 1),
       messages: msgs,
+      ...(o.fetched && { firstOffset: () => o.fetched!.first, lastOffset: () => o.fetched!.last }),
     },
     resolveOffset: (off) => resolved.push(off),
     heartbeat: async () => void control.heartbeats++,

@@ -45,4 +45,25 @@ describe('PartitionRegistry: opening a partition', () => {
     const registry = new PartitionRegistry({ open: () => Promise.reject(boom) }, async () => 5n, createLogger('silent'));
     await expect(registry.open('t', 0)).rejects.toBe(boom);
   });
+
+  it('a partition revoked while its writer opened is fenced, closed and never owned (nothing of it is written or committed)', async () => {
+    let opened!: () => void;
+    const writer = new FakeWriter();
+    let closed = 0;
+    writer.close = async () => void closed++;
+    const registry = new PartitionRegistry(
+      { open: () => new Promise((r) => (opened = () => r(writer))) },
+      async () => 5n,
+      createLogger('silent'),
+    );
+    registry.retain({ t: [0, 1] });
+    const opening = registry.open('t', 1);
+    registry.retain({ t: [0] });
+    opened();
+    const st = await opening;
+    expect(st.fenced).toBe(true);
+    expect(closed).toBe(1);
+    expect(registry.get('t', 1)).toBeUndefined();
+    expect(registry.all()).toHaveLength(0);
+  });
 });

@@ -510,3 +510,69 @@ describe('offsets that fell off the log with no batch after the gap (reported by
     expect(t.core.counts.lostOffsets).toBe(18);
   });
 });
+
+describe('transaction markers and aborted records (fetched, never handed over)', () => {
+  it('a batch ending in a commit marker commits past the marker once its records are durable, and kafkajs resumes after it', async () => {
+    const t = fakeTask({}, { committed: 0n });
+    const { b, control } = batchOf(messages(['1', '2']), { fetched: { first: '0', last: '2' } });
+    await t.core.loop.eachBatch(b);
+    await settle();
+    await t.core.committer.commit();
+    expect(control.resolved).toEqual(['1', '2']);
+    expect(t.committedOffset()).toBe('3');
+    expect(t.writer.flushed).toEqual([1001]);
+  });
+
+  it('a fetch of markers only (no eachBatch) commits the position after them; the next batch is no gap', async () => {
+    const t = fakeTask({}, { committed: 0n });
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'])).b);
+    await settle();
+    t.core.loop.passedOver('t', 0, '2', '2');
+    await settle();
+    await t.core.committer.commit();
+    expect(t.committedOffset()).toBe('3');
+    let judged = 0;
+    const offsets = t.parts.admin.fetchTopicOffsets;
+    t.parts.admin.fetchTopicOffsets = async (topic: string) => (judged++, offsets(topic));
+    await t.core.loop.eachBatch(batchOf(messages(['4'], 3)).b);
+    await settle();
+    await t.core.committer.commit();
+    expect(judged).toBe(0);
+    expect(t.committedOffset()).toBe('4');
+  });
+
+  it('markers passed over never commit past a record still being written before them', async () => {
+    const t = fakeTask({}, { committed: 0n });
+    t.writer.hold = true;
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'])).b);
+    t.core.loop.passedOver('t', 0, '2', '5');
+    await settle();
+    await t.core.committer.commit();
+    expect(t.commits).toHaveLength(0);
+    for (const w of t.writer.pending) w.resolve('written');
+    await settle();
+    await t.core.committer.commit();
+    expect(t.committedOffset()).toBe('6');
+    expect(t.writer.flushed).toEqual([1001]);
+  });
+
+  it('a partition whose first fetch holds markers only is opened and its position committed (a store can become READY)', async () => {
+    const t = fakeTask({}, { committed: 7n });
+    t.core.loop.passedOver('t', 0, '7', '7');
+    await settle();
+    await settle();
+    await t.core.committer.commit();
+    expect(t.committedOffset()).toBe('8');
+    expect(t.writer.flushed).toEqual([]);
+  });
+
+  it('markers fetched past a gap below the log start go to the offset-loss policy first (fail: nothing committed past it)', async () => {
+    const t = fakeTask({ onOffsetOutOfRange: 'fail' }, { committed: 10n, logStart: 50n });
+    t.core.loop.passedOver('t', 0, '50', '50');
+    await settle();
+    await settle();
+    expect(t.fatal.map((e) => e.code)).toEqual(['OFFSET_OUT_OF_RANGE']);
+    await t.core.committer.commit();
+    expect(t.commits.flat().map((c) => c.offset)).not.toContain('51');
+  });
+});
