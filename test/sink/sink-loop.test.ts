@@ -497,6 +497,16 @@ describe('offsets that fell off the log with no batch after the gap (reported by
     expect(t.commits.at(-1)).toEqual([{ topic: 't', partition: 0, offset: '12' }]);
   });
 
+  it('policy latest on a log emptied by retention (log start = end): the position at the log start is committed, so READY can be reached', async () => {
+    const { t, answer } = await behindTask('latest');
+    const judged = t.core.behindLogStart('t', 0, 30n);
+    answer();
+    await judged;
+    await t.core.committer.commit();
+    expect(t.committedOffset()).toBe('30');
+    expect(t.fatal).toHaveLength(0);
+  });
+
   it('a failed log look-up decides nothing: the next batch from the log start is judged', async () => {
     const t = fakeTask({ onOffsetOutOfRange: 'latest' }, { committed: 10n, logStart: 0n });
     await t.core.loop.eachBatch(batchOf(messages(['1', '2'], 10)).b);
