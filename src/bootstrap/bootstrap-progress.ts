@@ -54,6 +54,23 @@ export function captureTarget(parts: PartitionOffsets[], persisted?: PersistedTa
   return target;
 }
 
+/**
+ * Captures the target of partitions first seen after the bootstrap began (partitions added to a topic, a topic newly
+ * matched): their end offset as of now, so it does not move with every later measure while records keep arriving.
+ * Returns the partitions added (persisted with the target's next write).
+ */
+export function captureNewPartitions(target: BootstrapTarget, parts: PartitionOffsets[]): string[] {
+  const added: string[] = [];
+  for (const p of parts) {
+    const id = topicPartitionKey(p.topic, p.partition);
+    if (target.end.has(id)) continue;
+    target.end.set(id, p.high);
+    target.start.set(id, p.committed !== null && p.committed > p.low ? p.committed : p.low);
+    added.push(id);
+  }
+  return added;
+}
+
 /** Measures a group's committed offsets against its target. */
 export function measureProgress(parts: PartitionOffsets[], target: BootstrapTarget): BootstrapMeasure {
   let done = 0n;

@@ -18,6 +18,7 @@ const CATALOG_TABLES: readonly { table: string; body: string }[] = [
     body: `pipeline text, generation int,
       store text, state text, records_done bigint, records_total bigint,
       end_offsets text, start_offsets text, progress text, last_error text, worker text, updated_at timestamp,
+      ready_at timestamp,
       PRIMARY KEY ((pipeline), generation)) WITH CLUSTERING ORDER BY (generation DESC)`,
   },
   { table: 'adjunct_pipeline_control', body: `pipeline text PRIMARY KEY, paused boolean, updated_at timestamp)` },
@@ -44,6 +45,7 @@ const ADDED_COLUMNS: readonly { table: string; column: string; type: string }[] 
   { table: 'adjunct_stores', column: 'dropping_generation', type: 'int' },
   { table: 'adjunct_stores', column: 'last_generation', type: 'int' },
   { table: 'adjunct_pipeline_status', column: 'start_offsets', type: 'text' },
+  { table: 'adjunct_pipeline_status', column: 'ready_at', type: 'timestamp' },
 ];
 
 /**

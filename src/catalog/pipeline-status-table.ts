@@ -33,11 +33,17 @@ export class PipelineStatusTable {
     validateKeyspaceName(keyspace);
   }
 
-  /** Upserts a status row. */
+  /**
+   * Upserts a status row. READY is also recorded in `ready_at`, which no other state writes: a worker that measured
+   * BOOTSTRAPPING just before another measured READY cannot take READY back (a generation never un-readies; its number
+   * is never reused).
+   */
   async put(row: Omit<PipelineStatusRow, 'updatedAt'>): Promise<void> {
+    const readyAt = row.state === 'READY' ? ', ready_at' : '';
+    const readyNow = row.state === 'READY' ? ',toTimestamp(now())' : '';
     await catalogExecute(
       this.client,
-      `INSERT INTO ${this.keyspace}.adjunct_pipeline_status (pipeline, generation, store, state, records_done, records_total, end_offsets, start_offsets, progress, last_error, worker, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,toTimestamp(now()))`,
+      `INSERT INTO ${this.keyspace}.adjunct_pipeline_status (pipeline, generation, store, state, records_done, records_total, end_offsets, start_offsets, progress, last_error, worker, updated_at${readyAt}) VALUES (?,?,?,?,?,?,?,?,?,?,?,toTimestamp(now())${readyNow})`,
       [
         row.pipeline,
         row.generation,
@@ -93,13 +99,15 @@ export class PipelineStatusTable {
 
 function rowToStatus(r: types.Row): PipelineStatusRow {
   const parse = (s: string | null) => (s ? JSON.parse(s) : {});
+  const ready = r.get('ready_at') !== null && r.get('ready_at') !== undefined;
+  const total = num(r.get('records_total'));
   return {
     pipeline: r.get('pipeline'),
     generation: num(r.get('generation')),
     store: r.get('store'),
-    state: r.get('state'),
-    recordsDone: num(r.get('records_done')),
-    recordsTotal: num(r.get('records_total')),
+    state: ready ? 'READY' : r.get('state'),
+    recordsDone: ready ? total : num(r.get('records_done')),
+    recordsTotal: total,
     endOffsets: parse(r.get('end_offsets')),
     startOffsets: parse(r.get('start_offsets')),
     progress: parse(r.get('progress')),

@@ -2,6 +2,7 @@ import { Admin } from 'kafkajs';
 import {
   BootstrapProgress,
   BootstrapTarget,
+  captureNewPartitions,
   captureTarget,
   fetchPartitionOffsets,
   measureProgress,
@@ -128,7 +129,14 @@ export class ReadyTracker {
    */
   async poll(retry: KafkaRetryOptions = { timeoutMs: 0 }): Promise<void> {
     if (this.progress.state === 'READY' || this.stopped) return;
-    const m = measureProgress(await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.measuredTopics(), retry), this.target);
+    const parts = await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.measuredTopics(), retry);
+    const added = captureNewPartitions(this.target, parts);
+    if (added.length)
+      this.o.logger.info(
+        { pipeline: this.o.pipeline, generation: this.o.generation, partitions: added },
+        'bootstrap: partitions added since the start join the target at their end offsets as of now',
+      );
+    const m = measureProgress(parts, this.target);
     this.measuredDone = m.done;
     this.progress = this.reporter!.sample(Number(m.done), Number(m.total), m.reached);
     await this.o.status.put({

@@ -1,4 +1,4 @@
-import { captureTarget, measureProgress, persistedEnd, persistedStart } from '../../src/bootstrap';
+import { captureNewPartitions, captureTarget, measureProgress, persistedEnd, persistedStart } from '../../src/bootstrap';
 import type { PartitionOffsets } from '../../src/bootstrap';
 
 const part = (partition: number, low: bigint, high: bigint, committed: bigint | null): PartitionOffsets => ({
@@ -36,5 +36,17 @@ describe('bootstrap target and progress', () => {
   it('a row persisted before start offsets were kept (end offsets only) starts from the group position, as before', () => {
     const again = captureTarget([part(0, 0n, 180n, 90n)], { end: { 't/0': '100' }, start: {} });
     expect(measureProgress([part(0, 0n, 180n, 90n)], again)).toMatchObject({ total: 10n, done: 0n });
+  });
+
+  it('a partition added mid-bootstrap joins the target at its end offset when first seen: later records do not move it', () => {
+    const target = captureTarget([part(0, 0n, 100n, null)]);
+    const seen = [part(0, 0n, 120n, 100n), part(1, 0n, 50n, null)];
+    expect(captureNewPartitions(target, seen)).toEqual(['t/1']);
+    expect(persistedEnd(target)).toEqual({ 't/0': '100', 't/1': '50' });
+    expect(measureProgress(seen, target).reached).toBe(false);
+    // Records keep arriving on the new partition; the group reaches what was there when it was first seen.
+    const later = [part(0, 0n, 140n, 130n), part(1, 0n, 80n, 50n)];
+    expect(captureNewPartitions(target, later)).toEqual([]);
+    expect(measureProgress(later, target)).toMatchObject({ reached: true, total: 150n });
   });
 });
