@@ -156,10 +156,15 @@ export async function dumpVersioned(client: Client, keyspace: string, table: str
     .sort();
 }
 
+/** Keyspaces named for this file's tests: dropped after its describe block (a dev node keeps every table in memory). */
+const namedKeyspaces: string[] = [];
+
 /** Names for one test: keyspace, topic, group. */
 export function names(prefix: string) {
+  const keyspace = uniqueName(`${prefix}_ks`);
+  namedKeyspaces.push(keyspace);
   return {
-    keyspace: uniqueName(`${prefix}_ks`),
+    keyspace,
     topic: uniqueName(`${prefix}_t`).replace(/_/g, '-'),
     group: uniqueName(`${prefix}_g`),
     dlq: uniqueName(`${prefix}_dlq`).replace(/_/g, '-'),
@@ -236,6 +241,14 @@ export function useStack(): StackFixture {
     cleanUp(
       () => (closed = true),
       () => Promise.all(s.procs.map((p) => killWorker(p))),
+      // Best effort, after every worker of the block stopped: a drop that times out leaves the keyspace to the next run.
+      async () => {
+        const until = Date.now() + 30_000; // well inside the hook's timeout
+        for (const ks of namedKeyspaces.splice(0)) {
+          if (Date.now() > until) break;
+          await s.client?.execute(`DROP KEYSPACE IF EXISTS ${ks}`).catch(() => undefined);
+        }
+      },
       () => s.admin?.disconnect(),
       () => s.client?.shutdown(),
     ),
