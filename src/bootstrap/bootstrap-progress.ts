@@ -6,6 +6,9 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
 /** Number of offsets from `from` up to `to`, 0 when `to` is not past `from`. */
 const span = (from: bigint, to: bigint) => (to > from ? to - from : 0n);
 
+/** Where a group starts on a partition: its committed offset, else (none, or deleted by retention) the log start. */
+const startOf = (p: PartitionOffsets): bigint => (p.committed !== null && p.committed > p.low ? p.committed : p.low);
+
 /** A snapshot of bootstrap progress. */
 export interface BootstrapProgress {
   state: 'BOOTSTRAPPING' | 'READY';
@@ -49,7 +52,7 @@ export function captureTarget(parts: PartitionOffsets[], persisted?: PersistedTa
     const end = persisted?.end[id];
     const start = persisted?.start[id];
     target.end.set(id, end !== undefined ? BigInt(end) : p.high);
-    target.start.set(id, start !== undefined ? BigInt(start) : p.committed !== null && p.committed > p.low ? p.committed : p.low);
+    target.start.set(id, start !== undefined ? BigInt(start) : startOf(p));
   }
   return target;
 }
@@ -65,7 +68,7 @@ export function captureNewPartitions(target: BootstrapTarget, parts: PartitionOf
     const id = topicPartitionKey(p.topic, p.partition);
     if (target.end.has(id)) continue;
     target.end.set(id, p.high);
-    target.start.set(id, p.committed !== null && p.committed > p.low ? p.committed : p.low);
+    target.start.set(id, startOf(p));
     added.push(id);
   }
   return added;

@@ -39,8 +39,7 @@ export class PipelineStatusTable {
    * is never reused).
    */
   async put(row: Omit<PipelineStatusRow, 'updatedAt'>): Promise<void> {
-    const readyAt = row.state === 'READY' ? ', ready_at' : '';
-    const readyNow = row.state === 'READY' ? ',toTimestamp(now())' : '';
+    const [readyAt, readyNow] = row.state === 'READY' ? [', ready_at', ',toTimestamp(now())'] : ['', ''];
     await catalogExecute(
       this.client,
       `INSERT INTO ${this.keyspace}.adjunct_pipeline_status (pipeline, generation, store, state, records_done, records_total, end_offsets, start_offsets, progress, last_error, worker, updated_at${readyAt}) VALUES (?,?,?,?,?,?,?,?,?,?,?,toTimestamp(now())${readyNow})`,
@@ -99,7 +98,7 @@ export class PipelineStatusTable {
 
 function rowToStatus(r: types.Row): PipelineStatusRow {
   const parse = (s: string | null) => (s ? JSON.parse(s) : {});
-  const ready = r.get('ready_at') !== null && r.get('ready_at') !== undefined;
+  const ready = r.get('ready_at') != null;
   const total = num(r.get('records_total'));
   return {
     pipeline: r.get('pipeline'),

@@ -75,11 +75,8 @@ export class OffsetLossGuard {
     if (expected === null || expected >= logStart) return Promise.resolve(true);
     const judging = this.judge(st, expected)
       .then(({ go, logStart: seen }) => {
-        if (go && seen !== undefined && st.expectedNext === expected && seen > expected) {
-          // The policy let the gap go: the position at the log start is committed even if no record ever comes.
-          st.expectedNext = seen;
-          st.passOver(seen);
-        }
+        // The policy let the gap go: the partition is expected at the log start, committed even if no record ever comes.
+        if (go && seen !== undefined && st.expectedNext === expected && seen > expected) st.passOver(seen);
         return go;
       })
       .finally(() => {

@@ -54,9 +54,10 @@ export class PartitionState {
     this.expectedNext = assigned;
   }
 
-  /** Notes records passed over up to `next` (exclusive): see `passed`. */
+  /** Notes records passed over up to `next` (exclusive, see `passed`): the partition is expected there from now on. */
   passOver(next: bigint): void {
     if (this.passed === null || next > this.passed) this.passed = next;
+    if (this.expectedNext === null || next > this.expectedNext) this.expectedNext = next;
   }
 
   /** The offset to commit: after the last durable record; when restoring, the position before the gap at least. */

@@ -190,7 +190,11 @@ export class SinkLoop {
       control.resolve();
       if (last !== null) st.expectedNext = BigInt(last.offset) + 1n;
       // Markers and aborted records after the last record are passed over with it once the whole batch was handed over.
-      if (last !== null && last === messages[messages.length - 1]) this.passOver(b, st, last);
+      const end = last !== null && last === messages[messages.length - 1] ? b.batch.lastOffset?.() : undefined;
+      if (end !== undefined && end !== last!.offset) {
+        b.resolveOffset(end);
+        st.passOver(BigInt(end) + 1n);
+      }
       if (consumed > 0) {
         this.p.counts.consumed += consumed;
         this.m.consumed.inc(consumed);
@@ -223,20 +227,7 @@ export class SinkLoop {
     const st = this.p.partitions.get(topic, partition) ?? (await this.p.partitions.open(topic, partition));
     if (st.fenced || !this.p.lifecycle.accepting) return;
     if (from !== null && !(await this.p.guard.admit(st, from))) return;
-    if (st.fenced) return;
-    st.passOver(next);
-    if (st.expectedNext === null || st.expectedNext < next) st.expectedNext = next;
-  }
-
-  /** After a batch handed over to its last record: the markers or aborted records kafkajs fetched after it. */
-  private passOver(b: FetchedBatch, st: PartitionState, last: KafkaMessage): void {
-    const end = b.batch.lastOffset?.();
-    if (end === undefined || end === last.offset) return;
-    const next = BigInt(end) + 1n;
-    if (next <= BigInt(last.offset) + 1n) return;
-    b.resolveOffset(end);
-    st.expectedNext = next;
-    st.passOver(next);
+    if (!st.fenced) st.passOver(next);
   }
 
   /**
