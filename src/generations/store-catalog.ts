@@ -1,5 +1,5 @@
 import { Client, types } from 'cassandra-driver';
-import { AdjunctError } from '../errors';
+import { AdjunctError, isAdjunctError, sleep } from '../errors';
 import { CqlExecutor, tableExistsAgreed, validateKeyspaceName } from '../store/cassandra';
 import { catalogExecute, numberOrNull } from '../catalog/catalog-cql';
 import { generationTable } from './names';
@@ -35,6 +35,18 @@ export type GenerationFields =
   | 'lastGeneration'
   | 'updatedAt';
 
+/** How a conditional update that failed transiently, or whose outcome is unknown (a timeout), is retried. */
+export interface CasRetry {
+  /** Attempts in all (the first included). */
+  attempts: number;
+  initialDelayMs: number;
+  maxDelayMs: number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/** Default retry of the catalog's conditional updates: six attempts over about six seconds. */
+export const CAS_RETRY: CasRetry = { attempts: 6, initialDelayMs: 200, maxDelayMs: 3000, sleep };
+
 /**
  * The store catalog in Cassandra: one row per store with its current, previous and building generation.
  * Switches are lightweight transactions (compare-and-set), so readers move from one complete generation to the next atomically.
@@ -43,6 +55,7 @@ export class StoreCatalog {
   constructor(
     private readonly client: Client,
     private readonly keyspace: string,
+    private readonly retry: CasRetry = CAS_RETRY,
   ) {
     validateKeyspaceName(keyspace);
   }
@@ -55,9 +68,29 @@ export class StoreCatalog {
     return catalogExecute(this.client, this.q(cql), params, what, 'store');
   }
 
+  /**
+   * Runs a conditional update (LWT) and returns whether it applied. A transient failure is retried with backoff, the
+   * same statement each time: after a timeout (WriteTimeout of type CAS, the driver's OperationTimedOut) the outcome is
+   * unknown, and the retry first completes any proposal of the earlier attempt left in flight (Paxos), then finds its
+   * condition false if that one applied. Callers re-read the row when it did not apply: "already in the wanted state"
+   * is success. The last failure is thrown when every attempt failed.
+   */
+  private async cas(cql: string, params: unknown[], what: string): Promise<boolean> {
+    let delay = this.retry.initialDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.exec(cql, params, what)).first().get('[applied]') === true;
+      } catch (e) {
+        if (!(isAdjunctError(e) && e.retriable) || attempt >= this.retry.attempts) throw e;
+        await this.retry.sleep(delay);
+        delay = Math.min(delay * 2, this.retry.maxDelayMs);
+      }
+    }
+  }
+
   /** Registers a store (generation 1) unless it exists; returns the entry, failing if its shape changed. */
   async register(e: Omit<StoreEntry, GenerationFields>): Promise<StoreEntry> {
-    await this.exec(
+    await this.cas(
       `INSERT INTO $T (store, kind, scope, key_serde, value_serde, base_table, history_retention_ms, buckets, current_generation, updated_at) VALUES (?,?,?,?,?,?,?,?,1,toTimestamp(now())) IF NOT EXISTS`,
       [e.store, e.kind, e.scope, e.keySerde, e.valueSerde, e.baseTable, types.Long.fromNumber(e.historyRetentionMs), e.buckets],
       `registering store ${e.store}`,
@@ -76,7 +109,7 @@ export class StoreCatalog {
     if (got.buckets === null && e.buckets !== null) {
       // An entry from before partitioned buckets: its existing tables keep their layout (read from their schema);
       // tables created from now on use these buckets. The LWT makes concurrent workers agree on one number.
-      await this.exec(`UPDATE $T SET buckets=? WHERE store=? IF buckets=null`, [e.buckets, e.store], 'recording buckets');
+      await this.cas(`UPDATE $T SET buckets=? WHERE store=? IF buckets=null`, [e.buckets, e.store], 'recording buckets');
       got.buckets = (await this.get(e.store))?.buckets ?? null;
     }
     if (got.buckets !== e.buckets) {
@@ -114,12 +147,12 @@ export class StoreCatalog {
     const e = await this.require(store);
     if (e.buildingGeneration !== null) return e.buildingGeneration;
     const next = nextGeneration(e);
-    const rs = await this.exec(
+    const applied = await this.cas(
       `UPDATE $T SET building_generation=?, last_generation=?, updated_at=toTimestamp(now()) WHERE store=? IF building_generation=null`,
       [next, next, store],
       'starting a reload',
     );
-    if (!rs.first().get('[applied]')) {
+    if (!applied) {
       const again = await this.require(store);
       return again.buildingGeneration ?? next;
     }
@@ -135,12 +168,12 @@ export class StoreCatalog {
     const e = await this.require(store);
     if (e.buildingGeneration !== lost) return e.buildingGeneration;
     const next = Math.max(nextGeneration(e), lost + 1);
-    const rs = await this.exec(
+    const applied = await this.cas(
       `UPDATE $T SET building_generation=?, last_generation=?, updated_at=toTimestamp(now()) WHERE store=? IF building_generation=?`,
       [next, next, store, lost],
       'replacing a lost build',
     );
-    if (rs.first().get('[applied]')) return next;
+    if (applied) return next;
     return (await this.require(store)).buildingGeneration;
   }
 
@@ -151,12 +184,12 @@ export class StoreCatalog {
   async switchTo(store: string, generation: number, keepMs: number): Promise<{ previous: number | null; applied: boolean }> {
     const e = await this.require(store);
     if (e.currentGeneration === generation) return { previous: e.previousGeneration, applied: false };
-    const rs = await this.exec(
+    const applied = await this.cas(
       `UPDATE $T SET current_generation=?, previous_generation=?, previous_drop_after=?, building_generation=null, updated_at=toTimestamp(now()) WHERE store=? IF current_generation=? AND building_generation=?`,
       [generation, e.currentGeneration, new Date(Date.now() + keepMs), store, e.currentGeneration, generation],
       'switching generation',
     );
-    if (rs.first().get('[applied]')) return { previous: e.currentGeneration, applied: true };
+    if (applied) return { previous: e.currentGeneration, applied: true };
     const again = await this.require(store);
     if (again.currentGeneration === generation) return { previous: again.previousGeneration, applied: false };
     throw new AdjunctError(`generation switch of ${store} to ${generation} lost a race; state changed underneath`, {
@@ -171,11 +204,28 @@ export class StoreCatalog {
    * kept previous generation, and its table must still exist (one dropped outside adjunct would leave readers on
    * nothing); a build in progress is cancelled (readers never saw it).
    */
-  async rollbackTo(store: string, to: number, keepMs: number): Promise<{ current: number; previous: number | null; changed: boolean }> {
+  rollbackTo(store: string, to: number, keepMs: number): Promise<{ current: number; previous: number | null; changed: boolean }> {
+    return this.rollback(store, to, keepMs, 1);
+  }
+
+  private async rollback(
+    store: string,
+    to: number,
+    keepMs: number,
+    attempt: number,
+  ): Promise<{ current: number; previous: number | null; changed: boolean }> {
     const e = await this.require(store);
     if (e.currentGeneration === to) {
-      if (e.buildingGeneration !== null) await this.cancelBuild(store);
-      return { current: to, previous: e.previousGeneration, changed: false };
+      if (e.buildingGeneration === null) return { current: to, previous: e.previousGeneration, changed: false };
+      if (attempt > 3)
+        throw new AdjunctError(`cancelling the build of ${store} lost a race`, {
+          code: 'SWITCH_CONFLICT',
+          stage: 'store',
+          retriable: true,
+        });
+      // Read again after the compare-and-set: another build may have begun, or this one been switched to, meanwhile.
+      await this.cancelBuild(store, e.buildingGeneration);
+      return this.rollback(store, to, keepMs, attempt + 1);
     }
     if (e.previousGeneration !== to) {
       throw new AdjunctError(
@@ -190,12 +240,12 @@ export class StoreCatalog {
         { code: 'NO_PREVIOUS_GENERATION', stage: 'store', context: { store, to } },
       );
     }
-    const rs = await this.exec(
+    const applied = await this.cas(
       `UPDATE $T SET current_generation=?, previous_generation=?, previous_drop_after=?, building_generation=null, updated_at=toTimestamp(now()) WHERE store=? IF current_generation=? AND previous_generation=?`,
       [to, e.currentGeneration, new Date(Date.now() + keepMs), store, e.currentGeneration, to],
       'rolling back',
     );
-    if (rs.first().get('[applied]')) return { current: to, previous: e.currentGeneration, changed: true };
+    if (applied) return { current: to, previous: e.currentGeneration, changed: true };
     const again = await this.require(store);
     if (again.currentGeneration === to) return { current: to, previous: again.previousGeneration, changed: false };
     throw new AdjunctError(`rollback of ${store} to ${to} lost a race`, { code: 'SWITCH_CONFLICT', stage: 'store', retriable: true });
@@ -212,26 +262,70 @@ export class StoreCatalog {
    * the entry after writing its heartbeat). Returns whether this call marked it.
    */
   async markDropping(store: string, generation: number): Promise<boolean> {
-    const rs = await this.exec(
+    return this.cas(
       `UPDATE $T SET dropping_generation=?, previous_generation=null, previous_drop_after=null, updated_at=toTimestamp(now()) WHERE store=? IF previous_generation=? AND dropping_generation=null`,
       [generation, store, generation],
       'marking the previous generation for dropping',
     );
-    return rs.first().get('[applied]') === true;
+  }
+
+  /**
+   * Generations of `entry` whose tables exist though the row names them nowhere any more: a previous generation that a
+   * second switch replaced within its keep time, a cancelled build, a build replaced after its table was lost. Only
+   * numbers up to the highest the row has named count (a build begun after `entry` was read is never one). None of them
+   * can be named again (rollback needs the previous generation; numbers are never reused), so the janitor drops them.
+   */
+  async orphans(entry: StoreEntry): Promise<number[]> {
+    const named = [entry.currentGeneration, entry.previousGeneration, entry.buildingGeneration, entry.droppingGeneration];
+    const highest = Math.max(entry.lastGeneration ?? 0, ...named.map((g) => g ?? 0));
+    const rs = await catalogExecute(
+      this.client,
+      'SELECT table_name FROM system_schema.tables WHERE keyspace_name=?',
+      [this.keyspace],
+      'listing generation tables',
+      'store',
+    );
+    const prefix = `${entry.baseTable.toLowerCase()}_g`;
+    return rs.rows
+      .map((r) => String(r.get('table_name')))
+      .filter((t) => t.startsWith(prefix) && /^[1-9]\d*$/.test(t.slice(prefix.length)))
+      .map((t) => Number(t.slice(prefix.length)))
+      .filter((g) => g <= highest && !named.includes(g))
+      .sort((a, b) => a - b);
+  }
+
+  /**
+   * First step of dropping an orphaned generation (`orphans`): takes the dropping slot with a compare-and-set, so drops
+   * run one at a time and a janitor that stops half-way is resumed like any other drop. Returns whether this call marked it.
+   */
+  markOrphanDropping(store: string, generation: number): Promise<boolean> {
+    return this.cas(
+      `UPDATE $T SET dropping_generation=?, updated_at=toTimestamp(now()) WHERE store=? IF dropping_generation=null`,
+      [generation, store],
+      'marking an orphaned generation for dropping',
+    );
   }
 
   /** Last step of a drop: the table of `generation` is gone; clears the mark (compare-and-set, idempotent). */
   async finishDrop(store: string, generation: number): Promise<void> {
-    await this.exec(
+    await this.cas(
       `UPDATE $T SET dropping_generation=null, updated_at=toTimestamp(now()) WHERE store=? IF dropping_generation=?`,
       [store, generation],
       'clearing the dropping mark',
     );
   }
 
-  /** Abandons a build (e.g. the operator cancels a reload). */
-  async cancelBuild(store: string): Promise<void> {
-    await this.exec(`UPDATE $T SET building_generation=null WHERE store=?`, [store], 'cancelling a reload');
+  /**
+   * Abandons the build of `generation` (e.g. the operator cancels a reload) by compare-and-set, like every other write
+   * of the row (a plain write could be shadowed by, or overwrite, a concurrent begin or switch). Returns whether this
+   * call applied it (false: that build was no longer in progress, or its outcome was unknown; callers re-read).
+   */
+  cancelBuild(store: string, generation: number): Promise<boolean> {
+    return this.cas(
+      `UPDATE $T SET building_generation=null, updated_at=toTimestamp(now()) WHERE store=? IF building_generation=?`,
+      [store, generation],
+      'cancelling a reload',
+    );
   }
 
   private async require(store: string): Promise<StoreEntry> {

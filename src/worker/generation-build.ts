@@ -33,11 +33,18 @@ export interface GenerationBuildParts {
   exclusive: <T>(fn: () => Promise<T>) => Promise<T>;
   /** The built generation is current: its task becomes the main one and the old main task stops. */
   promote: (build: BuildingGeneration) => Promise<void>;
-  /** The reload failed (after its start): the pipeline fails with RELOAD_FAILED. */
+  /** Brings the runner's tasks in line with the catalog as it is now (`CatalogFollower.converge`; call exclusively). */
+  follow: () => Promise<void>;
+  /** Waits before another switch attempt (the runner's clock). */
+  sleep: (ms: number) => Promise<void>;
+  /** The reload failed (after its start) in a way no retry fixes: the pipeline fails with RELOAD_FAILED. */
   fail: (e: unknown) => void;
   shutdownTimeoutMs: number;
   log: Logger;
 }
+
+/** Longest wait between two attempts of a switch that failed transiently. */
+export const SWITCH_RETRY_MAX_MS = 30_000;
 
 /**
  * The reload lifecycle of one pipeline on one worker: begin a generation in the catalog → join its build (a task
@@ -53,6 +60,24 @@ export class GenerationBuild {
   /** The build running here, if any. */
   get active(): BuildingGeneration | undefined {
     return this.running;
+  }
+
+  /**
+   * At start: begins a build only when one is asked for (`begin`: resetOffset, offsets lost). A build the catalog named
+   * when this worker read it is joined only if the catalog still names it now (`follow`): one switched to or cancelled
+   * since (the consumer-group join takes seconds) is followed, never begun anew. Call exclusively.
+   */
+  async atStart(begin: boolean, sawBuilding: boolean): Promise<void> {
+    if (begin) {
+      await this.begin();
+      return;
+    }
+    if (!sawBuilding) return;
+    await this.p.follow().catch((e: unknown) => {
+      // Joining is retried by the next catalog poll, as after a failed join.
+      if (!(isAdjunctError(e) && e.retriable)) throw e;
+      this.p.log.warn({ err: describeError(e) }, 'following the build in progress failed; the next catalog poll joins it');
+    });
   }
 
   /** Begins a new generation in the catalog (or returns the one building here) and joins its build. */
@@ -90,7 +115,7 @@ export class GenerationBuild {
       throw e;
     });
     this.running = { generation, task, tracker };
-    void tracker.ready.then(() => this.p.exclusive(() => this.switchTo(generation))).catch((e) => this.p.fail(e));
+    void tracker.ready.then(() => this.p.exclusive(() => this.switchTo(generation, 1))).catch((e) => this.p.fail(e));
     return generation;
   }
 
@@ -124,7 +149,7 @@ export class GenerationBuild {
   }
 
   /** The build is READY: its table is checked and the store switched to it (one CAS), then it is promoted. */
-  private async switchTo(generation: number): Promise<void> {
+  private async switchTo(generation: number, attempt: number): Promise<void> {
     if (this.p.stopped() || this.running?.generation !== generation) return;
     // A switch never names a missing table (a READY build whose table creation failed, or one dropped before the switch);
     // a check that cannot be made (no schema agreement) switches as before, and says so.
@@ -136,8 +161,35 @@ export class GenerationBuild {
       return true;
     });
     if (!exists) return this.replaceLost(generation, 'the built generation has no table');
-    const { previous, applied } = await this.p.generations.switchTo(this.p.store, generation, this.p.keepPreviousGeneration);
-    if (applied) this.p.log.warn({ generation, previous }, 'reload complete: store switched to the new generation');
+    let switched: { previous: number | null; applied: boolean };
+    try {
+      switched = await this.p.generations.switchTo(this.p.store, generation, this.p.keepPreviousGeneration);
+    } catch (e) {
+      return this.switchFailed(generation, attempt, e);
+    }
+    if (switched.applied)
+      this.p.log.warn({ generation, previous: switched.previous }, 'reload complete: store switched to the new generation');
     await this.promote();
+  }
+
+  /**
+   * The switch did not apply (SWITCH_CONFLICT: cancelled, rolled back, replaced) or failed transiently (its outcome
+   * unknown after the catalog's own retries): the catalog decides. Following it promotes this build when anyone
+   * switched to it, and stops it when it is no longer being built; a build still building here tries again after a
+   * backoff. Only a failure no retry fixes fails the reload.
+   */
+  private async switchFailed(generation: number, attempt: number, e: unknown): Promise<void> {
+    if (!(isAdjunctError(e) && e.retriable)) throw e;
+    this.p.log.warn({ generation, err: describeError(e) }, 'the switch did not apply; following the catalog');
+    await this.p.follow().catch((f: unknown) => {
+      if (!(isAdjunctError(f) && f.retriable)) throw f;
+      this.p.log.warn({ generation, err: describeError(f) }, 'following the catalog after the switch failed');
+    });
+    if (this.p.stopped() || this.running?.generation !== generation) return;
+    const delay = Math.min(1000 * 2 ** (attempt - 1), SWITCH_RETRY_MAX_MS);
+    void this.p
+      .sleep(delay)
+      .then(() => this.p.exclusive(() => this.switchTo(generation, attempt + 1)))
+      .catch((f) => this.p.fail(f));
   }
 }

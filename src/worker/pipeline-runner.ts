@@ -71,6 +71,8 @@ export class PipelineRunner {
       stopped: () => this.stopped,
       exclusive: (fn) => this.exclusive(fn),
       promote: (b) => this.promote(b),
+      follow: () => this.follower.converge(),
+      sleep: (ms) => this.parts.clock.sleep(ms),
       fail: (e) => this.fail(e, 'RELOAD_FAILED', 'bootstrap', `reload of ${this.name} failed`),
       shutdownTimeoutMs: parts.options.shutdownTimeoutMs,
       log: this.log,
@@ -145,7 +147,9 @@ export class PipelineRunner {
     // A pipeline paused in the catalog starts paused: its consumer fetches nothing until resumed.
     if (view.paused) this.setPaused(true);
     await this.main.start();
-    if (view.building !== null || this.d.spec.resetOffset || positions.reload) await this.reload();
+    // A build seen in progress is joined only if the catalog still names it once the main task has joined its group.
+    const begin = this.d.spec.resetOffset || positions.reload;
+    await this.exclusive(() => this.build.atStart(begin, view.building !== null));
     // A current table found lost at start is checked now, not only when a record arrives (an idle pipeline).
     if (this.d.currentTableLost) this.tableMissing();
     this.subscription.watch((change) => this.resubscribe(change));

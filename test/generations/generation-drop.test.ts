@@ -6,7 +6,10 @@ import type { LiveWriter } from '../../src/generations/worker-registry';
 /** The shared state of the fakes: one catalog row, the heartbeat rows (with expiry) and whether the table exists. */
 class World {
   now = 1_000_000;
+  /** Whether generation 1's table exists. */
   table = true;
+  /** Tables of the other generations that exist. */
+  extra = new Set<number>();
   rows = new Map<string, LiveWriter & { expiresAt: number }>();
   entry: StoreEntry = {
     store: 's',
@@ -71,6 +74,18 @@ function fakeCatalog(w: World, turns: Turns, actor: string): DropCatalog {
       turns.step(actor, () => {
         if (w.entry.previousGeneration !== g || w.entry.droppingGeneration !== null) return false;
         w.entry = { ...w.entry, droppingGeneration: g, previousGeneration: null, previousDropAfter: null };
+        return true;
+      }),
+    orphans: (e) =>
+      turns.step(actor, () => {
+        const named = [e.currentGeneration, e.previousGeneration, e.buildingGeneration, e.droppingGeneration];
+        const highest = Math.max(e.lastGeneration ?? 0, ...named.map((g) => g ?? 0));
+        return [...(w.table ? [1] : []), ...w.extra].filter((g) => g <= highest && !named.includes(g)).sort((a, b) => a - b);
+      }),
+    markOrphanDropping: (_store, g) =>
+      turns.step(actor, () => {
+        if (w.entry.droppingGeneration !== null) return false;
+        w.entry = { ...w.entry, droppingGeneration: g };
         return true;
       }),
     finishDrop: (_store, g) =>
@@ -220,10 +235,84 @@ describe('dropping a generation: the no-live-writer check is atomic', () => {
 
   it('the current and the building generation are never marked', async () => {
     const w = new World();
-    w.entry = { ...w.entry, previousGeneration: null, previousDropAfter: null, buildingGeneration: 3 };
+    w.entry = { ...w.entry, previousGeneration: null, previousDropAfter: null, buildingGeneration: 3, lastGeneration: 3 };
+    w.table = false;
+    w.extra = new Set([2, 3]);
     const turns = new Turns([]);
     const drop = new GenerationDrop(fakeCatalog(w, turns, 'J'), fakeDirectory(w, turns, 'J'), 10);
     expect(await drop.pass('p', 's', new Date(w.now + 1e9), async () => fail('dropped'))).toBeNull();
     expect(w.entry.droppingGeneration).toBeNull();
+  });
+
+  describe('orphaned generations (a table the catalog row names nowhere)', () => {
+    /** Generation 1 replaced as previous by a second switch (current 3, previous 2 kept), build 4 cancelled; tables 1 to 4 exist. */
+    const orphaned = () => {
+      const w = new World();
+      w.entry = {
+        ...w.entry,
+        currentGeneration: 3,
+        previousGeneration: 2,
+        previousDropAfter: new Date(w.now + 3_600_000),
+        lastGeneration: 4,
+      };
+      w.extra = new Set([2, 3, 4]);
+      return w;
+    };
+
+    it('drops them one at a time, oldest first, through the dropping mark; never the current or kept previous one', async () => {
+      const w = orphaned();
+      const turns = new Turns([]);
+      const drop = new GenerationDrop(fakeCatalog(w, turns, 'J'), fakeDirectory(w, turns, 'J'), 10, 0);
+      const dropped: number[] = [];
+      const dropTable = async (g: number) => {
+        dropped.push(g);
+        if (g === 1) w.table = false;
+        else w.extra.delete(g);
+      };
+      expect(await drop.pass('p', 's', new Date(w.now), dropTable)).toBe(1);
+      expect(await drop.pass('p', 's', new Date(w.now), dropTable)).toBe(4);
+      expect(await drop.pass('p', 's', new Date(w.now), dropTable)).toBeNull();
+      expect(dropped).toEqual([1, 4]);
+      expect(w.entry).toMatchObject({ currentGeneration: 3, previousGeneration: 2, droppingGeneration: null });
+      expect([...w.extra].sort()).toEqual([2, 3]);
+    });
+
+    it('keeps an orphan while a live worker still writes it (a cancelled build draining), and drops it once that worker forgets it', async () => {
+      const w = orphaned();
+      w.table = false;
+      const turns = new Turns([]);
+      const drop = new GenerationDrop(fakeCatalog(w, turns, 'J'), fakeDirectory(w, turns, 'J'), 10, 0);
+      const dir = fakeDirectory(w, turns, 'W');
+      await dir.beat({ pipeline: 'p', worker: 'w1', generation: 4, role: 'building' }, 10);
+      const writer = new GenerationDrop(fakeCatalog(w, turns, 'W'), dir, 10);
+      await expect(writer.register({ ...claim, generation: 4, role: 'building' })).rejects.toMatchObject({ code: 'GENERATION_RETIRED' });
+      expect(await drop.pass('p', 's', new Date(w.now), async () => fail('dropped under a live writer'))).toBeNull();
+      expect(w.entry.droppingGeneration).toBe(4);
+      await dir.forget('p', 'w1', 4);
+      expect(await drop.pass('p', 's', new Date(w.now), async () => undefined)).toBe(4);
+    });
+
+    it('never takes a table numbered above what the row has named (a build begun after the row was read)', async () => {
+      const w = orphaned();
+      w.table = false;
+      w.extra = new Set([2, 3, 5]);
+      const turns = new Turns([]);
+      const drop = new GenerationDrop(fakeCatalog(w, turns, 'J'), fakeDirectory(w, turns, 'J'), 10, 0);
+      expect(await drop.pass('p', 's', new Date(w.now), async () => fail('dropped'))).toBeNull();
+      expect(w.entry.droppingGeneration).toBeNull();
+    });
+
+    it('looks for orphans at most once per scan interval', async () => {
+      const w = orphaned();
+      const turns = new Turns([]);
+      const catalog = fakeCatalog(w, turns, 'J');
+      const orphans = jest.spyOn(catalog, 'orphans');
+      const drop = new GenerationDrop(catalog, fakeDirectory(w, turns, 'J'), 10, 60_000);
+      const dropTable = async (g: number) => void (g === 1 ? (w.table = false) : w.extra.delete(g));
+      expect(await drop.pass('p', 's', new Date(w.now), dropTable)).toBe(1);
+      expect(await drop.pass('p', 's', new Date(w.now + 59_999), dropTable)).toBeNull();
+      expect(await drop.pass('p', 's', new Date(w.now + 60_000), dropTable)).toBe(4);
+      expect(orphans).toHaveBeenCalledTimes(2);
+    });
   });
 });

@@ -126,7 +126,7 @@ describe('catalog schema: upgrade and concurrent creation', () => {
     expect(await catalog.get('rp')).toMatchObject({ currentGeneration: 1, buildingGeneration: 3, lastGeneration: 3 });
     // A worker late to find 2 lost gets the build that replaced it; with no build left, null.
     expect(await catalog.replaceBuild('rp', 2)).toBe(3);
-    await catalog.cancelBuild('rp');
+    expect(await catalog.cancelBuild('rp', 3)).toBe(true);
     expect(await catalog.replaceBuild('rp', 3)).toBeNull();
     expect(await catalog.beginBuild('rp')).toBe(4);
   });
