@@ -1,11 +1,11 @@
 import { KafkaMessage } from 'kafkajs';
 import { Clock } from '../clock';
 import { AdjunctError, asAdjunctError, BadRecordError, describeError } from '../errors';
-import { isRejoinError } from '../kafka/kafka-retry';
 import { Extracted, isSkip } from '../extract';
 import { Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
-import { ErrorHandler, Heartbeat } from './error-handler';
+import { BatchControl, BatchControlParts, batchControl, FetchedBatch } from './batch-control';
+import { ErrorHandler } from './error-handler';
 import { OffsetLossGuard } from './offset-loss-guard';
 import { PartitionRegistry } from './partition-registry';
 import type { PartitionState } from './partition-state';
@@ -17,42 +17,6 @@ import { TaskLifecycle } from './task-lifecycle';
 import { CompiledSinkTaskOptions } from './task-options';
 import { TaskCounts } from './task-status';
 import { WriteBudget } from './write-budget';
-
-/** One fetched batch as the loop sees it (kafkajs's EachBatchPayload fits). */
-export interface FetchedBatch {
-  batch: {
-    topic: string;
-    partition: number;
-    highWatermark: string;
-    messages: KafkaMessage[];
-    /**
-     * First and last offset kafkajs fetched, also of records it does not hand over (transaction markers, aborted
-     * records); when absent, those of `messages`.
-     */
-    firstOffset?(): string | null;
-    lastOffset?(): string;
-  };
-  resolveOffset(offset: string): void;
-  heartbeat(): Promise<void>;
-  isRunning(): boolean;
-  isStale(): boolean;
-}
-
-/** Per batch: heartbeat throttled to the heartbeat interval, heartbeat now, and whether to go on. */
-interface BatchControl {
-  heartbeat: Heartbeat;
-  beat: Heartbeat;
-  /** True when a heartbeat is due (checked synchronously per record). */
-  heartbeatDue(): boolean;
-  /** Notes a record handed over (settled or issued): the position to resolve next. */
-  handedOver(offset: string): void;
-  /** Resolves the consumer position up to the last record handed over (kafkajs `resolveOffset`), once. */
-  resolve(): void;
-  /** Whether to go on: the task accepts records and the consumer neither stopped nor seeked this partition. */
-  keepGoing(): boolean;
-  /** Notes an await point: other code ran, so the consumer may have stopped or seeked since the last check. */
-  yielded(): void;
-}
 
 /**
  * Records handed over in one batch between two yields to I/O. A fetch of ≈ 3,500 records is ≈ 50 ms of synchronous
@@ -96,6 +60,7 @@ type Converted = Extracted | typeof SETTLED | typeof STOP;
  */
 export class SinkLoop {
   private readonly m;
+  private readonly controlParts: BatchControlParts;
   /** The loop's answer to settled writes (one object for every record). */
   private readonly settlement: WriteSettlement = {
     durable: (r) => this.durable(r),
@@ -123,6 +88,7 @@ export class SinkLoop {
     private readonly p: SinkLoopParts,
   ) {
     const pipeline = o.pipeline;
+    this.controlParts = { clock: p.clock, heartbeatIntervalMs: o.heartbeatIntervalMs, lifecycle: p.lifecycle, log: p.log };
     this.heldMaxCount = HELD_PER_BUDGET * p.budget.maxCount;
     this.heldMaxBytes = HELD_PER_BUDGET * p.budget.maxBytes;
     this.m = {
@@ -148,7 +114,7 @@ export class SinkLoop {
     const first = messages[0];
     // Where the fetch starts, transaction markers and aborted records included: they are no gap in the log.
     if (!first || !(await this.p.guard.admit(st, BigInt(b.batch.firstOffset?.() ?? first.offset)))) return;
-    const control = this.controlOf(b, st);
+    const control = batchControl(b, st, this.controlParts);
     let consumed = 0;
     let sinceYield = 0;
     let last: KafkaMessage | null = null;
@@ -270,58 +236,6 @@ export class SinkLoop {
    */
   private rejoinIfFenced(st: PartitionState): void {
     if (st.fenced && st.fencedBy !== undefined) throw st.fencedBy;
-  }
-
-  private controlOf(b: FetchedBatch, st: PartitionState): BatchControl {
-    const clock = this.p.clock;
-    const interval = this.o.heartbeatIntervalMs;
-    let last = clock.now();
-    let handed: string | null = null;
-    const heartbeatDue = () => clock.now() - last >= interval;
-    // A heartbeat that finds the group rebalancing (or this member unknown) fences the partition: it may have a new
-    // owner by the time this worker's waits and retries end, so none of it is written after that.
-    const fenceOnRejoin = (e: unknown): never => {
-      if (isRejoinError(e) && !st.fenced) {
-        st.fenced = true;
-        st.fencedBy = e;
-        this.p.log.info({ topic: st.topic, partition: st.partition }, 'group rebalancing: partition fenced until re-assigned');
-      }
-      throw e;
-    };
-    const beat = async () => {
-      last = clock.now();
-      await b.heartbeat().catch(fenceOnRejoin);
-    };
-    const heartbeat = async () => {
-      if (heartbeatDue()) await beat();
-    };
-    // kafkajs's isRunning()/isStale() (a JSON key per call) change only when other code runs (consumer.stop, seek), i.e.
-    // while this loop awaits: they are checked at the start and after each await point, not per record.
-    let consumerChecked = false;
-    const resolve = () => {
-      if (handed === null) return;
-      b.resolveOffset(handed);
-      handed = null;
-    };
-    return {
-      heartbeat,
-      beat,
-      heartbeatDue,
-      handedOver: (offset) => {
-        handed = offset;
-      },
-      resolve,
-      keepGoing: () => {
-        if (!this.p.lifecycle.accepting || st.fenced) return false;
-        if (consumerChecked) return true;
-        if (!b.isRunning() || b.isStale()) return false;
-        consumerChecked = true;
-        return true;
-      },
-      yielded: () => {
-        consumerChecked = false;
-      },
-    };
   }
 
   /**

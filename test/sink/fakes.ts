@@ -13,7 +13,7 @@ import { RowListener } from '../../src/store/types';
 import { DeadLetterSink, PipelineParts, TaskTarget } from '../../src/sink/pipeline-parts';
 import { RecordProcessor } from '../../src/sink/record-processor';
 import { SinkTaskCore } from '../../src/sink/sink-task-core';
-import { FetchedBatch } from '../../src/sink/sink-loop';
+import { FetchedBatch } from '../../src/sink/batch-control';
 import { StallMonitor } from '../../src/sink/stall-monitor';
 import { compileSinkTaskOptions, SinkTaskOptions } from '../../src/sink/task-options';
 import { WriteBudget } from '../../src/sink/write-budget';
