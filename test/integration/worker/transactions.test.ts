@@ -46,8 +46,11 @@ describe('transactional changelogs (commit and abort markers at the end of the l
     await inTransaction(n.topic, 0, recs('a', 5), true); // offsets 0..4, commit marker 5
     await inTransaction(n.topic, 1, recs('b', 3), true); // 0..2, marker 3
     await inTransaction(n.topic, 1, recs('x', 2), false); // aborted 4..5, abort marker 6
-    const ends = await endOffsets(stack.admin, n.topic);
-    expect([...ends.entries()].sort()).toEqual([
+    // The coordinator writes the markers after commit/abort return; until then the end offset (the last stable offset,
+    // read_committed) stays at the open transaction's first record.
+    const sorted = async () => [...(await endOffsets(stack.admin, n.topic)).entries()].sort();
+    await eventually(async () => (await sorted())[1]?.[1] === 7n, 30_000, 'the abort marker written');
+    expect(await sorted()).toEqual([
       [0, 6n],
       [1, 7n],
     ]);
@@ -67,6 +70,7 @@ describe('transactional changelogs (commit and abort markers at the end of the l
     const n = names('txpos');
     await createTopic(stack.kafka, n.topic, 1);
     await inTransaction(n.topic, 0, recs('a', 4), true); // 0..3, marker 4
+    await eventually(async () => (await endOffsets(stack.admin, n.topic)).get(0) === 5n, 30_000, 'the commit marker written');
     const group = pipelineGroup(n.group, 'p');
     await stack.admin.setOffsets({ groupId: group, topic: n.topic, partitions: [{ partition: 0, offset: '4' }] });
     stack.worker = await startWorker(
