@@ -11,7 +11,11 @@ const startOf = (p: PartitionOffsets): bigint => (p.committed !== null && p.comm
 
 /** A snapshot of bootstrap progress. */
 export interface BootstrapProgress {
-  state: 'BOOTSTRAPPING' | 'READY';
+  /**
+   * BOOTSTRAPPING: the generation's first bootstrap is running. CATCHING_UP: the generation was READY before, and this
+   * worker (started, or rolled back to it) reads it up to the end offsets seen then. READY: caught up.
+   */
+  state: 'BOOTSTRAPPING' | 'CATCHING_UP' | 'READY';
   done: number;
   total: number;
   ratePerSec: number;

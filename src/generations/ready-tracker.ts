@@ -41,6 +41,12 @@ export interface ReadyTrackerOptions {
   clock?: Clock;
   /** True once the worker is stopping: the start's offset fetches stop retrying (so does `stop()`). */
   shouldStop?: () => boolean;
+  /**
+   * A generation already READY catches up first (the tracker of a current generation, at a worker's start or a
+   * rollback): it is READY here only once its group has committed the end offsets seen when `begin` ran, as a Samza
+   * bootstrap stream is read to its end at every start. The persisted READY is left as it is. Default false (a build).
+   */
+  catchUp?: boolean;
 }
 
 /**
@@ -63,6 +69,8 @@ export class ReadyTracker {
   private stopped = false;
   /** Topics of `topics` that left the measure (see `subscribed`). */
   private readonly left = new Set<string>();
+  /** A READY generation catching up to the end offsets seen at `begin` (`catchUp`): nothing is persisted meanwhile. */
+  private catchingUp = false;
 
   constructor(private readonly o: ReadyTrackerOptions) {
     this.ready = new Promise((r) => (this.readyResolve = r));
@@ -70,11 +78,11 @@ export class ReadyTracker {
 
   /**
    * True when `begin()` measured the generation's group and it had committed no record of the target yet (a new build,
-   * or one over empty topics): only then may its table be created. A restored READY, or any progress, says false: a
-   * table missing then was dropped, and re-creating it would hide the records written into it.
+   * or one over empty topics): only then may its table be created. A READY generation (restored, or catching up), or
+   * any progress, says false: a table missing then was dropped, and re-creating it would hide the records written into it.
    */
   noProgressYet(): boolean {
-    return this.measuredDone === 0n;
+    return this.measuredDone === 0n && !this.catchingUp;
   }
 
   /** Current progress. */
@@ -82,19 +90,23 @@ export class ReadyTracker {
     return { ...this.progress };
   }
 
-  /** Restores a persisted READY, or captures (or restores) the end offsets, persists BOOTSTRAPPING and starts polling. */
+  /**
+   * Restores a persisted READY (with `catchUp`: captures the end offsets now and catches up to them first), or captures
+   * (or restores) the end offsets, persists BOOTSTRAPPING and starts polling.
+   */
   async begin(): Promise<void> {
     const existing = await this.o.status.get(this.o.pipeline, this.o.generation);
-    if (existing?.state === 'READY') {
+    if (existing?.state === 'READY' && !this.o.catchUp) {
       this.markReady(false);
       return;
     }
     const parts = await fetchPartitionOffsets(this.o.admin, this.o.groupId, this.measuredTopics(), this.startRetry());
+    this.catchingUp = existing?.state === 'READY';
     const resumed = existing?.state === 'BOOTSTRAPPING' ? { end: existing.endOffsets, start: existing.startOffsets } : undefined;
     this.target = captureTarget(parts, resumed);
     this.o.logger.info(
       { pipeline: this.o.pipeline, generation: this.o.generation, endOffsets: persistedEnd(this.target), resumed: !!resumed },
-      'bootstrap: captured end offsets',
+      this.catchingUp ? 'bootstrap: READY generation catching up to the end offsets seen now' : 'bootstrap: captured end offsets',
     );
     this.reporter = new ProgressReporter({
       pipeline: this.o.pipeline,
@@ -139,6 +151,12 @@ export class ReadyTracker {
     const m = measureProgress(parts, this.target);
     this.measuredDone = m.done;
     this.progress = this.reporter!.sample(Number(m.done), Number(m.total), m.reached);
+    if (this.catchingUp) {
+      // The generation's persisted READY stands (it is never taken back): catching up is this worker's own state.
+      if (m.reached) this.markReady(true);
+      else this.progress.state = 'CATCHING_UP';
+      return;
+    }
     await this.o.status.put({
       pipeline: this.o.pipeline,
       generation: this.o.generation,
@@ -175,7 +193,10 @@ export class ReadyTracker {
     this.reporter?.finished(this.progress.total);
     if (!this.reporter) this.o.metrics.bootstrapProgress.set({ pipeline: this.o.pipeline }, 1);
     if (log)
-      this.o.logger.info({ pipeline: this.o.pipeline, generation: this.o.generation, records: this.progress.done }, 'bootstrap READY');
+      this.o.logger.info(
+        { pipeline: this.o.pipeline, generation: this.o.generation, records: this.progress.done },
+        this.catchingUp ? 'bootstrap READY: caught up to the end offsets seen at start' : 'bootstrap READY',
+      );
     this.readyResolve();
   }
 

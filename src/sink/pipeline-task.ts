@@ -58,36 +58,54 @@ export class PipelineTask {
     return this.core.lifecycle.lastError;
   }
 
-  /** Joins the group and starts consuming. */
+  /**
+   * Joins the group and starts consuming. A stop while it starts wins: the start goes no further than the step it was
+   * in (no commit timer or watchdog started after the stop), and a consumer that kafkajs connected or joined after the
+   * stop's disconnect is disconnected again.
+   */
   async start(): Promise<void> {
     const o = this.core.parts.options;
+    const lifecycle = this.core.lifecycle;
     // A reset position nobody judged fails the task here under policy fail: it never consumes past the gap.
-    if (!(await this.core.takePositions())) return;
+    if (!(await this.core.takePositions()) || lifecycle.stopping) return;
     const consumer = this.createConsumer();
     await consumer.connect();
     // A group without committed offsets starts at the earliest one: a changelog is complete only from its beginning.
-    await consumer.subscribe({ topics: this.core.target.topics, fromBeginning: true });
-    this.core.lifecycle.set(this.pauseWanted ? 'PAUSED' : 'RUNNING');
+    if (!lifecycle.stopping) await consumer.subscribe({ topics: this.core.target.topics, fromBeginning: true });
+    if (lifecycle.stopping) return this.disconnectAfterStop();
+    lifecycle.set(this.pauseWanted ? 'PAUSED' : 'RUNNING');
     this.watchdog?.start(Math.min(30_000, Math.max(1_000, Math.round(o.watchdogTimeoutMs / 4))));
     this.commitTimer = setInterval(
       () => void this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'commit failed; will retry')),
       o.commitIntervalMs,
     );
-    await consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: o.partitionsConsumedConcurrently,
-      eachBatch: async (b) => {
-        const { topic, partition } = b.batch;
-        this.watchdog?.batchStarted(topic, partition);
-        try {
-          await this.core.loop.eachBatch(b);
-        } finally {
-          this.watchdog?.batchEnded(topic, partition, this.core.partitions.get(topic, partition)?.expectedNext ?? null);
-        }
-      },
-    });
+    try {
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: o.partitionsConsumedConcurrently,
+        eachBatch: async (b) => {
+          const { topic, partition } = b.batch;
+          this.watchdog?.batchStarted(topic, partition);
+          try {
+            await this.core.loop.eachBatch(b);
+          } finally {
+            this.watchdog?.batchEnded(topic, partition, this.core.partitions.get(topic, partition)?.expectedNext ?? null);
+          }
+        },
+      });
+    } catch (e) {
+      // A stop's disconnect during the group join can fail the join: that is the stop, not a failure.
+      if (lifecycle.stopping) return this.disconnectAfterStop();
+      throw e;
+    }
+    if (lifecycle.stopping) return this.disconnectAfterStop();
     this.log.info({ topics: this.core.target.topics, groupId: this.core.target.groupId }, 'pipeline started');
+  }
+
+  /** The task stopped while it started: its consumer, connected or joined after the stop's disconnect, leaves too. */
+  private async disconnectAfterStop(): Promise<void> {
+    await this.disconnect(this.core.parts.options.shutdownTimeoutMs);
   }
 
   private createConsumer(): Consumer {

@@ -65,9 +65,13 @@ export class GenerationTasks {
     return task;
   }
 
-  /** A new (not begun) tracker of `generation`'s bootstrap, on the topics known now. */
-  tracker(generation: number): ReadyTracker {
+  /**
+   * A new (not begun) tracker of `generation`'s bootstrap, on the topics known now. `catchUp` for the current
+   * generation's tracker: a READY generation is READY here only once caught up to the end offsets seen at its begin.
+   */
+  tracker(generation: number, catchUp = false): ReadyTracker {
     return new ReadyTracker({
+      catchUp,
       admin: this.d.admin,
       groupId: this.groupFor(generation),
       topics: this.subscription.topics, // READY is measured on the topics known when the bootstrap (re)starts

@@ -23,6 +23,8 @@ export type { RunnerStatus } from './runner-status';
 export class PipelineRunner {
   private main?: PipelineTask;
   private mainTracker?: ReadyTracker;
+  /** The start in progress or done (`start`), awaited by `stop`. */
+  private startup?: Promise<void>;
   private readonly build: GenerationBuild;
   private generation: number;
   private stopped = false;
@@ -125,31 +127,53 @@ export class PipelineRunner {
     return this.d.entry.store;
   }
 
-  /** Starts the main task (and resumes an unfinished reload); handles offset-out-of-range per policy. */
-  async start(): Promise<void> {
+  /**
+   * Starts the main task (and resumes an unfinished reload); handles offset-out-of-range per policy. A stop while it
+   * starts (a dependent pipeline starting as the worker stops) wins: the start goes no further than the step it was in,
+   * and what it began after the stop is stopped, so no task, timer or Kafka connection outlives the stop.
+   */
+  start(): Promise<void> {
+    this.startup = (async () => {
+      try {
+        await this.startSteps();
+      } finally {
+        if (this.stopped) await this.halt();
+      }
+    })();
+    return this.startup;
+  }
+
+  private async startSteps(): Promise<void> {
+    if (this.stopped) return;
     const view = await this.d.generations.view(this.name, this.store);
+    if (this.stopped) return;
     this.generation = view.current;
     this.parts.metrics.generation.set({ pipeline: this.name, store: this.store }, this.generation);
     const topics = await this.subscription.resolve();
+    if (this.stopped) return;
     const group = this.groupFor(this.generation);
     const positions = await checkStartPositions(this.d.admin, group, topics, this.offsetLossPolicy, {
       onRetry: warnKafkaRetry(this.log, 'the start-up offset check', { groupId: group }),
       shouldStop: () => this.stopped || this.d.stopping(),
     });
+    if (this.stopped) return;
     await this.heartbeat.writes(this.generation, 'current');
+    if (this.stopped) return;
     this.main = this.tasks.task(this.generation, positions.startAt);
     this.main.counts.lostOffsets += positions.lostOffsets;
-    if (this.d.spec.bootstrap) {
-      this.mainTracker = this.tasks.tracker(this.generation);
-    }
+    // A READY generation catches up to the end offsets seen now before this worker says READY (and starts dependents).
+    if (this.d.spec.bootstrap) this.mainTracker = this.tasks.tracker(this.generation, true);
     // READY's target (end offsets and start positions) is captured before the consumer moves: the whole backlog counts.
     if (this.mainTracker) await this.mainTracker.begin();
     // A pipeline paused in the catalog starts paused: its consumer fetches nothing until resumed.
     if (view.paused) this.setPaused(true);
+    if (this.stopped) return;
     await this.main.start();
+    if (this.stopped) return;
     // A build seen in progress is joined only if the catalog still names it once the main task has joined its group.
     const begin = this.d.spec.resetOffset || positions.reload;
     await this.exclusive(() => this.build.atStart(begin, view.building !== null));
+    if (this.stopped) return;
     // A current table found lost at start is checked now, not only when a record arrives (an idle pipeline).
     if (this.d.currentTableLost) this.tableMissing();
     this.subscription.watch((change) => this.resubscribe(change));
@@ -231,7 +255,8 @@ export class PipelineRunner {
     await this.heartbeat.writes(generation, 'current');
     this.generation = generation;
     this.main = this.tasks.task(generation);
-    this.mainTracker = this.d.spec.bootstrap ? this.tasks.tracker(generation) : undefined;
+    // The generation rolled back to stopped being written at the switch: READY here once caught up again.
+    this.mainTracker = this.d.spec.bootstrap ? this.tasks.tracker(generation, true) : undefined;
     await this.mainTracker?.begin();
     if (this.paused) this.main.pause();
     await this.main.start();
@@ -331,6 +356,14 @@ export class PipelineRunner {
   /** Stops every task of this pipeline (drains and commits). */
   async stop(): Promise<void> {
     this.stopped = true;
+    await this.halt();
+    // A start in progress stops at its next step and stops what it began (its Kafka and Cassandra calls end before the
+    // worker closes its clients, which a late call would otherwise open again).
+    await this.startup?.catch(() => undefined);
+  }
+
+  /** Stops the timers, trackers and tasks there are now (again after a start the stop overtook: `start`). */
+  private async halt(): Promise<void> {
     if (this.janitor) clearInterval(this.janitor);
     this.follower.stop();
     this.subscription.stop();

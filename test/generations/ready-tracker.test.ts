@@ -8,7 +8,7 @@ import { AdjunctMetrics } from '../../src/observability/metrics';
  * A tracker over fakes of the admin calls it makes: topics `a` and `b`, one partition each, ten records each; the
  * group's committed offsets are set by hand; `b` can be deleted (its offset fetch then fails, as Kafka's does).
  */
-function harness() {
+function harness(o: { persisted?: 'READY' | 'BOOTSTRAPPING'; catchUp?: boolean } = {}) {
   const committed = new Map<string, number>([
     ['a', 0],
     ['b', 0],
@@ -26,7 +26,7 @@ function harness() {
     },
   } as unknown as Admin;
   const status = {
-    get: async () => null,
+    get: async () => (o.persisted ? { state: o.persisted, endOffsets: {}, startOffsets: {} } : null),
     put: async (row: { state: string; recordsTotal: number }) => void rows.push(row),
   } as unknown as PipelineStatusTable;
   const tracker = new ReadyTracker({
@@ -42,6 +42,7 @@ function harness() {
     metrics: new AdjunctMetrics({ defaultMetrics: false }),
     workerId: 'w',
     pollMs: 3_600_000,
+    catchUp: o.catchUp,
   });
   return {
     tracker,
@@ -83,6 +84,43 @@ describe('ReadyTracker', () => {
     const left = h.lines.filter((l) => String(l.msg).includes('leave the READY measure'));
     expect(left).toHaveLength(1);
     expect(left[0]).toMatchObject({ level: 40, pipeline: 'p', generation: 2, topics: ['b'] });
+    h.tracker.stop();
+  });
+
+  it('restores a persisted READY at once for a build tracker (no catch-up), measuring nothing', async () => {
+    const h = harness({ persisted: 'READY' });
+    await h.tracker.begin();
+    expect(h.tracker.snapshot().state).toBe('READY');
+    expect(h.rows).toHaveLength(0);
+    h.tracker.stop();
+  });
+
+  it('with catchUp, a READY generation whose group is behind is CATCHING_UP until it commits the end offsets seen at begin; the persisted READY is never rewritten', async () => {
+    const h = harness({ persisted: 'READY', catchUp: true });
+    h.commit('a', 4);
+    h.commit('b', 10);
+    await h.tracker.begin();
+    expect(h.tracker.snapshot()).toMatchObject({ state: 'CATCHING_UP', done: 0, total: 6 });
+    expect(h.tracker.noProgressYet()).toBe(false); // a READY generation's missing table is never re-created empty
+    let ready = false;
+    void h.tracker.ready.then(() => (ready = true));
+    await Promise.resolve();
+    expect(ready).toBe(false);
+    h.commit('a', 10);
+    await h.tracker.poll();
+    expect(h.tracker.snapshot()).toMatchObject({ state: 'READY', done: 6, total: 6 });
+    await h.tracker.ready;
+    expect(h.rows).toHaveLength(0); // nothing persisted: the status row keeps the generation's first READY
+    expect(h.lines.some((l) => String(l.msg).includes('caught up to the end offsets seen at start'))).toBe(true);
+    h.tracker.stop();
+  });
+
+  it('with catchUp, a READY generation whose group is at the end is READY after one measure', async () => {
+    const h = harness({ persisted: 'READY', catchUp: true });
+    h.commit('a', 10);
+    h.commit('b', 10);
+    await h.tracker.begin();
+    expect(h.tracker.snapshot()).toMatchObject({ state: 'READY', total: 0 });
     h.tracker.stop();
   });
 });

@@ -133,3 +133,51 @@ describe('PipelineTask pause', () => {
     expect(consumer.group).toBeNull();
   });
 });
+
+describe('PipelineTask stopped while it starts', () => {
+  /** A consumer whose `gate` step waits until released, counting disconnects and runs. */
+  function gated(gate: 'connect' | 'run') {
+    const consumer = new FakeConsumer();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const counts = { disconnects: 0, runs: 0 };
+    consumer.disconnect = async () => void counts.disconnects++;
+    if (gate === 'connect') consumer.connect = () => held;
+    const run = consumer.run.bind(consumer);
+    consumer.run = () => {
+      counts.runs++;
+      return gate === 'run' ? held.then(run) : run();
+    };
+    return { consumer, release, counts };
+  }
+
+  it('a stop during the connect wins: no subscribe, no run, no commit timer; the consumer is disconnected after the connect', async () => {
+    const { consumer, release, counts } = gated('connect');
+    const subscribe = jest.spyOn(consumer, 'subscribe');
+    const task = taskOver(consumer);
+    const started = task.start();
+    await new Promise((r) => setImmediate(r));
+    await task.stop(0);
+    expect(task.state).toBe('STOPPED');
+    release();
+    await started;
+    expect(subscribe).not.toHaveBeenCalled();
+    expect(counts.runs).toBe(0);
+    expect(counts.disconnects).toBe(2); // the stop's, and the one after the late connect
+    expect(task.state).toBe('STOPPED'); // never set back to RUNNING
+  });
+
+  it('a stop during the group join: the consumer that joined after the stop is disconnected again', async () => {
+    const { consumer, release, counts } = gated('run');
+    const task = taskOver(consumer);
+    const started = task.start();
+    await new Promise((r) => setImmediate(r));
+    expect(counts.runs).toBe(1);
+    await task.stop(0);
+    const before = counts.disconnects;
+    release();
+    await started;
+    expect(counts.disconnects).toBe(before + 1);
+    expect(task.state).toBe('STOPPED');
+  });
+});
