@@ -5,9 +5,8 @@
  * late cancel never removes a newer build.
  */
 import { Client, errors } from 'cassandra-driver';
-import { ensureCatalog } from '../../../src/catalog';
 import { StoreCatalog } from '../../../src/generations';
-import { createKeyspace, newCassandraClient, uniqueName } from '../helpers';
+import { registerStore, useCatalogKeyspace } from './catalog-fixture';
 
 jest.setTimeout(120_000);
 
@@ -36,35 +35,14 @@ function losingReplies(client: Client) {
   return { client: proxy, state };
 }
 
-const register = (catalog: StoreCatalog, name: string) =>
-  catalog.register({
-    store: name,
-    baseTable: name,
-    kind: 'versioned',
-    scope: 'global',
-    keySerde: 'string',
-    valueSerde: 'json',
-    historyRetentionMs: 60_000,
-    buckets: null,
-  });
-
 describe('catalog compare-and-sets on the real node', () => {
-  let client: Client;
-  const keyspace = uniqueName('catalog_cas');
-  beforeAll(async () => {
-    client = await newCassandraClient();
-    await createKeyspace(client, keyspace);
-    await ensureCatalog(client, keyspace);
-  });
-  afterAll(async () => {
-    await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`).catch(() => undefined);
-    await client.shutdown();
-  });
+  const ks = useCatalogKeyspace('catalog_cas');
+  const keyspace = ks.keyspace;
 
   it('a begin, switch and cancel whose replies were lost after they applied succeed on retry, the row as wanted', async () => {
-    const lossy = losingReplies(client);
+    const lossy = losingReplies(ks.client());
     const catalog = new StoreCatalog(lossy.client, keyspace, fast);
-    await register(catalog, 'lost');
+    await registerStore(catalog, 'lost');
     lossy.state.lose = 1;
     expect(await catalog.beginBuild('lost')).toBe(2);
     lossy.state.lose = 1;
@@ -79,8 +57,8 @@ describe('catalog compare-and-sets on the real node', () => {
   });
 
   it('a late cancel of a build already replaced leaves the newer build in place (conditional, never a plain write)', async () => {
-    const catalog = new StoreCatalog(client, keyspace);
-    await register(catalog, 'late');
+    const catalog = new StoreCatalog(ks.client(), keyspace);
+    await registerStore(catalog, 'late');
     expect(await catalog.beginBuild('late')).toBe(2);
     expect(await catalog.cancelBuild('late', 2)).toBe(true);
     expect(await catalog.beginBuild('late')).toBe(3);
@@ -93,8 +71,8 @@ describe('catalog compare-and-sets on the real node', () => {
   });
 
   it('a switch to a build cancelled meanwhile is not applied: SWITCH_CONFLICT, and the row keeps the cancel', async () => {
-    const catalog = new StoreCatalog(client, keyspace);
-    await register(catalog, 'conflict');
+    const catalog = new StoreCatalog(ks.client(), keyspace);
+    await registerStore(catalog, 'conflict');
     expect(await catalog.beginBuild('conflict')).toBe(2);
     expect(await catalog.cancelBuild('conflict', 2)).toBe(true);
     await expect(catalog.switchTo('conflict', 2, 60_000)).rejects.toMatchObject({ code: 'SWITCH_CONFLICT', retriable: true });

@@ -10,21 +10,9 @@ import { StoreCatalog, TableOwners } from '../../../src/generations';
 import { CqlExecutor, ensureKeyspace, renderReplication } from '../../../src/store/cassandra';
 import { stackEndpoints } from '../../../tools/devstack/endpoints';
 import { createKeyspace, uniqueName } from '../helpers';
+import { registerStore } from './catalog-fixture';
 
 jest.setTimeout(180_000);
-
-/** Registers a versioned, global store `name` (string keys, JSON values) whose base table has its name. */
-const register = (catalog: StoreCatalog, name: string) =>
-  catalog.register({
-    store: name,
-    baseTable: name,
-    kind: 'versioned',
-    scope: 'global',
-    keySerde: 'string',
-    valueSerde: 'json',
-    historyRetentionMs: 60_000,
-    buckets: null,
-  } as Parameters<StoreCatalog['register']>[0]);
 
 describe('catalog schema: upgrade and concurrent creation', () => {
   let client: Client;
@@ -104,7 +92,7 @@ describe('catalog schema: upgrade and concurrent creation', () => {
   it('refuses a rollback to a kept generation whose table was dropped outside adjunct, naming the table; rolls back once it exists', async () => {
     await ensureCatalog(client, keyspace);
     const catalog = new StoreCatalog(client, keyspace);
-    await register(catalog, 'rb');
+    await registerStore(catalog, 'rb');
     expect(await catalog.beginBuild('rb')).toBe(2);
     await catalog.switchTo('rb', 2, 3_600_000);
     // Generation 1's table is gone (never created here: as if dropped outside adjunct).
@@ -119,7 +107,7 @@ describe('catalog schema: upgrade and concurrent creation', () => {
   it('replaces a lost build by compare-and-set: workers finding it lost at once get one new number, never a reused one', async () => {
     await ensureCatalog(client, keyspace);
     const catalog = new StoreCatalog(client, keyspace);
-    await register(catalog, 'rp');
+    await registerStore(catalog, 'rp');
     expect(await catalog.beginBuild('rp')).toBe(2);
     const raced = await Promise.all([catalog.replaceBuild('rp', 2), catalog.replaceBuild('rp', 2), catalog.replaceBuild('rp', 2)]);
     expect(raced).toEqual([3, 3, 3]);

@@ -4,44 +4,25 @@
  * each `dropping` and drops it once no heartbeat names it. Tables of the current and kept previous generation, a table
  * numbered above anything the row has named, and another store's tables sharing the name prefix are left alone.
  */
-import { Client } from 'cassandra-driver';
-import { ensureCatalog } from '../../../src/catalog';
 import { GenerationDrop, StoreCatalog, WorkerRegistry } from '../../../src/generations';
-import { createKeyspace, newCassandraClient, uniqueName } from '../helpers';
+import { registerStore, useCatalogKeyspace } from './catalog-fixture';
 
 jest.setTimeout(180_000);
 
 describe('orphaned generation tables (real Cassandra)', () => {
-  let client: Client;
-  const keyspace = uniqueName('orphans');
-  beforeAll(async () => {
-    client = await newCassandraClient();
-    await createKeyspace(client, keyspace);
-    await ensureCatalog(client, keyspace);
-  });
-  afterAll(async () => {
-    await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`).catch(() => undefined);
-    await client.shutdown();
-  });
+  const ks = useCatalogKeyspace('orphans');
+  const keyspace = ks.keyspace;
 
   const tables = async () =>
-    (await client.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name=?', [keyspace], { prepare: true })).rows
+    (await ks.client().execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name=?', [keyspace], { prepare: true })).rows
       .map((r) => String(r.get('table_name')))
       .filter((t) => t.startsWith('s_'))
       .sort();
 
   it('drops a previous generation replaced by a second switch and a cancelled build, once nobody writes them', async () => {
+    const client = ks.client();
     const catalog = new StoreCatalog(client, keyspace);
-    await catalog.register({
-      store: 's',
-      baseTable: 's',
-      kind: 'versioned',
-      scope: 'global',
-      keySerde: 'string',
-      valueSerde: 'json',
-      historyRetentionMs: 60_000,
-      buckets: null,
-    });
+    await registerStore(catalog, 's');
     const keep = 3_600_000;
     expect(await catalog.beginBuild('s')).toBe(2);
     await catalog.switchTo('s', 2, keep);

@@ -3,9 +3,9 @@
  * by a worker that measured BOOTSTRAPPING just before (its write lands after the READY one), and a catalog created by
  * an earlier release gets the `ready_at` column by ALTER TABLE.
  */
-import { Client } from 'cassandra-driver';
 import { ensureCatalog, PipelineStatusRow, PipelineStatusTable } from '../../../src/catalog';
-import { createKeyspace, newCassandraClient, uniqueName } from '../helpers';
+import { createKeyspace, uniqueName } from '../helpers';
+import { useCatalogKeyspace } from './catalog-fixture';
 
 const row = (state: PipelineStatusRow['state'], done: number, worker: string): Omit<PipelineStatusRow, 'updatedAt'> => ({
   pipeline: 'p',
@@ -22,19 +22,11 @@ const row = (state: PipelineStatusRow['state'], done: number, worker: string): O
 });
 
 describe('pipeline status: READY is never taken back', () => {
-  let client: Client;
-  const keyspace = uniqueName('status_ready');
-  beforeAll(async () => {
-    client = await newCassandraClient();
-    await createKeyspace(client, keyspace);
-    await ensureCatalog(client, keyspace);
-  });
-  afterAll(async () => {
-    await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
-    await client.shutdown();
-  });
+  const ks = useCatalogKeyspace('status_ready');
+  const keyspace = ks.keyspace;
 
   it('a BOOTSTRAPPING written after READY (another worker, measured earlier) still reads READY, with every record done', async () => {
+    const client = ks.client();
     const status = new PipelineStatusTable(client, keyspace);
     await status.put(row('BOOTSTRAPPING', 10, 'a'));
     expect((await status.get('p', 1))?.state).toBe('BOOTSTRAPPING');
@@ -46,6 +38,7 @@ describe('pipeline status: READY is never taken back', () => {
   });
 
   it('a catalog from an earlier release (no ready_at) gets the column and keeps its rows', async () => {
+    const client = ks.client();
     const old = uniqueName('status_old');
     await createKeyspace(client, old);
     try {
