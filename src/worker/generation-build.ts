@@ -46,6 +46,9 @@ export interface GenerationBuildParts {
 /** Longest wait between two attempts of a switch that failed transiently. */
 export const SWITCH_RETRY_MAX_MS = 30_000;
 
+/** A switch backoff is waited in slices of at most this, so a stop ends it (and lets the process exit) within one. */
+const BACKOFF_SLICE_MS = 5_000;
+
 /**
  * The reload lifecycle of one pipeline on one worker: begin a generation in the catalog → join its build (a task
  * under the generation's own consumer group, from the earliest offsets) → when READY, check its table and switch the
@@ -187,9 +190,13 @@ export class GenerationBuild {
     });
     if (this.p.stopped() || this.running?.generation !== generation) return;
     const delay = Math.min(1000 * 2 ** (attempt - 1), SWITCH_RETRY_MAX_MS);
-    void this.p
-      .sleep(delay)
+    void this.backoff(delay)
       .then(() => this.p.exclusive(() => this.switchTo(generation, attempt + 1)))
       .catch((f) => this.p.fail(f));
+  }
+
+  /** Waits `ms` (the runner's clock), ending early once the pipeline stops. */
+  private async backoff(ms: number): Promise<void> {
+    for (let left = ms; left > 0 && !this.p.stopped(); left -= BACKOFF_SLICE_MS) await this.p.sleep(Math.min(left, BACKOFF_SLICE_MS));
   }
 }

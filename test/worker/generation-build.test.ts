@@ -217,6 +217,12 @@ describe('GenerationBuild', () => {
   const conflict = () => new AdjunctError('generation switch lost a race', { code: 'SWITCH_CONFLICT', stage: 'store', retriable: true });
   const timedOut = () =>
     new AdjunctError('switching generation: Operation timed out', { code: 'CASSANDRA_UNAVAILABLE', stage: 'store', retriable: true });
+  /** A switch answered `reply` after another worker had switched the store to generation 4 (the build done). */
+  const switchedElsewhere = (catalog: { current: number; building: number | null }, reply: Error): Error => {
+    catalog.current = 4;
+    catalog.building = null;
+    return reply;
+  };
 
   describe('at start, with a build seen in progress', () => {
     it('joins it when the catalog still builds it, without beginning anything', async () => {
@@ -282,15 +288,7 @@ describe('GenerationBuild', () => {
     });
 
     it('promotes the build when another worker switched to it first', async () => {
-      const h = harness({
-        switches: [
-          () => {
-            h.catalog.current = 4;
-            h.catalog.building = null;
-            return conflict();
-          },
-        ],
-      });
+      const h = harness({ switches: [() => switchedElsewhere(h.catalog, conflict())] });
       await h.build.begin();
       await h.ready(4);
       expect(h.failures).toEqual([]);
@@ -310,15 +308,7 @@ describe('GenerationBuild', () => {
     });
 
     it('promotes when a timed-out switch had in fact applied', async () => {
-      const h = harness({
-        switches: [
-          () => {
-            h.catalog.current = 4;
-            h.catalog.building = null;
-            return timedOut();
-          },
-        ],
-      });
+      const h = harness({ switches: [() => switchedElsewhere(h.catalog, timedOut())] });
       await h.build.begin();
       await h.ready(4);
       expect(h.failures).toEqual([]);
