@@ -1,5 +1,8 @@
 /** Jest setupFilesAfterEnv: tells the socket-origin recorder which test file is running (see open-sockets.ts). */
-import { noteTestFile } from './open-sockets';
+import { noteTestFile, reportSocketsLeftOpen } from './open-sockets';
 
-beforeAll(() => noteTestFile(expect.getState().testPath));
+beforeAll(() => {
+  reportSocketsLeftOpen(expect.getState().testPath);
+  noteTestFile(expect.getState().testPath);
+});
 afterAll(() => noteTestFile(undefined));

@@ -6,6 +6,8 @@
 import net from 'node:net';
 
 const ORIGIN = Symbol.for('adjunct.test.socketOrigin');
+const ORIGIN_FILE = Symbol.for('adjunct.test.socketOriginFile');
+const REPORTED = Symbol.for('adjunct.test.socketLeftOpenReported');
 const PATCHED = Symbol.for('adjunct.test.socketOriginsRecorded');
 const CURRENT_FILE = Symbol.for('adjunct.test.currentFile');
 const STACK_FRAMES = 40;
@@ -32,17 +34,38 @@ export function recordSocketOrigins(): void {
     const origin = `while ${shared[CURRENT_FILE] ?? '(no test file)'} ran: ${new Error('socket opened').stack ?? ''}`;
     Error.stackTraceLimit = limit;
     (this as unknown as Record<symbol, string>)[ORIGIN] = origin;
+    (this as unknown as Record<symbol, string | undefined>)[ORIGIN_FILE] = shared[CURRENT_FILE];
     return connect.apply(this, args);
   };
 }
 
-/** One line per open socket (peer, state, listeners) followed by the stack that opened it, when recorded. */
-export function describeOpenSockets(): string {
+/** The process's open TCP client sockets. */
+function openSockets(): net.Socket[] {
   const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
-  const sockets = handles.filter(
+  return handles.filter(
     (h): h is net.Socket => h instanceof net.Socket && (h as unknown as { _handle?: object })._handle?.constructor.name === 'TCP',
   );
-  return sockets
+}
+
+/**
+ * Writes to stderr, once per socket, every socket still open that an earlier test file opened: work that outlives its
+ * file can run after that file's environment is torn down, where jest fails the whole run (process.exitCode = 1).
+ */
+export function reportSocketsLeftOpen(current: string | undefined): void {
+  for (const s of openSockets()) {
+    const tagged = s as unknown as Record<symbol, string | boolean | undefined>;
+    const file = tagged[ORIGIN_FILE];
+    if (file === undefined || file === current || tagged[REPORTED] || s.destroyed) continue;
+    tagged[REPORTED] = true;
+    process.stderr.write(
+      `[open-sockets] a socket opened by ${String(file)} is still open (${s.connecting ? 'connecting' : `${s.remoteAddress}:${s.remotePort}`}) as ${current ?? '(none)'} starts\n`,
+    );
+  }
+}
+
+/** One line per open socket (peer, state, listeners) followed by the stack that opened it, when recorded. */
+export function describeOpenSockets(): string {
+  return openSockets()
     .map((s) => {
       const state = {
         local: `${s.localAddress}:${s.localPort}`,

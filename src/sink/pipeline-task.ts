@@ -32,6 +32,14 @@ export class PipelineTask {
    * for the join, which comes before any fetch.
    */
   private running = false;
+  /**
+   * True while `consumer.run` joins the group. kafkajs cannot cancel a join: a consumer disconnected meanwhile finishes
+   * it anyway, never sends LeaveGroup, and the member it registered holds up the group's next join (another worker's,
+   * or this one's after a restart) until its session times out.
+   */
+  private joining = false;
+  /** True once a stop has disconnected the consumer: what the start joined after that must be disconnected again. */
+  private disconnectedByStop = false;
 
   constructor(parts: PipelineParts, target: TaskTarget) {
     this.core = new SinkTaskCore(parts, target, (offsets) => this.commitOffsets?.(offsets) ?? Promise.reject(notRunning()));
@@ -79,6 +87,7 @@ export class PipelineTask {
       () => void this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'commit failed; will retry')),
       o.commitIntervalMs,
     );
+    this.joining = true;
     try {
       await consumer.run({
         autoCommit: false,
@@ -98,6 +107,8 @@ export class PipelineTask {
       // A stop's disconnect during the group join can fail the join: that is the stop, not a failure.
       if (lifecycle.stopping) return this.disconnectAfterStop();
       throw e;
+    } finally {
+      this.joining = false;
     }
     if (lifecycle.stopping) return this.disconnectAfterStop();
     this.log.info({ topics: this.core.target.topics, groupId: this.core.target.groupId }, 'pipeline started');
@@ -105,7 +116,7 @@ export class PipelineTask {
 
   /** The task stopped while it started: its consumer, connected or joined after the stop's disconnect, leaves too. */
   private async disconnectAfterStop(): Promise<void> {
-    await this.disconnect(this.core.parts.options.shutdownTimeoutMs);
+    if (this.disconnectedByStop) await this.disconnect(this.core.parts.options.shutdownTimeoutMs);
   }
 
   private createConsumer(): Consumer {
@@ -252,8 +263,11 @@ export class PipelineTask {
     if (this.commitTimer) clearInterval(this.commitTimer);
     this.setConsumerPaused(true);
     const deadline = parts.clock.now() + timeoutMs;
+    // A consumer joining its group leaves it properly only once joined (`joining`); the join is bounded by the timeout.
+    while (parts.clock.now() < deadline && this.joining) await parts.clock.sleep(50);
     while (parts.clock.now() < deadline && partitions.draining()) await parts.clock.sleep(50);
     await this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'final commit failed'));
+    this.disconnectedByStop = true;
     await this.disconnect(timeoutMs);
     await partitions.closeAll();
     lifecycle.set('STOPPED');

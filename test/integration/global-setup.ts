@@ -3,10 +3,12 @@
  */
 import { ensureStack } from '../../tools/devstack/stack';
 import { recordSocketOrigins } from '../open-sockets';
+import { recordLateWork } from '../late-work';
 
 /** Starts or reuses Kafka, Cassandra and the schema registry; throws with the reason when they cannot be brought up. */
 export default async function globalSetup(): Promise<void> {
   recordSocketOrigins();
+  recordLateWork();
   try {
     await ensureStack({ log: (m) => process.stderr.write(`[devstack] ${m}\n`) });
   } catch (e) {

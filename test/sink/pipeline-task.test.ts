@@ -180,4 +180,27 @@ describe('PipelineTask stopped while it starts', () => {
     expect(counts.disconnects).toBe(before + 1);
     expect(task.state).toBe('STOPPED');
   });
+
+  it('a stop during the group join lets the join finish within its timeout, then leaves: kafkajs cannot cancel a join, and a member stopped mid-join never leaves the group', async () => {
+    const { consumer, release, counts } = gated('run');
+    const joinedAt: number[] = [];
+    const disconnectedAt: number[] = [];
+    let step = 0;
+    consumer.on(EVENTS.GROUP_JOIN, () => joinedAt.push(++step));
+    consumer.disconnect = async () => {
+      counts.disconnects++;
+      disconnectedAt.push(++step);
+    };
+    const task = taskOver(consumer);
+    const started = task.start();
+    await new Promise((r) => setImmediate(r));
+    const stopped = task.stop(60_000);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    expect(counts.disconnects).toBe(0); // still joining: the stop waits
+    release();
+    await Promise.all([started, stopped]);
+    expect(joinedAt).toEqual([1]);
+    expect(disconnectedAt).toEqual([2]); // once, after the join: the member leaves the group
+    expect(task.state).toBe('STOPPED');
+  });
 });
