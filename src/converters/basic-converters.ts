@@ -1,5 +1,6 @@
 import { BadRecordError, ErrorStage } from '../errors';
-import { Converter } from './converter';
+import { Converter, UNPARSED_VALUE } from './converter';
+import { scanJson, SCAN_NULL, SCAN_VALUE } from './json-scan';
 
 /** UTF-8 string converter; rejects invalid UTF-8 instead of inserting replacement characters. */
 export class StringConverter implements Converter {
@@ -19,7 +20,7 @@ export class StringConverter implements Converter {
   }
 }
 
-/** JSON converter (UTF-8 JSON text). */
+/** JSON converter (UTF-8 JSON text); `validateSync` checks a text without building it (json-scan.ts). */
 export class JsonConverter implements Converter {
   readonly name = 'json';
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
@@ -34,6 +35,13 @@ export class JsonConverter implements Converter {
     } catch (e) {
       throw new BadRecordError(`invalid JSON: ${(e as Error).message}`, { stage: this.stage, code: 'DECODE_FAILED', cause: e });
     }
+  }
+  validateSync(bytes: Buffer | null, maxDepth: number): unknown {
+    if (bytes === null) return null;
+    const scan = scanJson(bytes, maxDepth);
+    if (scan === SCAN_VALUE) return UNPARSED_VALUE;
+    if (scan === SCAN_NULL) return null;
+    return this.decodeSync(bytes);
   }
 }
 

@@ -37,6 +37,8 @@ export class BuiltinExtractor implements Extractor {
   private readonly filters: RecordFilter[];
   /** The value is the whole record value (no path, no projection). */
   readonly keepsValue: boolean;
+  /** Key, timestamp and filters never look inside the record value. */
+  readonly readsValue: boolean;
 
   constructor(spec: ExtractSpec) {
     const k = spec.key ?? { from: 'key' as const };
@@ -58,6 +60,11 @@ export class BuiltinExtractor implements Extractor {
       onMissing: t.onMissing ?? 'streamTime',
     };
     this.filters = compileFilters(spec.filter ?? []);
+    this.readsValue =
+      this.keyPlan.from === 'value' ||
+      (this.valuePlan.from === 'value' && !this.keepsValue) ||
+      this.tsPlan.from === 'field' ||
+      (spec.filter ?? []).some((f) => f.from === 'value');
   }
 
   extract(record: SourceRecord): ExtractResult {

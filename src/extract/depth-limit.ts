@@ -53,12 +53,18 @@ export function requireShallow(what: 'key' | 'value', value: unknown, limit = MA
 export class DepthLimitedExtractor implements Extractor {
   /** The inner extractor's: the depth check changes nothing. */
   readonly keepsValue: boolean;
+  /** The inner extractor's: the depth check only counts the nesting of what the extractor returns. */
+  readonly readsValue: boolean;
+  /** The depth limit. */
+  readonly maxValueDepth: number;
 
   constructor(
     private readonly inner: Extractor,
     private readonly limit = MAX_VALUE_DEPTH,
   ) {
     this.keepsValue = inner.keepsValue === true;
+    this.readsValue = inner.readsValue !== false;
+    this.maxValueDepth = limit;
   }
 
   extract(record: SourceRecord): ExtractResult | Promise<ExtractResult> {

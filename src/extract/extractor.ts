@@ -40,6 +40,13 @@ export interface Extractor {
   extract(record: SourceRecord): ExtractResult | Promise<ExtractResult>;
   /** True when every extracted value is the record's decoded value itself, unchanged (a whole-value extractor). */
   readonly keepsValue?: boolean;
+  /**
+   * False when the extractor never looks inside the record value (key, timestamp, filters and value come from elsewhere
+   * or take the value whole): it may then be given UNPARSED_VALUE for a value the store keeps as its bytes.
+   */
+  readonly readsValue?: boolean;
+  /** The deepest key or value (nested objects/arrays) the extractor accepts, when it limits them. */
+  readonly maxValueDepth?: number;
 }
 
 /** Factory signature a custom extractor module may export (`createExtractor`). */

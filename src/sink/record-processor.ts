@@ -16,11 +16,27 @@ export type Processed = Extracted | Skip;
  * decode synchronously and a synchronous extractor, the result comes back without a promise (the per-record fast path).
  */
 export class RecordProcessor {
+  /**
+   * Set when values are checked, not built: the store keeps a value as the record's bytes, the extractor never looks
+   * inside it and passes it on whole, and the value converter can check without building (JSON). The depth limit is
+   * the extractor's.
+   */
+  private readonly unparsedDepth: number | undefined;
+
+  /** `o.storeKeepsValueBytes`: the store writes a value whole as the record's bytes when the formats agree (store-wiring.ts). */
   constructor(
     private readonly keyConverter: Converter,
     private readonly valueConverter: Converter,
     private readonly extractor: Extractor,
-  ) {}
+    o: { storeKeepsValueBytes?: boolean } = {},
+  ) {
+    const unparsed =
+      o.storeKeepsValueBytes === true &&
+      extractor.keepsValue === true &&
+      extractor.readsValue === false &&
+      valueConverter.validateSync !== undefined;
+    this.unparsedDepth = unparsed ? (extractor.maxValueDepth ?? Number.MAX_SAFE_INTEGER) : undefined;
+  }
 
   /** Decodes and extracts one record (the writer's observed stream time is shown to the extractor): what to write, or a Skip. */
   process(r: SinkRecord, observedStreamTime: number): Processed | Promise<Processed> {
@@ -35,7 +51,7 @@ export class RecordProcessor {
       throw atStage(e, 'key-convert');
     }
     try {
-      value = vc.decodeSync(r.value);
+      value = this.unparsedDepth === undefined ? vc.decodeSync(r.value) : vc.validateSync!(r.value, this.unparsedDepth);
     } catch (e) {
       throw atStage(e, 'value-convert');
     }

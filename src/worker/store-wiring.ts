@@ -2,7 +2,7 @@ import { Client } from 'cassandra-driver';
 import type { AdjunctConfig, PipelineSpec } from '../config/schema';
 import { requireSchemaAgreement } from '../catalog';
 import { GenerationFields, generationTable, StoreEntry } from '../generations';
-import { InvalidArgumentError, wrapCassandraError } from '../errors';
+import { AdjunctError, InvalidArgumentError, wrapCassandraError } from '../errors';
 import { coerceKey, coerceValue, serdeByName } from '../store/serde';
 import { Serde } from '../store/types';
 import { baseTableForStore, validateKeyspaceName, validateTableName } from '../store/cassandra';
@@ -15,7 +15,7 @@ import { PartitionWriterFactory } from '../sink/partition-writer';
 import { TableOptions } from '../store/cassandra';
 import { explicitKeyColumns, explicitTypedColumns } from '../store/cassandra';
 import { TypedColumnsOptions } from '../store/cassandra';
-import { RegistryColumnSource, RegistrySettings } from '../converters';
+import { RegistryColumnSource, RegistrySettings, UNPARSED_VALUE } from '../converters';
 import { writerIdOf } from '../kafka/topic-partition';
 import { createWriteBatcher } from '../store/cassandra';
 import { WriteBatcher } from '../store/cassandra';
@@ -27,6 +27,15 @@ import { WriteBatcher } from '../store/cassandra';
  * cost the worker more in GC than Cassandra saved).
  */
 export const BATCH_ROUNDS_IN_FLIGHT = 2;
+
+/** A value checked but not built reached a writer that would serialise it: a wiring bug, never written as `{}`. */
+function unparsedWithoutBytes(pipeline: string): AdjunctError {
+  return new AdjunctError(`pipeline ${pipeline}: an unparsed value reached a store that does not write record bytes`, {
+    code: 'INTERNAL',
+    stage: 'store',
+    retriable: false,
+  });
+}
 
 /** Records the write budget allows: BATCH_ROUNDS_IN_FLIGHT × maxInFlight × maxRows with batching, else maxInFlight. */
 export function recordsInFlight(cfg: AdjunctConfig): number {
@@ -204,6 +213,21 @@ export class StoreWiring {
     await requireSchemaAgreement(this.client, `dropping table ${t}`);
   }
 
+  /** The value converter's format is the store's value serde: a record's bytes are its serialised value. */
+  private get sameValueFormat(): boolean {
+    const vSerde = this.spec.store.valueSerde;
+    return this.spec.valueConverter === vSerde && (vSerde === 'json' || vSerde === 'string');
+  }
+
+  /**
+   * True when every value this store writes whole is written as the record's own bytes (a versioned store in the value
+   * converter's format, without typed columns, which read the value): the sink may then check values without building them.
+   */
+  get keepsValueBytes(): boolean {
+    const s = this.spec.store;
+    return s.kind === 'versioned' && this.sameValueFormat && !s.typed && s.columns === undefined && s.keyColumns === undefined;
+  }
+
   /**
    * Writers into the table of one generation: with the store's typed columns unless `withTyped` is false; when
    * `tableMustExist` (every task's writers), a missing table is TABLE_MISSING instead of being created (only ensureTable creates).
@@ -216,8 +240,7 @@ export class StoreWiring {
         const common = { ...this.common(generation), partition, writerId, tableMustExist: o.tableMustExist ?? false };
         const kSerde = this.keySerdeName;
         const vSerde = this.spec.store.valueSerde;
-        // The value converter's format is the store's value serde: the record's bytes are the serialised value.
-        const sameFormat = this.spec.valueConverter === vSerde && (vSerde === 'json' || vSerde === 'string');
+        const sameFormat = this.sameValueFormat;
         if (this.spec.store.kind === 'versioned') {
           const retention = this.spec.store.historyRetention;
           const store = await openCassandraVersionedStore<unknown, unknown>({
@@ -231,6 +254,7 @@ export class StoreWiring {
             write: (key, value, ts, listener, valueBytes) => {
               const before = store.observedStreamTime();
               const bytes = sameFormat ? valueBytes : undefined;
+              if (value === UNPARSED_VALUE && bytes === undefined) throw unparsedWithoutBytes(this.spec.name);
               const outcome = store.issue(coerceKey(kSerde, key), coerceValue(vSerde, value), ts, listener, bytes);
               const after = store.observedStreamTime();
               if (Number.isFinite(before) && after - before > retention)

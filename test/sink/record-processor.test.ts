@@ -1,4 +1,4 @@
-import { JsonConverter, StringConverter } from '../../src/converters';
+import { JsonConverter, StringConverter, UNPARSED_VALUE } from '../../src/converters';
 import { BuiltinExtractor, createExtractor, Extracted, isSkip } from '../../src/extract';
 import { BadRecordError } from '../../src/errors';
 import { RecordProcessor } from '../../src/sink/record-processor';
@@ -63,5 +63,67 @@ describe('RecordProcessor', () => {
   it('skips stay skips', () => {
     const out = processor({ filter: [{ path: 'a', equals: 2 }] }).process(record(json('{"a":1}')), 0);
     expect(isSkip(out as Extracted)).toBe(true);
+  });
+
+  describe('values the store keeps as their bytes are checked, not built', () => {
+    const keeping = async (extract: object = {}) =>
+      new RecordProcessor(
+        new StringConverter('key-convert'),
+        new JsonConverter('value-convert'),
+        await createExtractor({ preset: 'none', ...extract }, '.'),
+        { storeKeepsValueBytes: true },
+      );
+
+    it('a valid value is UNPARSED_VALUE with its bytes handed on; a JSON null is a tombstone', async () => {
+      const p = await keeping();
+      const bytes = json('{ "a" : 1.50, "b": [true] }');
+      const out = p.process(record(bytes), 0) as Extracted;
+      expect(out).toMatchObject({ key: 'k1', timestamp: 1000 });
+      expect(out.value).toBe(UNPARSED_VALUE);
+      expect(out.valueBytes).toBe(bytes);
+      const nul = p.process(record(json(' null ')), 0) as Extracted;
+      expect(nul.value).toBeNull(); // the store writes a tombstone whatever bytes come with it
+      expect((p.process(record(null), 0) as Extracted).value).toBeNull();
+    });
+
+    it('invalid JSON is the same bad record as without the check; a value too deep is VALUE_TOO_DEEP of the extract stage', async () => {
+      const p = await keeping();
+      for (const text of ['{"a":', '{"a":1}x', '"\\q"']) {
+        let fromCheck: unknown;
+        let fromParse: unknown;
+        try {
+          p.process(record(json(text)), 0);
+        } catch (e) {
+          fromCheck = e;
+        }
+        try {
+          processor().process(record(json(text)), 0);
+        } catch (e) {
+          fromParse = e;
+        }
+        expect(fromCheck).toBeInstanceOf(BadRecordError);
+        expect((fromCheck as BadRecordError).message).toBe((fromParse as BadRecordError).message);
+        expect((fromCheck as BadRecordError).stage).toBe('value-convert');
+      }
+      const deep = json('['.repeat(65) + ']'.repeat(65));
+      expect(() => p.process(record(deep), 0)).toThrow(expect.objectContaining({ code: 'VALUE_TOO_DEEP', stage: 'extract' }));
+      const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json('{"a":1}')]);
+      expect((p.process(record(bom), 0) as Extracted).value).toEqual({ a: 1 }); // built, and serialised by the store
+    });
+
+    it('builds the value whenever something reads it: a value path, a key or timestamp from the value, a value filter, or a store that serialises', async () => {
+      const bytes = json('{"a":{"x":1},"id":"k9","ts":5,"keep":true}');
+      const built = [
+        await keeping({ value: { path: 'a' } }),
+        await keeping({ key: { from: 'value', path: 'id' } }),
+        await keeping({ timestamp: { from: 'field', path: 'ts' } }),
+        await keeping({ filter: [{ path: 'keep', from: 'value', equals: true }] }),
+        processor(),
+      ];
+      for (const p of built) expect((p.process(record(bytes), 0) as Extracted).value).not.toBe(UNPARSED_VALUE);
+      // A filter on the key reads no value.
+      const keyFilter = await keeping({ filter: [{ path: 'x', from: 'key', exists: false }] });
+      expect((keyFilter.process(record(bytes), 0) as Extracted).value).toBe(UNPARSED_VALUE);
+    });
   });
 });

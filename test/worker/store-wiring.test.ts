@@ -1,5 +1,6 @@
 import { parseConfig } from '../../src/config';
-import { BATCH_ROUNDS_IN_FLIGHT, recordsInFlight } from '../../src/worker/store-wiring';
+import { Client } from 'cassandra-driver';
+import { BATCH_ROUNDS_IN_FLIGHT, recordsInFlight, StoreWiring } from '../../src/worker/store-wiring';
 
 const config = (extra: string) =>
   parseConfig(
@@ -22,5 +23,30 @@ describe('recordsInFlight', () => {
   });
   it('bounds records at maxInFlight when batching is off (every row is its own request)', () => {
     expect(recordsInFlight(config('  writeBatch: { linger: 0 }\nworker: { maxInFlight: 8 }'))).toBe(8);
+  });
+});
+
+describe('StoreWiring.keepsValueBytes', () => {
+  const wiring = (pipeline: string) => {
+    const cfg = parseConfig(
+      `
+kafka: { brokers: [127.0.0.1:9092] }
+cassandra: { contactPoints: [127.0.0.1:9042], keyspace: ks }
+registry: { url: http://127.0.0.1:8081 }
+pipelines:
+  - ${pipeline}
+`,
+      { env: {} },
+    );
+    return new StoreWiring({} as Client, cfg.cassandra, cfg.pipelines[0], undefined, undefined, 64, cfg.registry);
+  };
+
+  it('holds for a versioned store in the value converter format without typed columns, and nothing else', () => {
+    expect(wiring('{ name: p, topics: [t], store: { name: s } }').keepsValueBytes).toBe(true);
+    expect(wiring('{ name: p, topics: [t], store: { name: s, kind: kv } }').keepsValueBytes).toBe(false);
+    expect(wiring('{ name: p, topics: [t], valueConverter: string, store: { name: s } }').keepsValueBytes).toBe(false);
+    expect(wiring('{ name: p, topics: [t], store: { name: s, valueSerde: buffer } }').keepsValueBytes).toBe(false);
+    expect(wiring('{ name: p, topics: [t], store: { name: s, columns: { rate: decimal } } }').keepsValueBytes).toBe(false);
+    expect(wiring('{ name: p, topics: [t], valueConverter: avro, store: { name: s, typed: true } }').keepsValueBytes).toBe(false);
   });
 });
