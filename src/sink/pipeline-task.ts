@@ -141,6 +141,12 @@ export class PipelineTask {
     });
     consumer.on(consumer.events.STOP, () => (this.running = false));
     consumer.on(consumer.events.GROUP_JOIN, (e) => {
+      // A join that completed after the stop's disconnect (one kafkajs began before it, a restart after a crash
+      // included) leaves again: nothing of this task may consume once it stopped.
+      if (this.disconnectedByStop) {
+        void this.disconnect(this.core.parts.options.shutdownTimeoutMs);
+        return;
+      }
       // Every join, the first and that of a consumer kafkajs restarted after a crash (a new group, nothing paused),
       // applies the pause before the consumer fetches.
       this.running = true;
