@@ -55,16 +55,14 @@ export class DepthLimitedExtractor implements Extractor {
   readonly keepsValue: boolean;
   /** The inner extractor's: the depth check only counts the nesting of what the extractor returns. */
   readonly readsValue: boolean;
-  /** The depth limit. */
-  readonly maxValueDepth: number;
 
   constructor(
     private readonly inner: Extractor,
-    private readonly limit = MAX_VALUE_DEPTH,
+    /** The depth limit. */
+    readonly maxValueDepth = MAX_VALUE_DEPTH,
   ) {
     this.keepsValue = inner.keepsValue === true;
     this.readsValue = inner.readsValue !== false;
-    this.maxValueDepth = limit;
   }
 
   extract(record: SourceRecord): ExtractResult | Promise<ExtractResult> {
@@ -74,8 +72,8 @@ export class DepthLimitedExtractor implements Extractor {
 
   private check(r: ExtractResult): ExtractResult {
     if (isSkip(r)) return r;
-    requireShallow('key', r.key, this.limit);
-    requireShallow('value', r.value, this.limit);
+    requireShallow('key', r.key, this.maxValueDepth);
+    requireShallow('value', r.value, this.maxValueDepth);
     return r;
   }
 }
