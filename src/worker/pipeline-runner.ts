@@ -366,7 +366,7 @@ export class PipelineRunner {
   private async halt(): Promise<void> {
     if (this.janitor) clearInterval(this.janitor);
     this.follower.stop();
-    this.subscription.stop();
+    const refreshEnded = this.subscription.stop();
     this.lostTable.close();
     this.mainTracker?.stop();
     this.build.active?.tracker.stop();
@@ -376,6 +376,8 @@ export class PipelineRunner {
       await Promise.all([this.main?.stop(this.parts.options.shutdownTimeoutMs), b?.task.stop(this.parts.options.shutdownTimeoutMs)]);
       await this.heartbeat.close();
     });
+    // After the swaps: a refresh that found a change waits for its re-subscription, which runs (and ends: stopped) after them.
+    await refreshEnded;
   }
 
   /** Status snapshot. */

@@ -21,6 +21,8 @@ export class TopicSubscription {
   /** Literal topics the last refresh did not find in the cluster (deleted under the pipeline). */
   private absent: string[] = [];
   private timer?: NodeJS.Timeout;
+  /** The last refresh the watch started (settled or not). */
+  private watching?: Promise<void>;
   private refreshing = false;
   private readonly matches?: (topic: string) => boolean;
 
@@ -64,16 +66,19 @@ export class TopicSubscription {
    */
   watch(onChange: (change: TopicChange) => Promise<void>): void {
     if (this.timer) return;
-    this.timer = setInterval(
-      () => void this.refresh(onChange).catch((e) => this.log.error({ err: describeError(e) }, 're-subscribing failed')),
-      this.spec.topicRefreshInterval,
-    );
+    this.timer = setInterval(() => {
+      this.watching = this.refresh(onChange).catch((e) => this.log.error({ err: describeError(e) }, 're-subscribing failed'));
+    }, this.spec.topicRefreshInterval);
   }
 
-  /** Stops watching. */
-  stop(): void {
+  /**
+   * Stops watching; resolves when the refresh in flight, if any, has ended (its admin request done), so the worker
+   * closes its admin only after it: a request of kafkajs's closed admin would connect it again.
+   */
+  stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    return this.watching ?? Promise.resolve();
   }
 
   /** One refresh: lists topics and, when the matched set changed, awaits `onChange` (listing failures are logged and retried). */

@@ -56,3 +56,27 @@ describe('TopicSubscription: literal topics deleted under the pipeline', () => {
     expect(sub.missing).toEqual([]);
   });
 });
+
+describe('TopicSubscription.stop', () => {
+  it('resolves only once the refresh in flight has ended, so the admin is closed after its last request', async () => {
+    jest.useFakeTimers();
+    try {
+      let answer!: (topics: string[]) => void;
+      const admin = { listTopics: () => new Promise<string[]>((r) => (answer = r)) } as unknown as Admin;
+      const sub = new TopicSubscription({ topics: ['rates'], topicRefreshInterval: 1_000 }, admin, createLogger('silent'), () => undefined);
+      sub.watch(async () => undefined);
+      jest.advanceTimersByTime(1_000); // a refresh starts and waits for the listing
+      let stopped = false;
+      const stop = sub.stop().then(() => (stopped = true));
+      await Promise.resolve();
+      expect(stopped).toBe(false);
+      answer(['rates']);
+      await stop;
+      expect(stopped).toBe(true);
+      jest.advanceTimersByTime(5_000); // no refresh after the stop
+      expect(await sub.stop()).toBeUndefined();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});
