@@ -30,14 +30,17 @@ export interface RenewingAdminParts {
  * before later requests, so once one of them is deleted every later request fails, whatever it asks. The failed
  * request is sent once more on the new admin; one that names the missing topic itself fails there too, and that error
  * is returned. Renewals are at least ADMIN_RENEWAL_MIN_INTERVAL_MS apart; concurrent failures share one renewal.
+ * `disconnect` closes the current admin and one a renewal in flight connects; no renewal starts after it.
  */
 export function renewingAdmin(first: Admin, p: RenewingAdminParts): Admin {
   const now = p.now ?? Date.now;
   let current = first;
   let lastRenewal = -Infinity;
   let renewing: Promise<Admin> | undefined;
+  let closed = false;
 
   const renew = (failed: Admin, why: unknown): Promise<Admin> | undefined => {
+    if (closed) return undefined;
     if (current !== failed) return Promise.resolve(current);
     if (renewing) return renewing;
     if (now() - lastRenewal < ADMIN_RENEWAL_MIN_INTERVAL_MS) return undefined;
@@ -56,9 +59,19 @@ export function renewingAdmin(first: Admin, p: RenewingAdminParts): Admin {
     return renewing;
   };
 
+  /** Closes the admin in use and, once it is connected, the one a renewal in flight is bringing up. */
+  const disconnect = async (): Promise<void> => {
+    closed = true;
+    const pending = renewing;
+    await current.disconnect();
+    const next = await pending?.catch(() => undefined);
+    if (next) await next.disconnect();
+  };
+
   return new Proxy(first, {
     get(_target, prop) {
       const admin = current;
+      if (prop === 'disconnect') return disconnect;
       const member = (admin as unknown as Record<PropertyKey, unknown>)[prop];
       if (typeof member !== 'function') return member;
       if (NOT_REQUESTS.has(prop)) return (member as (...a: unknown[]) => unknown).bind(admin);
@@ -69,6 +82,7 @@ export function renewingAdmin(first: Admin, p: RenewingAdminParts): Admin {
           const next = isUnknownTopic(e) ? renew(admin, e) : undefined;
           if (!next) throw e;
           const fresh = await next;
+          if (closed) throw e; // closed during the renewal: a request would connect the closed admin again
           return (fresh as unknown as Record<PropertyKey, (...a: unknown[]) => Promise<unknown>>)[prop](...args);
         }
       };

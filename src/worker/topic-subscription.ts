@@ -21,9 +21,8 @@ export class TopicSubscription {
   /** Literal topics the last refresh did not find in the cluster (deleted under the pipeline). */
   private absent: string[] = [];
   private timer?: NodeJS.Timeout;
-  /** The last refresh the watch started (settled or not). */
-  private watching?: Promise<void>;
-  private refreshing = false;
+  /** The refresh in flight, shared by every caller until it ends (a tick during a slow refresh starts no second one). */
+  private inFlight?: Promise<void>;
   private readonly matches?: (topic: string) => boolean;
 
   constructor(
@@ -67,7 +66,7 @@ export class TopicSubscription {
   watch(onChange: (change: TopicChange) => Promise<void>): void {
     if (this.timer) return;
     this.timer = setInterval(() => {
-      this.watching = this.refresh(onChange).catch((e) => this.log.error({ err: describeError(e) }, 're-subscribing failed'));
+      this.refresh(onChange).catch((e) => this.log.error({ err: describeError(e) }, 're-subscribing failed'));
     }, this.spec.topicRefreshInterval);
   }
 
@@ -78,34 +77,36 @@ export class TopicSubscription {
   stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    return this.watching ?? Promise.resolve();
+    return (this.inFlight ?? Promise.resolve()).catch(() => undefined);
   }
 
-  /** One refresh: lists topics and, when the matched set changed, awaits `onChange` (listing failures are logged and retried). */
-  async refresh(onChange: (change: TopicChange) => Promise<void>): Promise<void> {
-    if (this.refreshing) return;
-    this.refreshing = true;
+  /**
+   * One refresh: lists topics and, when the matched set changed, awaits `onChange` (listing failures are logged and
+   * retried). A call while a refresh is in flight returns that refresh.
+   */
+  refresh(onChange: (change: TopicChange) => Promise<void>): Promise<void> {
+    if (!this.inFlight) this.inFlight = this.refreshOnce(onChange).finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  private async refreshOnce(onChange: (change: TopicChange) => Promise<void>): Promise<void> {
+    if (!this.matches) return this.checkLiteral();
+    let next: string[];
     try {
-      if (!this.matches) return await this.checkLiteral();
-      let next: string[];
-      try {
-        next = await this.matching();
-      } catch (e) {
-        this.log.warn(
-          { topicPattern: this.spec.topicPattern, err: describeError(e) },
-          'topic pattern refresh failed; retrying at the next interval',
-        );
-        return;
-      }
-      const added = next.filter((t) => !this.current.includes(t));
-      const removed = this.current.filter((t) => !next.includes(t));
-      if (!added.length && !removed.length) return;
-      this.log.info({ topicPattern: this.spec.topicPattern, added, removed }, 'topic pattern: matched topics changed, re-subscribing');
-      this.current = next;
-      await onChange({ topics: next, added, removed });
-    } finally {
-      this.refreshing = false;
+      next = await this.matching();
+    } catch (e) {
+      this.log.warn(
+        { topicPattern: this.spec.topicPattern, err: describeError(e) },
+        'topic pattern refresh failed; retrying at the next interval',
+      );
+      return;
     }
+    const added = next.filter((t) => !this.current.includes(t));
+    const removed = this.current.filter((t) => !next.includes(t));
+    if (!added.length && !removed.length) return;
+    this.log.info({ topicPattern: this.spec.topicPattern, added, removed }, 'topic pattern: matched topics changed, re-subscribing');
+    this.current = next;
+    await onChange({ topics: next, added, removed });
   }
 
   /**

@@ -77,4 +77,35 @@ describe('renewingAdmin', () => {
     const wrapped = Object.assign(new Error('gave up after 1 attempts'), { cause: unknownTopic() });
     expect([isUnknownTopic(wrapped), isUnknownTopic(new Error('x'))]).toEqual([true, false]);
   });
+  it('a disconnect during a renewal also closes the admin the renewal connects', async () => {
+    const poisoned = fakeAdmin('first', () => Promise.reject(unknownTopic()));
+    const fresh = fakeAdmin('second', async () => ['a']);
+    let connected!: () => void;
+    const admin = renewingAdmin(poisoned.admin, {
+      create: () => fresh.admin,
+      connect: (a) => new Promise<void>((r) => (connected = r)).then(() => a.connect()),
+      log: createLogger('silent'),
+    });
+    const request = admin.listTopics();
+    await new Promise((r) => setImmediate(r)); // the renewal is connecting the fresh admin
+    const closing = admin.disconnect();
+    connected();
+    await closing;
+    // The request is not sent again on an admin closed under it (kafkajs would connect it again): its failure is returned.
+    await expect(request).rejects.toThrow('does not host');
+    expect(fresh.calls).toEqual(['connect', 'disconnect']);
+  });
+
+  it('no renewal starts after a disconnect: the failure is returned as it is', async () => {
+    const poisoned = fakeAdmin('first', () => Promise.reject(unknownTopic()));
+    let created = 0;
+    const admin = renewingAdmin(poisoned.admin, {
+      create: () => (created++, fakeAdmin('second', async () => []).admin),
+      connect: (a) => a.connect(),
+      log: createLogger('silent'),
+    });
+    await admin.disconnect();
+    await expect(admin.listTopics()).rejects.toThrow('does not host');
+    expect(created).toBe(0);
+  });
 });

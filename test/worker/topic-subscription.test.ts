@@ -79,4 +79,37 @@ describe('TopicSubscription.stop', () => {
       jest.useRealTimers();
     }
   });
+
+  it('waits for a slow refresh even when later ticks fired while it was in flight (they share it, start none)', async () => {
+    jest.useFakeTimers();
+    try {
+      let answer!: (topics: string[]) => void;
+      let listings = 0;
+      const admin = {
+        listTopics: () => {
+          listings++;
+          return new Promise<string[]>((r) => (answer = r));
+        },
+      } as unknown as Admin;
+      const sub = new TopicSubscription(
+        { topicPattern: 'rates-.*', topicRefreshInterval: 500 },
+        admin,
+        createLogger('silent'),
+        () => undefined,
+      );
+      sub.watch(async () => undefined);
+      jest.advanceTimersByTime(500); // a refresh starts and its listing hangs
+      jest.advanceTimersByTime(1_500); // three more ticks while it is in flight
+      expect(listings).toBe(1);
+      let stopped = false;
+      const stop = sub.stop().then(() => (stopped = true));
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+      expect(stopped).toBe(false);
+      answer(['rates-a']);
+      await stop;
+      expect(stopped).toBe(true);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });
