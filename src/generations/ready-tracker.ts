@@ -59,6 +59,8 @@ export interface ReadyTrackerOptions {
 export class ReadyTracker {
   private target: BootstrapTarget = { end: new Map(), start: new Map() };
   private timer?: NodeJS.Timeout;
+  /** The periodic poll in flight: a tick during it starts none (two polls could persist their measures out of order). */
+  private polling?: Promise<void>;
   private readyResolve!: () => void;
   /** Resolves when this generation is READY. */
   readonly ready: Promise<void>;
@@ -118,10 +120,7 @@ export class ReadyTracker {
     });
     await this.poll(this.startRetry());
     if (!this.stopped && this.progress.state !== 'READY') {
-      this.timer = setInterval(
-        () => void this.poll().catch((e) => this.o.logger.warn({ err: describeError(e) }, 'bootstrap poll failed')),
-        this.o.pollMs ?? 1000,
-      );
+      this.timer = setInterval(() => this.tick(), this.o.pollMs ?? 1000);
     }
   }
 
@@ -200,10 +199,19 @@ export class ReadyTracker {
     this.readyResolve();
   }
 
-  /** Stops polling. */
-  stop(): void {
+  /** One periodic poll, unless the last one is still in flight (the next tick measures again). */
+  private tick(): void {
+    if (this.polling) return;
+    this.polling = this.poll()
+      .catch((e) => this.o.logger.warn({ err: describeError(e) }, 'bootstrap poll failed'))
+      .finally(() => (this.polling = undefined));
+  }
+
+  /** Stops polling; resolves once the poll in flight, if any, has ended (its Kafka and Cassandra requests done). */
+  stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.reporter?.stop();
+    return this.polling ?? Promise.resolve();
   }
 }

@@ -138,8 +138,7 @@ export class GenerationBuild {
     const b = this.running;
     if (!b) return;
     this.running = undefined;
-    b.tracker.stop();
-    await b.task.stop(this.p.shutdownTimeoutMs);
+    await Promise.all([b.tracker.stop(), b.task.stop(this.p.shutdownTimeoutMs)]);
     await this.p.forget(b.generation);
   }
 

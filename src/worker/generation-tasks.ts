@@ -128,8 +128,7 @@ export class GenerationTasks {
       if (paused) task.pause(); // before its start: a paused pipeline's build fetches nothing
       await task.start();
     } catch (e) {
-      tracker.stop();
-      await task.stop(this.parts.options.shutdownTimeoutMs).catch(() => undefined);
+      await Promise.all([tracker.stop(), task.stop(this.parts.options.shutdownTimeoutMs).catch(() => undefined)]);
       throw e;
     }
     return { task, tracker };

@@ -242,16 +242,14 @@ export class PipelineRunner {
     this.generation = b.generation;
     this.parts.metrics.generation.set({ pipeline: this.name, store: this.store }, b.generation);
     await this.heartbeat.writes(b.generation, 'current');
-    oldTracker?.stop();
-    await old?.stop(this.parts.options.shutdownTimeoutMs);
+    await Promise.all([oldTracker?.stop(), old?.stop(this.parts.options.shutdownTimeoutMs)]);
     if (oldGeneration !== b.generation) await this.forget(oldGeneration);
   }
 
   /** The main task moves to another generation (a rollback done here or anywhere). */
   private async restartMain(generation: number): Promise<void> {
     const oldGeneration = this.generation;
-    this.mainTracker?.stop();
-    await this.main?.stop(this.parts.options.shutdownTimeoutMs);
+    await Promise.all([this.mainTracker?.stop(), this.main?.stop(this.parts.options.shutdownTimeoutMs)]);
     await this.heartbeat.writes(generation, 'current');
     this.generation = generation;
     this.main = this.tasks.task(generation);
@@ -368,16 +366,16 @@ export class PipelineRunner {
     this.follower.stop();
     const refreshEnded = this.subscription.stop();
     this.lostTable.close();
-    this.mainTracker?.stop();
-    this.build.active?.tracker.stop();
+    // A tracker's poll in flight ends before the worker closes the admin and Cassandra it uses.
+    const pollsEnded = [this.mainTracker?.stop(), this.build.active?.tracker.stop()];
     await this.exclusive(async () => {
       const b = this.build.active;
-      b?.tracker.stop(); // a build joined while the stop waited for this step
+      pollsEnded.push(b?.tracker.stop()); // a build joined while the stop waited for this step
       await Promise.all([this.main?.stop(this.parts.options.shutdownTimeoutMs), b?.task.stop(this.parts.options.shutdownTimeoutMs)]);
       await this.heartbeat.close();
     });
     // After the swaps: a refresh that found a change waits for its re-subscription, which runs (and ends: stopped) after them.
-    await refreshEnded;
+    await Promise.all([refreshEnded, ...pollsEnded]);
   }
 
   /** Status snapshot. */

@@ -8,7 +8,7 @@ import { AdjunctMetrics } from '../../src/observability/metrics';
  * A tracker over fakes of the admin calls it makes: topics `a` and `b`, one partition each, ten records each; the
  * group's committed offsets are set by hand; `b` can be deleted (its offset fetch then fails, as Kafka's does).
  */
-function harness(o: { persisted?: 'READY' | 'BOOTSTRAPPING'; catchUp?: boolean } = {}) {
+function harness(o: { persisted?: 'READY' | 'BOOTSTRAPPING'; catchUp?: boolean; pollMs?: number } = {}) {
   const committed = new Map<string, number>([
     ['a', 0],
     ['b', 0],
@@ -17,6 +17,8 @@ function harness(o: { persisted?: 'READY' | 'BOOTSTRAPPING'; catchUp?: boolean }
   let subscribed = ['a', 'b'];
   const lines: Array<Record<string, unknown>> = [];
   const rows: Array<{ state: string; recordsTotal: number }> = [];
+  /** While set, a status write waits for it (a slow Cassandra). */
+  let held: Promise<void> | undefined;
   const admin = {
     fetchOffsets: async ({ topics }: { topics: string[] }) =>
       topics.map((topic) => ({ topic, partitions: [{ partition: 0, offset: String(committed.get(topic) ?? -1) }] })),
@@ -27,7 +29,10 @@ function harness(o: { persisted?: 'READY' | 'BOOTSTRAPPING'; catchUp?: boolean }
   } as unknown as Admin;
   const status = {
     get: async () => (o.persisted ? { state: o.persisted, endOffsets: {}, startOffsets: {} } : null),
-    put: async (row: { state: string; recordsTotal: number }) => void rows.push(row),
+    put: async (row: { state: string; recordsTotal: number }) => {
+      await held;
+      rows.push(row);
+    },
   } as unknown as PipelineStatusTable;
   const tracker = new ReadyTracker({
     admin,
@@ -41,7 +46,7 @@ function harness(o: { persisted?: 'READY' | 'BOOTSTRAPPING'; catchUp?: boolean }
     logger: createLogger('info', { write: (l: string) => lines.push(JSON.parse(l)) }),
     metrics: new AdjunctMetrics({ defaultMetrics: false }),
     workerId: 'w',
-    pollMs: 3_600_000,
+    pollMs: o.pollMs ?? 3_600_000,
     catchUp: o.catchUp,
   });
   return {
@@ -51,6 +56,12 @@ function harness(o: { persisted?: 'READY' | 'BOOTSTRAPPING'; catchUp?: boolean }
     commit: (topic: string, offset: number) => committed.set(topic, offset),
     deleteB: () => existing.delete('b'),
     unsubscribeB: () => (subscribed = ['a']),
+    /** Holds status writes until the returned release is called. */
+    holdWrites: () => {
+      let release!: () => void;
+      held = new Promise<void>((r) => (release = r));
+      return release;
+    },
   };
 }
 
@@ -122,5 +133,24 @@ describe('ReadyTracker', () => {
     await h.tracker.begin();
     expect(h.tracker.snapshot()).toMatchObject({ state: 'READY', total: 0 });
     h.tracker.stop();
+  });
+
+  it('polls one at a time (ticks during a slow poll start none) and its stop resolves once the poll in flight has ended', async () => {
+    jest.useFakeTimers();
+    const h = harness({ pollMs: 1_000 });
+    await h.tracker.begin();
+    const release = h.holdWrites();
+    await jest.advanceTimersByTimeAsync(1_000); // a poll measures and waits for its status write
+    h.commit('a', 10);
+    h.commit('b', 10);
+    await jest.advanceTimersByTimeAsync(3_000); // ticks while it waits: a second poll would persist READY first
+    let stopped = false;
+    const stop = h.tracker.stop().then(() => (stopped = true));
+    await jest.advanceTimersByTimeAsync(0);
+    expect(stopped).toBe(false);
+    release();
+    await stop;
+    // One write per poll, in order: begin's, then the slow poll's; no other poll ran meanwhile or after the stop.
+    expect(h.rows.map((r) => r.state)).toEqual(['BOOTSTRAPPING', 'BOOTSTRAPPING']);
   });
 });
