@@ -265,7 +265,8 @@ export class PipelineTask {
     if (lifecycle.state === 'STOPPED') return;
     lifecycle.stopping = true;
     lifecycle.set('STOPPING');
-    this.watchdog?.stop();
+    // A check in flight asks the worker's admin: it ends before the stop does (and the worker closes the admin).
+    const checkEnded = this.watchdog?.stop();
     if (this.commitTimer) clearInterval(this.commitTimer);
     this.setConsumerPaused(true);
     const deadline = parts.clock.now() + timeoutMs;
@@ -273,6 +274,7 @@ export class PipelineTask {
     while (parts.clock.now() < deadline && this.joining) await parts.clock.sleep(50);
     while (parts.clock.now() < deadline && partitions.draining()) await parts.clock.sleep(50);
     await this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'final commit failed'));
+    await checkEnded;
     this.disconnectedByStop = true;
     await this.disconnect(timeoutMs);
     await partitions.closeAll();

@@ -88,7 +88,8 @@ export class ProgressWatchdog {
   private readonly watched = new Map<string, Watched>();
   private lastProgress = Number.NaN;
   private fired = false;
-  private checking = false;
+  /** The check in flight (one at a time). */
+  private checking?: Promise<unknown>;
   private timer?: NodeJS.Timeout;
   private fetches = 0;
   private lastFetchAt: number | null = null;
@@ -159,21 +160,19 @@ export class ProgressWatchdog {
     this.timer.unref();
   }
 
-  /** Stops checking. */
-  stop(): void {
+  /** Stops checking; resolves once the check in flight, if any, has ended (its admin request done or timed out). */
+  stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    return this.checking?.then(() => undefined) ?? Promise.resolve();
   }
 
   /** One check: the stuck partitions (reported to onStuck once), or none. */
   async check(): Promise<StuckPartition[]> {
     if (this.fired || this.checking || !this.watched.size) return [];
-    this.checking = true;
-    try {
-      return await this.checkOnce();
-    } finally {
-      this.checking = false;
-    }
+    const checking = this.checkOnce().finally(() => (this.checking = undefined));
+    this.checking = checking.catch(() => []);
+    return checking;
   }
 
   private async checkOnce(): Promise<StuckPartition[]> {

@@ -275,4 +275,21 @@ describe('progress watchdog', () => {
       expect(behind).toEqual([[{ topic: 't', partition: 1, position: 100n, logStart: 200n }]]);
     });
   });
+
+  it('stop resolves once the check in flight has ended (its admin request), and a check during it starts none', async () => {
+    const { state, dog } = setup([part(0, 100n, 500n)]);
+    dog.assigned({ t: [0] });
+    let answer!: () => void;
+    state.gate = new Promise<void>((r) => (answer = r));
+    const first = dog.check();
+    expect(await dog.check()).toEqual([]); // one at a time
+    let stopped = false;
+    const stop = dog.stop().then(() => (stopped = true));
+    await new Promise((r) => setImmediate(r));
+    expect(stopped).toBe(false);
+    answer();
+    await stop;
+    expect(stopped).toBe(true);
+    expect(await first).toEqual([]);
+  });
 });
