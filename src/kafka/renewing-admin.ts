@@ -1,5 +1,5 @@
 import type { Admin } from 'kafkajs';
-import { describeError } from '../errors';
+import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
 import { kafkaErrorChain } from './kafka-retry';
 
@@ -30,7 +30,9 @@ export interface RenewingAdminParts {
  * before later requests, so once one of them is deleted every later request fails, whatever it asks. The failed
  * request is sent once more on the new admin; one that names the missing topic itself fails there too, and that error
  * is returned. Renewals are at least ADMIN_RENEWAL_MIN_INTERVAL_MS apart; concurrent failures share one renewal.
- * `disconnect` closes the current admin and one a renewal in flight connects; no renewal starts after it.
+ * `disconnect` closes the current admin and one a renewal in flight connects; no request or renewal starts after it.
+ * An admin closed (replaced, or by `disconnect`) while requests were in flight on it is closed again once the last of
+ * them settles: kafkajs retries a request whose connection closed by connecting again.
  */
 export function renewingAdmin(first: Admin, p: RenewingAdminParts): Admin {
   const now = p.now ?? Date.now;
@@ -38,6 +40,30 @@ export function renewingAdmin(first: Admin, p: RenewingAdminParts): Admin {
   let lastRenewal = -Infinity;
   let renewing: Promise<Admin> | undefined;
   let closed = false;
+  /** Requests in flight per admin. kafkajs retries a request whose connection closed by connecting again. */
+  const inFlight = new Map<Admin, number>();
+  /** Admins closed (replaced, or by `disconnect`): closed again once their last request in flight settles. */
+  const retired = new Set<Admin>();
+
+  const close = (admin: Admin): Promise<void> => {
+    retired.add(admin);
+    return admin.disconnect();
+  };
+
+  /** One request on `admin`, counted while in flight; a closed admin is closed again after its last one. */
+  const send = async (admin: Admin, prop: PropertyKey, args: unknown[]): Promise<unknown> => {
+    inFlight.set(admin, (inFlight.get(admin) ?? 0) + 1);
+    try {
+      return await (admin as unknown as Record<PropertyKey, (...a: unknown[]) => Promise<unknown>>)[prop](...args);
+    } finally {
+      const left = inFlight.get(admin)! - 1;
+      if (left > 0) inFlight.set(admin, left);
+      else {
+        inFlight.delete(admin);
+        if (retired.has(admin)) void admin.disconnect().catch(() => undefined);
+      }
+    }
+  };
 
   const renew = (failed: Admin, why: unknown): Promise<Admin> | undefined => {
     if (closed) return undefined;
@@ -53,7 +79,7 @@ export function renewingAdmin(first: Admin, p: RenewingAdminParts): Admin {
       const next = p.create();
       await p.connect(next);
       current = next;
-      void failed.disconnect().catch(() => undefined);
+      void close(failed).catch(() => undefined);
       return next;
     })().finally(() => (renewing = undefined));
     return renewing;
@@ -63,9 +89,9 @@ export function renewingAdmin(first: Admin, p: RenewingAdminParts): Admin {
   const disconnect = async (): Promise<void> => {
     closed = true;
     const pending = renewing;
-    await current.disconnect();
+    await close(current);
     const next = await pending?.catch(() => undefined);
-    if (next) await next.disconnect();
+    if (next) await close(next);
   };
 
   return new Proxy(first, {
@@ -76,14 +102,17 @@ export function renewingAdmin(first: Admin, p: RenewingAdminParts): Admin {
       if (typeof member !== 'function') return member;
       if (NOT_REQUESTS.has(prop)) return (member as (...a: unknown[]) => unknown).bind(admin);
       return async (...args: unknown[]) => {
+        // kafkajs would connect a closed admin again for it, and nothing would close that connection.
+        if (closed)
+          throw new AdjunctError(`the Kafka admin is closed: ${String(prop)} not sent`, { code: 'KAFKA_UNAVAILABLE', retriable: false });
         try {
-          return await (member as (...a: unknown[]) => Promise<unknown>).apply(admin, args);
+          return await send(admin, prop, args);
         } catch (e) {
           const next = isUnknownTopic(e) ? renew(admin, e) : undefined;
           if (!next) throw e;
           const fresh = await next;
           if (closed) throw e; // closed during the renewal: a request would connect the closed admin again
-          return (fresh as unknown as Record<PropertyKey, (...a: unknown[]) => Promise<unknown>>)[prop](...args);
+          return send(fresh, prop, args);
         }
       };
     },

@@ -96,7 +96,7 @@ describe('renewingAdmin', () => {
     expect(fresh.calls).toEqual(['connect', 'disconnect']);
   });
 
-  it('no renewal starts after a disconnect: the failure is returned as it is', async () => {
+  it('no request or renewal starts after a disconnect (kafkajs would connect the closed admin again)', async () => {
     const poisoned = fakeAdmin('first', () => Promise.reject(unknownTopic()));
     let created = 0;
     const admin = renewingAdmin(poisoned.admin, {
@@ -105,7 +105,26 @@ describe('renewingAdmin', () => {
       log: createLogger('silent'),
     });
     await admin.disconnect();
-    await expect(admin.listTopics()).rejects.toThrow('does not host');
-    expect(created).toBe(0);
+    await expect(admin.listTopics()).rejects.toMatchObject({ code: 'KAFKA_UNAVAILABLE', message: expect.stringContaining('closed') });
+    expect({ created, calls: poisoned.calls }).toEqual({ created: 0, calls: ['disconnect'] });
+  });
+
+  it('a replaced admin is closed again once its last request in flight settles (kafkajs retries it by reconnecting)', async () => {
+    let answerSlow!: (topics: string[]) => void;
+    let calls = 0;
+    const poisoned = fakeAdmin('first', () =>
+      ++calls === 1 ? new Promise<string[]>((r) => (answerSlow = r)) : Promise.reject(unknownTopic()),
+    );
+    const fresh = fakeAdmin('second', async () => ['a']);
+    const admin = renewingAdmin(poisoned.admin, { create: () => fresh.admin, connect: (a) => a.connect(), log: createLogger('silent') });
+    const slow = admin.listTopics(); // in flight on the first admin (in kafkajs's retries) while it is replaced
+    await expect(admin.listTopics()).resolves.toEqual(['a']); // met the deleted topic: answered by the fresh admin
+    expect(poisoned.calls).toEqual(['listTopics', 'listTopics', 'disconnect']);
+    answerSlow(['b']);
+    await expect(slow).resolves.toEqual(['b']);
+    await new Promise((r) => setImmediate(r));
+    // Its retries may have connected it again: closed once more after its last request.
+    expect(poisoned.calls).toEqual(['listTopics', 'listTopics', 'disconnect', 'disconnect']);
+    expect(fresh.calls).toEqual(['connect', 'listTopics']);
   });
 });
