@@ -12,6 +12,7 @@ import {
 } from '../bootstrap';
 import type { PipelineStatusTable } from '../catalog';
 import { Clock, systemClock } from '../clock';
+import { SingleFlight } from '../concurrency';
 import { describeError } from '../errors';
 import { KafkaRetryOptions, warnKafkaRetry } from '../kafka/kafka-retry';
 import { Logger } from '../observability/logger';
@@ -60,7 +61,7 @@ export class ReadyTracker {
   private target: BootstrapTarget = { end: new Map(), start: new Map() };
   private timer?: NodeJS.Timeout;
   /** The periodic poll in flight: a tick during it starts none (two polls could persist their measures out of order). */
-  private polling?: Promise<void>;
+  private readonly polling = new SingleFlight<void>();
   private readyResolve!: () => void;
   /** Resolves when this generation is READY. */
   readonly ready: Promise<void>;
@@ -201,10 +202,8 @@ export class ReadyTracker {
 
   /** One periodic poll, unless the last one is still in flight (the next tick measures again). */
   private tick(): void {
-    if (this.polling) return;
-    this.polling = this.poll()
-      .catch((e) => this.o.logger.warn({ err: describeError(e) }, 'bootstrap poll failed'))
-      .finally(() => (this.polling = undefined));
+    if (this.polling.busy) return;
+    void this.polling.run(() => this.poll().catch((e) => this.o.logger.warn({ err: describeError(e) }, 'bootstrap poll failed')));
   }
 
   /** Stops polling; resolves once the poll in flight, if any, has ended (its Kafka and Cassandra requests done). */
@@ -212,6 +211,6 @@ export class ReadyTracker {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.reporter?.stop();
-    return this.polling ?? Promise.resolve();
+    return this.polling.settled();
   }
 }

@@ -1,5 +1,6 @@
 import { PartitionOffsets } from '../bootstrap/topic-offsets';
 import { Clock } from '../clock';
+import { SingleFlight } from '../concurrency';
 import { describeError } from '../errors';
 import { topicPartitionKey } from '../kafka/topic-partition';
 import { Logger } from '../observability/logger';
@@ -89,7 +90,7 @@ export class ProgressWatchdog {
   private lastProgress = Number.NaN;
   private fired = false;
   /** The check in flight (one at a time). */
-  private checking?: Promise<unknown>;
+  private readonly checking = new SingleFlight<StuckPartition[]>();
   private timer?: NodeJS.Timeout;
   private fetches = 0;
   private lastFetchAt: number | null = null;
@@ -164,15 +165,13 @@ export class ProgressWatchdog {
   stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    return this.checking?.then(() => undefined) ?? Promise.resolve();
+    return this.checking.settled();
   }
 
   /** One check: the stuck partitions (reported to onStuck once), or none. */
   async check(): Promise<StuckPartition[]> {
-    if (this.fired || this.checking || !this.watched.size) return [];
-    const checking = this.checkOnce().finally(() => (this.checking = undefined));
-    this.checking = checking.catch(() => []);
-    return checking;
+    if (this.fired || this.checking.busy || !this.watched.size) return [];
+    return this.checking.run(() => this.checkOnce());
   }
 
   private async checkOnce(): Promise<StuckPartition[]> {

@@ -1,6 +1,7 @@
 import { Admin } from 'kafkajs';
 import type { PipelineSpec } from '../config/schema';
 import { topicMatcher } from '../config/topic-matcher';
+import { SingleFlight } from '../concurrency';
 import { describeError } from '../errors';
 import { Logger } from '../observability/logger';
 
@@ -22,7 +23,7 @@ export class TopicSubscription {
   private absent: string[] = [];
   private timer?: NodeJS.Timeout;
   /** The refresh in flight, shared by every caller until it ends (a tick during a slow refresh starts no second one). */
-  private inFlight?: Promise<void>;
+  private readonly refreshing = new SingleFlight<void>();
   private readonly matches?: (topic: string) => boolean;
 
   constructor(
@@ -77,7 +78,7 @@ export class TopicSubscription {
   stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    return (this.inFlight ?? Promise.resolve()).catch(() => undefined);
+    return this.refreshing.settled();
   }
 
   /**
@@ -85,8 +86,7 @@ export class TopicSubscription {
    * retried). A call while a refresh is in flight returns that refresh.
    */
   refresh(onChange: (change: TopicChange) => Promise<void>): Promise<void> {
-    if (!this.inFlight) this.inFlight = this.refreshOnce(onChange).finally(() => (this.inFlight = undefined));
-    return this.inFlight;
+    return this.refreshing.run(() => this.refreshOnce(onChange));
   }
 
   private async refreshOnce(onChange: (change: TopicChange) => Promise<void>): Promise<void> {

@@ -1,0 +1,2 @@
+/** Coordination of asynchronous jobs. */
+export * from './single-flight';
