@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CASSANDRA_BATCH_WARN_BYTES } from '../store/cassandra';
 import { ByteSize, Duration, Identifier } from './primitives';
 
 /** TLS of a client: on/off, or CA, certificate and key (inline PEM or file paths). */
@@ -90,8 +91,10 @@ export const CassandraConfig = z.strictObject({
         .int()
         .min(256)
         .max(1 << 20)
-        .default(4096)
-        .describe("most estimated bytes per UNLOGGED batch (keep below Cassandra's batch_size_warn_threshold, 5 KiB by default)"),
+        .default(CASSANDRA_BATCH_WARN_BYTES)
+        .describe(
+          "most bytes per UNLOGGED batch as Cassandra counts them (every row as its own partition); at most Cassandra's batch_size_warn_threshold (5 KiB by default), a batch never makes it log a warning",
+        ),
       maxRows: z.number().int().min(1).max(1024).default(64).describe('most rows per batch'),
       linger: Duration.default(2).describe('how long an open batch waits for more rows; 0 turns batching off (one request per row)'),
     })

@@ -1,5 +1,7 @@
 /** Command-line flags of `npm run bench` (pure parsing, no I/O). */
 
+import { CASSANDRA_BATCH_WARN_BYTES } from '../../src/store/cassandra/batch-data-size';
+
 /** Every benchmark phase, in run order. */
 export const ALL_PHASES = ['raw-insert', 'raw-batched-insert', 'raw-consume', 'adjunct', 'seed-path', 'lookups'] as const;
 /** Phases repeated in every round, in alternating order (medians are reported). */
@@ -49,7 +51,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   lookupConcurrency: 64,
   commitInterval: 100,
   rounds: 3,
-  batchMaxBytes: 4096,
+  batchMaxBytes: CASSANDRA_BATCH_WARN_BYTES,
   batchMaxRows: 64,
   pin: false,
   phases: [...ALL_PHASES],
@@ -77,7 +79,7 @@ const NUMERIC: Record<string, keyof BenchOptions> = {
 /** Usage text. */
 export const USAGE = `npm run bench -- [--records N=200000] [--keys K=10000] [--out-of-order 0.05] [--lookups M=100000]
   [--concurrency C=64] [--partitions 6] [--lookup-concurrency 64] [--commit-interval 100] [--seed 42]
-  [--rounds 3] [--batch-max-bytes 4096] [--batch-max-rows 64] [--pin] [--compaction CLASS]
+  [--rounds 3] [--batch-max-bytes 5120] [--batch-max-rows 64] [--pin] [--compaction CLASS]
   [--phases raw-insert,raw-batched-insert,raw-consume,adjunct,seed-path,lookups] [--profile] [--keep] [--no-record]`;
 
 function parseNumber(flag: string, raw: string | undefined): number {

@@ -18,6 +18,7 @@ import {
   validateKeyspaceName,
 } from '../../src/store/cassandra';
 import { stringSerde } from '../../src/store/serde';
+import { CASSANDRA_BATCH_WARN_BYTES } from '../../src/store/cassandra/batch-data-size';
 import { diskMiB, flushTable, maxPartitionMiB, rowsPerPartition, sizeEstimates } from './measure';
 
 /** Run settings (flags). */
@@ -109,11 +110,11 @@ async function load(
   table: string,
 ): Promise<Map<string, { rows: number; bytes: number }>> {
   if (layout === 'unbucketed') await client.execute(unbucketedDdl(s.keyspace, table));
-  // The worker's batch bounds (4,096 bytes, 64 rows, 2 ms linger), 16 batches in flight, and like the worker, timeouts
+  // The worker's batch bounds (5,120 bytes as Cassandra counts them, 64 rows, 2 ms linger), 16 batches in flight, and like the worker, timeouts
   // of a busy (shared) Cassandra are retried with backoff.
   const retry = { timeoutMs: 600_000, maxDelayMs: 5_000 };
   const batcher = createWriteBatcher(new CqlExecutor(client, { retry }), s.keyspace, {
-    maxBytes: 4096,
+    maxBytes: CASSANDRA_BATCH_WARN_BYTES,
     maxRows: 64,
     lingerMs: 2,
     maxConcurrent: 16,

@@ -9,6 +9,7 @@ import {
   VersionedRecord,
 } from '../types';
 import { deserializeWith, encodeKeyWith, historyBounds, requireQueryTime, requireTimestamp, serializeWith } from '../validation';
+import { cellsDataBytes, versionRowDataBytes } from './batch-data-size';
 import { keyHash, versionRowId } from './key-hash';
 import { Anchor, RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
 import { StreamTimeTable } from './stream-time-table';
@@ -16,11 +17,6 @@ import { TypedColumns } from './typed-columns';
 import { CoalescedWrite } from './write-batcher';
 import { int32RoutingKey, partitionBucketRoutingKey } from './key-bucket';
 import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader } from './versioned-table-reader';
-
-/** Bytes a version row adds to a batch beyond its key and value (valid_from, cell and row headers). */
-const ROW_OVERHEAD_BYTES = 24;
-/** Estimated bytes of one typed cell in a batch (the value blob already carries the field's data once). */
-const TYPED_CELL_BYTES = 16;
 
 /** The big-endian int64 serialisation of a safe integer (a bigint cell, encoded without a Long or BigInt per row). */
 function int64Bytes(n: number): Buffer {
@@ -298,7 +294,8 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
       // A global table's routing key is the key itself, already hashed.
       partitionHash: this.partition === undefined ? hash : this.routingHashes[bucket ?? 0],
       rowId: versionRowId(hash, timestamp),
-      bytes: key.length + (value === null ? 0 : value.length) + writer.length + ROW_OVERHEAD_BYTES,
+      // Cassandra's own measure, which its batch size warning uses (a partitioned table clusters by the key).
+      bytes: versionRowDataBytes(this.partition === undefined ? undefined : key, value, writer),
     };
     const typed = this.parts.typed;
     if (typed === undefined) {
@@ -318,7 +315,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
             try {
               row.query = t.cql;
               row.params.push(...t.cells);
-              row.bytes += TYPED_CELL_BYTES * t.cells.length;
+              row.bytes += cellsDataBytes(t.cells);
               this.reader.exec.issueRow(row, 'write version', listener);
             } catch (e) {
               listener.rowFailed(e); // the order's tail never rejects, or every later row would wait forever

@@ -20,5 +20,6 @@ export * from './typed-column-spec';
 export * from './typed-columns';
 export * from './batch-sender';
 export * from './write-batcher';
+export { CASSANDRA_BATCH_WARN_BYTES } from './batch-data-size';
 export { installLeanFrameWriter } from './fast-frame-writer';
 export { installLeanPreparedBatch } from './fast-prepared-batch';

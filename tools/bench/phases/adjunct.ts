@@ -18,6 +18,7 @@ import { serverCounts, ServerCounts } from '../server-counters';
 import { ratePerSec } from '../stats';
 import type { ChildMessage, RequestCounts } from '../worker-child';
 import { PhaseResult } from './types';
+import { CASSANDRA_BATCH_WARN_BYTES } from '../../../src/store/cassandra/batch-data-size';
 
 /** Settings of the adjunct phase. */
 export interface AdjunctPhaseOptions {
@@ -83,7 +84,7 @@ export interface AdjunctDetails {
 export function adjunctConfigDoc(o: AdjunctPhaseOptions): Record<string, unknown> {
   const ep = stackEndpoints();
   const writeBatch: Record<string, number> = {};
-  if (o.batchMaxBytes !== undefined && o.batchMaxBytes !== 4096) writeBatch.maxBytes = o.batchMaxBytes;
+  if (o.batchMaxBytes !== undefined && o.batchMaxBytes !== CASSANDRA_BATCH_WARN_BYTES) writeBatch.maxBytes = o.batchMaxBytes;
   if (o.batchMaxRows !== undefined && o.batchMaxRows !== 64) writeBatch.maxRows = o.batchMaxRows;
   return {
     kafka: { brokers: ep.kafkaBrokers, clientId: o.groupId },

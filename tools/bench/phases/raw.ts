@@ -7,9 +7,15 @@ import { batchesBySize, runPool } from '../pool';
 import { serverCpuWindow } from '../server-cpu';
 import { cpuMicrosSince, LatencyRecorder, msSince, ratePerSec } from '../stats';
 import { PhaseResult } from './types';
+import { CELL_DATA_BYTES, ROW_DATA_BYTES } from '../../../src/store/cassandra/batch-data-size';
 
-/** Bytes a row adds to a batch beyond key and value: the same estimate the worker's batcher uses. */
-export const ROW_OVERHEAD_BYTES = 24;
+/**
+ * Cassandra's size of a raw row (the measure the worker's batcher cuts by, for this table's own columns: ts clusters,
+ * one value cell; the partition key is not counted).
+ */
+export function rawRowDataBytes(value: Buffer): number {
+  return ROW_DATA_BYTES + 8 + CELL_DATA_BYTES + value.length;
+}
 /** Untimed rows written before each raw phase (prepares, JIT, connection warm-up). */
 const WARMUP_ROWS = 5000;
 
@@ -110,7 +116,7 @@ export async function rawBatchedInsert(
 ): Promise<PhaseResult> {
   const cql = await rawTable(client, keyspace);
   const batchOpts = { ...opts, logged: false };
-  const sizeOf = (i: number) => d.keyBytes[d.keyIdx[i]].length + d.values[i].length + ROW_OVERHEAD_BYTES;
+  const sizeOf = (i: number) => rawRowDataBytes(d.values[i]);
   /** Untimed warm-up rows [from, from + rows) as batches cut by the same bounds. */
   const warmRows = async (from: number, rows: number, concurrency: number) => {
     const warm = batchesBySize(rows, () => 300, maxBytes, maxRows);
