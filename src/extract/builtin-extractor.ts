@@ -74,7 +74,8 @@ export class BuiltinExtractor implements Extractor {
     const key = this.extractKey(record);
     const value = this.extractValue(record);
     const timestamp = this.extractTimestamp(record, value === null);
-    return { key, value, timestamp };
+    // Every field of Extracted in the literal: the record processor's pass-through fields then need no shape change.
+    return { key, value, timestamp, valueBytes: undefined, keyBytes: undefined };
   }
 
   /** Extracts the store key; a missing key is a bad record (store keys are never null). */

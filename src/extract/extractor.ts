@@ -1,4 +1,4 @@
-/** A decoded Kafka record as seen by extractors. */
+/** A decoded Kafka record as seen by extractors (read-only: a record without headers shares one frozen empty object). */
 export interface SourceRecord {
   topic: string;
   partition: number;
@@ -9,7 +9,7 @@ export interface SourceRecord {
   key: unknown;
   /** Decoded value (null for a Kafka tombstone). */
   value: unknown;
-  headers: Record<string, Buffer | string | undefined>;
+  headers: Readonly<Record<string, Buffer | string | undefined>>;
   /** Stream time of the writer of this record's partition before this record (versioned stores), when it has one. */
   streamTime?: number;
 }
@@ -24,6 +24,11 @@ export interface Extracted {
    * whose value serde is the converter's format writes these bytes instead of serialising the value again.
    */
   valueBytes?: Buffer;
+  /**
+   * The record's key bytes, set (by the record processor) when `key` is the record's decoded string key itself and the
+   * bytes are exactly its UTF-8 encoding: a store whose key serde is `string` writes them instead of encoding the key again.
+   */
+  keyBytes?: Buffer;
 }
 
 /** Returned by an extractor to leave a record out of the store on purpose (counted as skipped, never silent). */

@@ -45,6 +45,12 @@ function safeInteger(s: string | undefined): number | undefined {
   return Number.isSafeInteger(n) && String(n) === s ? n : undefined;
 }
 
+/**
+ * The headers of every record without headers: one frozen empty object rather than one per record (kafkajs builds a
+ * fresh `{}`); nothing in the worker writes to a record's headers, and an extractor that tried would fail loudly.
+ */
+const NO_HEADERS: Record<string, never> = Object.freeze({});
+
 /** The replacement for kafkajs's record decoder `original`. */
 export function fastRecordDecoder(original: RecordDecoder): RecordDecoder {
   // The batch context of the previous record and its bases as numbers: every record of a batch shares them.
@@ -78,7 +84,7 @@ export function fastRecordDecoder(original: RecordDecoder): RecordDecoder {
       offset: String(o),
       key,
       value,
-      headers: {},
+      headers: NO_HEADERS,
       isControlRecord: isControlBatch,
       batchContext,
     };

@@ -1,4 +1,4 @@
-import { Converter } from '../converters';
+import { Converter, StringConverter } from '../converters';
 import { AdjunctError, asAdjunctError, BadRecordError, PipelineStage } from '../errors';
 import { Extracted, Extractor, isSkip, Skip, SourceRecord } from '../extract';
 import { SinkRecord } from './sink-record';
@@ -22,14 +22,20 @@ export class RecordProcessor {
    * the extractor's.
    */
   private readonly unparsedDepth: number | undefined;
+  /** Set when the key converter is `string` and the store's key serde too: a decoded key re-encodes to the record's bytes. */
+  private readonly keepsKeyBytes: boolean;
 
-  /** `o.storeKeepsValueBytes`: the store writes a value whole as the record's bytes when the formats agree (store-wiring.ts). */
+  /**
+   * `o.storeKeepsValueBytes`: the store writes a value whole as the record's bytes when the formats agree;
+   * `o.storeKeepsKeyBytes`: the store's key serde is `string` (store-wiring.ts).
+   */
   constructor(
     private readonly keyConverter: Converter,
     private readonly valueConverter: Converter,
     private readonly extractor: Extractor,
-    o: { storeKeepsValueBytes?: boolean } = {},
+    o: { storeKeepsValueBytes?: boolean; storeKeepsKeyBytes?: boolean } = {},
   ) {
+    this.keepsKeyBytes = o.storeKeepsKeyBytes === true && keyConverter instanceof StringConverter;
     const unparsed =
       o.storeKeepsValueBytes === true &&
       extractor.keepsValue === true &&
@@ -92,8 +98,11 @@ export class RecordProcessor {
       throw atStage(e, 'extract');
     }
     if (out instanceof Promise) return out.catch((e: unknown) => Promise.reject(atStage(e, 'extract')));
-    if (this.extractor.keepsValue === true && !isSkip(out) && out.value === value && r.value !== null && !hasBom(r.value))
-      out.valueBytes = r.value;
+    if (isSkip(out)) return out;
+    if (this.extractor.keepsValue === true && out.value === value && r.value !== null && !hasBom(r.value)) out.valueBytes = r.value;
+    // The string converter decodes strictly (invalid UTF-8 is a bad record), so a decoded key without a byte-order mark
+    // re-encodes to exactly the record's bytes.
+    if (this.keepsKeyBytes && typeof key === 'string' && out.key === key && r.key !== null && !hasBom(r.key)) out.keyBytes = r.key;
     return out;
   }
 }

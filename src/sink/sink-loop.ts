@@ -338,7 +338,7 @@ export class SinkLoop {
     const st = r.st;
     let outcome: 'issued' | 'expired' | { error: unknown };
     try {
-      outcome = st.writer.write(x.key, x.value, x.timestamp, r, x.valueBytes);
+      outcome = st.writer.write(x.key, x.value, x.timestamp, r, x.valueBytes, x.keyBytes);
     } catch (e) {
       outcome = { error: e };
     }

@@ -83,7 +83,7 @@ export async function assembleRunner(spec: PipelineSpec, ctx: RunnerAssemblyCont
     createConverter(spec.keyConverter, 'key-convert', ctx.registry),
     createConverter(spec.valueConverter, 'value-convert', ctx.registry),
     await createExtractor(spec.extract, ctx.baseDir),
-    { storeKeepsValueBytes: wiring.keepsValueBytes },
+    { storeKeepsValueBytes: wiring.keepsValueBytes, storeKeepsKeyBytes: wiring.keepsKeyBytes },
   );
   const dlqSpec = spec.errors.deadLetterQueue;
   const dlq =

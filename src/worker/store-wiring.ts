@@ -219,6 +219,11 @@ export class StoreWiring {
     return this.spec.valueConverter === vSerde && (vSerde === 'json' || vSerde === 'string');
   }
 
+  /** True when a string key's record bytes may be written as they are (a versioned store whose key serde is `string`). */
+  get keepsKeyBytes(): boolean {
+    return this.spec.store.kind === 'versioned' && this.keySerdeName === 'string';
+  }
+
   /**
    * True when every value this store writes whole is written as the record's own bytes (a versioned store in the value
    * converter's format, without typed columns, which read the value): the sink may then check values without building them.
@@ -251,11 +256,12 @@ export class StoreWiring {
           });
           return {
             observedStreamTime: () => store.observedStreamTime(),
-            write: (key, value, ts, listener, valueBytes) => {
+            write: (key, value, ts, listener, valueBytes, keyBytes) => {
               const before = store.observedStreamTime();
               const bytes = sameFormat ? valueBytes : undefined;
               if (value === UNPARSED_VALUE && bytes === undefined) throw unparsedWithoutBytes(this.spec.name);
-              const outcome = store.issue(coerceKey(kSerde, key), coerceValue(vSerde, value), ts, listener, bytes);
+              const kBytes = kSerde === 'string' && typeof key === 'string' ? keyBytes : undefined;
+              const outcome = store.issue(coerceKey(kSerde, key), coerceValue(vSerde, value), ts, listener, bytes, kBytes);
               const after = store.observedStreamTime();
               if (Number.isFinite(before) && after - before > retention)
                 this.onStreamTimeJump?.({ topic, partition, from: before, to: after, historyRetentionMs: retention });

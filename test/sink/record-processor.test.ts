@@ -3,6 +3,8 @@ import { BuiltinExtractor, createExtractor, Extracted, isSkip } from '../../src/
 import { BadRecordError } from '../../src/errors';
 import { RecordProcessor } from '../../src/sink/record-processor';
 import { SinkRecord } from '../../src/sink/sink-record';
+import { stringSerde } from '../../src/store/serde';
+import fc from 'fast-check';
 
 const record = (value: Buffer | null): SinkRecord => ({
   topic: 't',
@@ -124,6 +126,74 @@ describe('RecordProcessor', () => {
       // A filter on the key reads no value.
       const keyFilter = await keeping({ filter: [{ path: 'x', from: 'key', exists: false }] });
       expect((keyFilter.process(record(bytes), 0) as Extracted).value).toBe(UNPARSED_VALUE);
+    });
+  });
+  describe("string keys the store writes as the record's bytes", () => {
+    const keyed = (key: Buffer | null, extract: object = {}, o = { storeKeepsKeyBytes: true }) =>
+      new RecordProcessor(
+        new StringConverter('key-convert'),
+        new JsonConverter('value-convert'),
+        new BuiltinExtractor({ preset: 'none', ...extract }),
+        o,
+      ).process({ ...record(json('{"id":"k1","a":1}')), key }, 0) as Extracted;
+
+    it('hands the key bytes on when the key is the decoded record key', () => {
+      const bytes = Buffer.from('clé-1', 'utf8');
+      const out = keyed(bytes);
+      expect(out.key).toBe('clé-1');
+      expect(out.keyBytes).toBe(bytes);
+    });
+
+    it('not when the store encodes keys otherwise, the key is another string, or the bytes start with a BOM', () => {
+      expect(keyed(Buffer.from('k1'), {}, { storeKeepsKeyBytes: false }).keyBytes).toBeUndefined();
+      const fromValue = keyed(Buffer.from('k2'), { key: { from: 'value', path: 'id' } });
+      expect(fromValue.key).toBe('k1');
+      expect(fromValue.keyBytes).toBeUndefined();
+      // A key from the value equal to the record key is the same string: the record key's bytes are its encoding.
+      expect(keyed(Buffer.from('k1'), { key: { from: 'value', path: 'id' } }).keyBytes?.toString()).toBe('k1');
+      const bom = keyed(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('k1')]));
+      expect(bom.key).toBe('k1');
+      expect(bom.keyBytes).toBeUndefined();
+    });
+
+    it('not with a key converter other than string', () => {
+      const out = new RecordProcessor(
+        new JsonConverter('key-convert'),
+        new JsonConverter('value-convert'),
+        new BuiltinExtractor({ preset: 'none' }),
+        {
+          storeKeepsKeyBytes: true,
+        },
+      ).process({ ...record(json('{"a":1}')), key: json('"k1"') }, 0) as Extracted;
+      expect(out.key).toBe('k1');
+      expect(out.keyBytes).toBeUndefined();
+    });
+
+    it('the bytes handed on are exactly what the string serde would write, for any bytes the converter decodes', () => {
+      const converter = new StringConverter('key-convert');
+      fc.assert(
+        fc.property(
+          fc.oneof(
+            fc.uint8Array({ maxLength: 40 }),
+            fc.string({ unit: 'binary', maxLength: 20 }).map((t) => Buffer.from(t, 'utf8')),
+          ),
+          (raw) => {
+            const bytes = Buffer.from(raw);
+            let out: Extracted;
+            try {
+              out = new RecordProcessor(converter, new JsonConverter('value-convert'), new BuiltinExtractor({ preset: 'none' }), {
+                storeKeepsKeyBytes: true,
+              }).process({ ...record(json('1')), key: bytes }, 0) as Extracted;
+            } catch (e) {
+              expect(e).toBeInstanceOf(BadRecordError); // not UTF-8: a bad record, nothing written
+              return;
+            }
+            if (out.keyBytes !== undefined) expect(stringSerde.serialize(out.key as string).equals(out.keyBytes)).toBe(true);
+            else expect(bytes.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf])) || bytes.length === 0).toBe(true);
+          },
+        ),
+        { numRuns: 2000 },
+      );
     });
   });
 });

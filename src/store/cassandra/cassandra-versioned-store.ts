@@ -135,10 +135,11 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   /**
    * The sink's write path: `write` with a listener instead of a promise. The put decision happens now, in call order:
    * 'expired' (nothing sent, the listener is not called) or 'issued' (the listener hears when the row is durable).
-   * `valueBytes`, when given, is `value` already serialised with the store's value serde (the sink's pass-through).
+   * `valueBytes` and `keyBytes`, when given, are `value` and `key` already serialised with the store's serdes (the sink's
+   * pass-through of the record's own bytes).
    */
-  issue(key: K, value: V | null, timestamp: number, listener: RowListener, valueBytes?: Buffer): 'issued' | 'expired' {
-    const v = this.accept(key, value, timestamp, valueBytes);
+  issue(key: K, value: V | null, timestamp: number, listener: RowListener, valueBytes?: Buffer, keyBytes?: Buffer): 'issued' | 'expired' {
+    const v = this.accept(key, value, timestamp, valueBytes, keyBytes);
     if (v === null) return 'expired';
     // The key is hashed once, for the cleaner and the batcher's rowId. Tracked at issue, in put order.
     const hash = keyHash(v.key);
@@ -172,8 +173,9 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     value: V | null,
     timestamp: number,
     valueBytes?: Buffer,
+    keyBytes?: Buffer,
   ): { key: Buffer; bytes: Buffer | null; inOrder: boolean } | null {
-    const k = encodeKeyWith(this.parts.keySerde, key);
+    const k = keyBytes ?? encodeKeyWith(this.parts.keySerde, key);
     requireTimestamp(timestamp);
     const bytes = value === null ? null : (valueBytes ?? serializeWith(this.parts.valueSerde, value, 'value'));
     this.ensureOpen();
