@@ -156,6 +156,17 @@ describe('RecordProcessor', () => {
       expect(bom.keyBytes).toBeUndefined();
     });
 
+    it("leaves a custom extractor's frozen result as it is", () => {
+      const frozen = new RecordProcessor(
+        new StringConverter('key-convert'),
+        new JsonConverter('value-convert'),
+        { extract: (r) => Object.freeze({ key: r.key, value: r.value, timestamp: r.timestamp }) },
+        { storeKeepsKeyBytes: true },
+      ).process(record(json('{"a":1}')), 0) as Extracted;
+      expect(frozen.key).toBe('k1');
+      expect(frozen.keyBytes).toBeUndefined();
+    });
+
     it('not with a key converter other than string', () => {
       const out = new RecordProcessor(
         new JsonConverter('key-convert'),
