@@ -98,12 +98,12 @@ export class RecordProcessor {
       throw atStage(e, 'extract');
     }
     if (out instanceof Promise) return out.catch((e: unknown) => Promise.reject(atStage(e, 'extract')));
-    if (isSkip(out)) return out;
+    // A custom extractor's frozen result is left as it is.
+    if (isSkip(out) || !Object.isExtensible(out)) return out;
     if (this.extractor.keepsValue === true && out.value === value && r.value !== null && !hasBom(r.value)) out.valueBytes = r.value;
     // The string converter decodes strictly (invalid UTF-8 is a bad record), so a decoded key without a byte-order mark
-    // re-encodes to exactly the record's bytes. A custom extractor's frozen result is left as it is.
-    if (this.keepsKeyBytes && typeof key === 'string' && out.key === key && r.key !== null && !hasBom(r.key) && Object.isExtensible(out))
-      out.keyBytes = r.key;
+    // re-encodes to exactly the record's bytes.
+    if (this.keepsKeyBytes && typeof key === 'string' && out.key === key && r.key !== null && !hasBom(r.key)) out.keyBytes = r.key;
     return out;
   }
 }
