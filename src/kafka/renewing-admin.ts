@@ -42,8 +42,8 @@ export function renewingAdmin(first: Admin, p: RenewingAdminParts): Admin {
   let closed = false;
   /** Requests in flight per admin. kafkajs retries a request whose connection closed by connecting again. */
   const inFlight = new Map<Admin, number>();
-  /** Admins closed (replaced, or by `disconnect`): closed again once their last request in flight settles. */
-  const retired = new Set<Admin>();
+  /** Admins closed (replaced, or by `disconnect`): closed again once their last request in flight settles (weak: kept no longer than used). */
+  const retired = new WeakSet<Admin>();
 
   const close = (admin: Admin): Promise<void> => {
     retired.add(admin);

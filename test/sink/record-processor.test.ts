@@ -1,5 +1,5 @@
-import { JsonConverter, StringConverter, UNPARSED_VALUE } from '../../src/converters';
-import { BuiltinExtractor, createExtractor, Extracted, isSkip } from '../../src/extract';
+import { Converter, JsonConverter, StringConverter, UNPARSED_VALUE } from '../../src/converters';
+import { BuiltinExtractor, createExtractor, Extracted, Extractor, isSkip } from '../../src/extract';
 import { BadRecordError } from '../../src/errors';
 import { RecordProcessor } from '../../src/sink/record-processor';
 import { SinkRecord } from '../../src/sink/sink-record';
@@ -129,13 +129,16 @@ describe('RecordProcessor', () => {
     });
   });
   describe("string keys the store writes as the record's bytes", () => {
-    const keyed = (key: Buffer | null, extract: object = {}, o = { storeKeepsKeyBytes: true }) =>
+    /** The record with `key` (value `{"id":"k1","a":1}`) through a processor whose store keeps key bytes unless `keeps` is false. */
+    const processKey = (key: Buffer | null, o: { extractor?: Extractor; keyConverter?: Converter; keeps?: boolean } = {}): Extracted =>
       new RecordProcessor(
-        new StringConverter('key-convert'),
+        o.keyConverter ?? new StringConverter('key-convert'),
         new JsonConverter('value-convert'),
-        new BuiltinExtractor({ preset: 'none', ...extract }),
-        o,
+        o.extractor ?? new BuiltinExtractor({ preset: 'none' }),
+        { storeKeepsKeyBytes: o.keeps ?? true },
       ).process({ ...record(json('{"id":"k1","a":1}')), key }, 0) as Extracted;
+    const keyed = (key: Buffer | null, extract: object = {}, keeps = true) =>
+      processKey(key, { extractor: new BuiltinExtractor({ preset: 'none', ...extract }), keeps });
 
     it('hands the key bytes on when the key is the decoded record key', () => {
       const bytes = Buffer.from('clé-1', 'utf8');
@@ -145,7 +148,7 @@ describe('RecordProcessor', () => {
     });
 
     it('not when the store encodes keys otherwise, the key is another string, or the bytes start with a BOM', () => {
-      expect(keyed(Buffer.from('k1'), {}, { storeKeepsKeyBytes: false }).keyBytes).toBeUndefined();
+      expect(keyed(Buffer.from('k1'), {}, false).keyBytes).toBeUndefined();
       const fromValue = keyed(Buffer.from('k2'), { key: { from: 'value', path: 'id' } });
       expect(fromValue.key).toBe('k1');
       expect(fromValue.keyBytes).toBeUndefined();
@@ -157,31 +160,20 @@ describe('RecordProcessor', () => {
     });
 
     it("leaves a custom extractor's frozen result as it is", () => {
-      const frozen = new RecordProcessor(
-        new StringConverter('key-convert'),
-        new JsonConverter('value-convert'),
-        { extract: (r) => Object.freeze({ key: r.key, value: r.value, timestamp: r.timestamp }) },
-        { storeKeepsKeyBytes: true },
-      ).process(record(json('{"a":1}')), 0) as Extracted;
+      const frozen = processKey(Buffer.from('k1'), {
+        extractor: { extract: (r) => Object.freeze({ key: r.key, value: r.value, timestamp: r.timestamp }) },
+      });
       expect(frozen.key).toBe('k1');
       expect(frozen.keyBytes).toBeUndefined();
     });
 
     it('not with a key converter other than string', () => {
-      const out = new RecordProcessor(
-        new JsonConverter('key-convert'),
-        new JsonConverter('value-convert'),
-        new BuiltinExtractor({ preset: 'none' }),
-        {
-          storeKeepsKeyBytes: true,
-        },
-      ).process({ ...record(json('{"a":1}')), key: json('"k1"') }, 0) as Extracted;
+      const out = processKey(json('"k1"'), { keyConverter: new JsonConverter('key-convert') });
       expect(out.key).toBe('k1');
       expect(out.keyBytes).toBeUndefined();
     });
 
     it('the bytes handed on are exactly what the string serde would write, for any bytes the converter decodes', () => {
-      const converter = new StringConverter('key-convert');
       fc.assert(
         fc.property(
           fc.oneof(
@@ -192,9 +184,7 @@ describe('RecordProcessor', () => {
             const bytes = Buffer.from(raw);
             let out: Extracted;
             try {
-              out = new RecordProcessor(converter, new JsonConverter('value-convert'), new BuiltinExtractor({ preset: 'none' }), {
-                storeKeepsKeyBytes: true,
-              }).process({ ...record(json('1')), key: bytes }, 0) as Extracted;
+              out = processKey(bytes);
             } catch (e) {
               expect(e).toBeInstanceOf(BadRecordError); // not UTF-8: a bad record, nothing written
               return;

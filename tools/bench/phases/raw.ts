@@ -13,7 +13,7 @@ import { CELL_DATA_BYTES, ROW_DATA_BYTES } from '../../../src/store/cassandra/ba
  * Cassandra's size of a raw row (the measure the worker's batcher cuts by, for this table's own columns: ts clusters,
  * one value cell; the partition key is not counted).
  */
-export function rawRowDataBytes(value: Buffer): number {
+function rawRowDataBytes(value: Buffer): number {
   return ROW_DATA_BYTES + 8 + CELL_DATA_BYTES + value.length;
 }
 /** Untimed rows written before each raw phase (prepares, JIT, connection warm-up). */
