@@ -141,6 +141,22 @@ describe('cassandra helpers (no database)', () => {
     expect(pulled).toBe(4); // 40, the tombstone at 30, 20, and the row that shows the page is full (not the 5th)
   });
 
+  it('collectHistory counts the rows of one valid_from from several writers once: the first, as the as-of read answers', async () => {
+    const v = (validFrom: number, value: string | null, writer: string): RawVersion => ({
+      validFrom,
+      value: value === null ? null : Buffer.from(value),
+      writer,
+    });
+    // Clustered (valid_from DESC, writer ASC): a key that moved from partition t:1 to t:0 left two rows at 20 and 30.
+    const rows = [v(40, 'd', 't:0'), v(30, null, 't:0'), v(30, 'c', 't:1'), v(20, 'b', 't:0'), v(20, 'b1', 't:1'), v(10, 'a', 't:1')];
+    const got = await collectHistory(from(rows), undefined, 0, Number.NEGATIVE_INFINITY);
+    expect(got.map((e) => [e.validFrom, e.validTo, e.value.toString()])).toEqual([
+      [40, undefined, 'd'],
+      [20, 30, 'b'],
+      [10, 20, 'a'],
+    ]);
+  });
+
   it('asOfAnswer: validTo from the next version; below the horizon only a newest value answers, without validTo', () => {
     const v = (validFrom: number, value: string | null): RawVersion => ({ validFrom, value: value === null ? null : Buffer.from(value) });
     const inside = Number.NEGATIVE_INFINITY;

@@ -15,10 +15,18 @@ export const ROW_DATA_BYTES = 29 + 21;
 /** Bytes of one cell before its value. */
 export const CELL_DATA_BYTES = 20;
 
-/** Cassandra's size of a version row (its own partition): valid_from, the value and writer cells, the key when it clusters. */
-export function versionRowDataBytes(clusteringKey: Buffer | undefined, value: Buffer | null, writer: Buffer): number {
-  const clustering = 8 + (clusteringKey === undefined ? 0 : clusteringKey.length);
-  return ROW_DATA_BYTES + clustering + 2 * CELL_DATA_BYTES + (value === null ? 0 : value.length) + writer.length;
+/**
+ * Cassandra's size of a version row (its own partition): valid_from, the key when it clusters, the writer (a clustering
+ * value, or a cell of its own in tables created before it clustered) and the value cell.
+ */
+export function versionRowDataBytes(
+  clusteringKey: Buffer | undefined,
+  value: Buffer | null,
+  writer: Buffer,
+  writerIsCell: boolean,
+): number {
+  const clustering = 8 + (clusteringKey === undefined ? 0 : clusteringKey.length) + writer.length;
+  return ROW_DATA_BYTES + clustering + (writerIsCell ? 2 : 1) * CELL_DATA_BYTES + (value === null ? 0 : value.length);
 }
 
 /** Cassandra's size of extra cells bound to a row (typed columns): an upper bound of each value's serialised bytes. */

@@ -34,6 +34,8 @@ export interface CassandraVersionedStoreParts<K, V> {
   /** Table name, used as the store id in adjunct_stream_time. */
   storeId: string;
   writerId: string;
+  /** True when the table keeps `writer` as a regular cell (tables created before it became a clustering column). */
+  writerIsCell: boolean;
   partition?: number;
   historyRetentionMs: number;
   keySerde: Serde<K>;
@@ -297,7 +299,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
       partitionHash: this.partition === undefined ? hash : this.routingHashes[bucket ?? 0],
       rowId: versionRowId(hash, timestamp),
       // Cassandra's own measure, which its batch size warning uses (a partitioned table clusters by the key).
-      bytes: versionRowDataBytes(this.partition === undefined ? undefined : key, value, writer),
+      bytes: versionRowDataBytes(this.partition === undefined ? undefined : key, value, writer, this.parts.writerIsCell),
     };
     const typed = this.parts.typed;
     if (typed === undefined) {

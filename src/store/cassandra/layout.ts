@@ -33,18 +33,20 @@ export function qualified(ref: { keyspace: string; table: string }): string {
 /**
  * Column definitions + primary key + clustering order of a versioned table. `writer` is the writer identity (as in
  * adjunct_stream_time) that wrote the version, so readers apply the stream time of the version's own source partition.
+ * It is the last clustering column, not a regular cell: Cassandra then stores one cell per version (the value), and spent
+ * ≈ 20% less CPU per record in the bench (README, CQL schema). Tables created before keep `writer` as a regular column.
  */
 export function versionedTableDdl(ref: TableRef): { columns: string; clustering: string } {
   if (ref.scope === 'partitioned') {
     const bucket = isBucketed(ref) ? 'bucket int, ' : '';
     return {
-      columns: `partition int, ${bucket}key blob, valid_from bigint, value blob, writer text, PRIMARY KEY ((${partitionedKey(ref).join(', ')}), key, valid_from)`,
-      clustering: 'CLUSTERING ORDER BY (key ASC, valid_from DESC)',
+      columns: `partition int, ${bucket}key blob, valid_from bigint, value blob, writer text, PRIMARY KEY ((${partitionedKey(ref).join(', ')}), key, valid_from, writer)`,
+      clustering: 'CLUSTERING ORDER BY (key ASC, valid_from DESC, writer ASC)',
     };
   }
   return {
-    columns: 'key blob, valid_from bigint, value blob, writer text, PRIMARY KEY ((key), valid_from)',
-    clustering: 'CLUSTERING ORDER BY (valid_from DESC)',
+    columns: 'key blob, valid_from bigint, value blob, writer text, PRIMARY KEY ((key), valid_from, writer)',
+    clustering: 'CLUSTERING ORDER BY (valid_from DESC, writer ASC)',
   };
 }
 

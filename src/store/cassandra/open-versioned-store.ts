@@ -66,7 +66,7 @@ export async function openCassandraVersionedStore<K = string, V = string>(
   await ensureTable(exec, wanted, versionedTableDdl(wanted), withOptions, options);
   // An existing table keeps the layout it was created with.
   const ref = options.scope === 'partitioned' ? { ...wanted, buckets: await partitionedTableBuckets(exec, wanted, buckets) } : wanted;
-  await ensureColumns(exec, ref, VERSIONED_ADDED_COLUMNS, options);
+  const kinds = await ensureColumns(exec, ref, VERSIONED_ADDED_COLUMNS, options);
   const typed = options.typed === undefined ? undefined : await TypedColumns.open(exec, ref, options.typed, options);
 
   const streamTimes = new StreamTimeTable(exec, keyspace);
@@ -77,6 +77,8 @@ export async function openCassandraVersionedStore<K = string, V = string>(
     storeId: table,
     writerId,
     partition,
+    // Tables created before the writer clustered keep it as a regular cell.
+    writerIsCell: kinds.get('writer') !== 'clustering',
     historyRetentionMs: r,
     keySerde: options.keySerde ?? (stringSerde as unknown as Serde<K>),
     valueSerde: options.valueSerde ?? (stringSerde as unknown as Serde<V>),

@@ -208,21 +208,23 @@ export async function ensureTable(
 /**
  * Adds columns a table created by an older adjunct lacks (ALTER TABLE … ADD, then schema agreement). Names and types
  * come from the layout, never from configuration. With createTables false a missing column is a SCHEMA_OUTDATED error.
+ * Returns the kind of every column afterwards (`partition_key`, `clustering`, `regular`, `static`; added ones `regular`).
  */
 export async function ensureColumns(
   exec: CqlExecutor,
   ref: { keyspace: string; table: string },
   columns: { name: string; type: string }[],
   options: SchemaOptions,
-): Promise<void> {
+): Promise<Map<string, string>> {
   const rs = await exec.read(
-    'SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?',
+    'SELECT column_name, kind FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?',
     [ref.keyspace, ref.table],
     'check columns',
   );
-  const present = new Set(rs.rows.map((r) => String(r.column_name)));
+  const present = new Map(rs.rows.map((r) => [String(r.column_name), String(r.kind)]));
   for (const c of columns) {
     if (present.has(c.name)) continue;
+    present.set(c.name, 'regular');
     if (options.createTables === false) {
       throw new StoreError(`table ${qualified(ref)} lacks column ${c.name} and createTables is false`, {
         code: 'SCHEMA_OUTDATED',
@@ -246,6 +248,7 @@ export async function ensureColumns(
       await agree(exec, options, `adding column ${c.name} to ${qualified(ref)}`);
     });
   }
+  return present;
 }
 
 /** The partition key columns of a table, in key order (empty when the table does not exist): one read. */

@@ -71,6 +71,8 @@ export function asOfAnswer(pair: AsOfPair, asOf: number, horizon: number): { ver
 /**
  * Consumes versions in descending valid_from order (all with valid_from <= toTime) and returns, newest first,
  * the non-tombstone versions with validTo > fromTime and validTo > horizon. `topValidTo` is the validTo of the first row.
+ * Rows of one valid_from from several writers (a key that moved between source partitions) count once: the first,
+ * whose writer sorts first, as the as-of read (`LIMIT 1`) answers.
  */
 export async function collectHistory(
   rowsDesc: AsyncIterable<RawVersion>,
@@ -81,7 +83,10 @@ export async function collectHistory(
 ): Promise<RawHistoryEntry[]> {
   const out: RawHistoryEntry[] = [];
   let validTo = topValidTo;
+  let previous: number | undefined;
   for await (const row of rowsDesc) {
+    if (row.validFrom === previous) continue;
+    previous = row.validFrom;
     if (out.length >= maxEntries) break;
     if (validTo !== undefined && (validTo <= horizon || validTo <= fromTime)) break;
     if (row.value !== null) {

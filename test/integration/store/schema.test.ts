@@ -74,6 +74,42 @@ describe('schema and identifiers', () => {
     expect(ks.tracker.queries.filter((q) => /ALTER/i.test(q))).toEqual([]);
   });
 
+  it('new versioned tables cluster by writer; a key moved between writers keeps one answer per timestamp', async () => {
+    const open = (writerId: string) => openCassandraVersionedStore({ ...base(), tableName: 'clustered', writerId });
+    const t0 = await open('t:0');
+    const t1 = await open('t:1');
+    const kinds = await ks.client.execute(
+      'SELECT column_name, kind FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?',
+      [ks.keyspace, 'clustered'],
+    );
+    expect(Object.fromEntries(kinds.rows.map((r) => [String(r.column_name), String(r.kind)]))).toEqual({
+      key: 'partition_key',
+      valid_from: 'clustering',
+      writer: 'clustering',
+      value: 'regular',
+    });
+    // The key's records moved from partition 1 to partition 0 (a changed partitioner); both wrote it at 20 and 30.
+    for (const [s, t, v] of [
+      [t1, 10, 'a'],
+      [t1, 20, 'b1'],
+      [t0, 20, 'b'],
+      [t1, 30, 'c'],
+      [t0, 30, null],
+      [t0, 40, 'd'],
+    ] as const)
+      await s.put('k', v, t);
+    // The row whose writer sorts first answers at a shared timestamp, in every read.
+    expect(await t1.get('k', 25)).toEqual({ value: 'b', timestamp: 20, validTo: 30 });
+    expect(await t1.get('k', 35)).toBeNull();
+    expect(await t1.get('k', 15)).toEqual({ value: 'a', timestamp: 10, validTo: 20 });
+    expect(await t1.history('k', { fromTime: 0, toTime: 100 })).toEqual([
+      { value: 'd', timestamp: 40 },
+      { value: 'b', timestamp: 20, validTo: 30 },
+      { value: 'a', timestamp: 10, validTo: 20 },
+    ]);
+    await Promise.all([t0.close(), t1.close()]);
+  });
+
   it('applies validated table options', async () => {
     const s = await openCassandraVersionedStore({
       ...base(),

@@ -105,6 +105,17 @@ export async function createUnbucketedTable(client: Client, keyspace: string, ta
   );
 }
 
+/**
+ * Creates a global versioned table in the layout adjunct created before the writer became a clustering column (`writer`
+ * a regular cell), with the statement that version ran, so tests can check that such tables keep working.
+ */
+export async function createWriterCellTable(client: Client, keyspace: string, table: string): Promise<void> {
+  await createKeyspace(client, keyspace);
+  await client.execute(
+    `CREATE TABLE IF NOT EXISTS ${keyspace}.${table} (key blob, valid_from bigint, value blob, writer text, PRIMARY KEY ((key), valid_from)) WITH CLUSTERING ORDER BY (valid_from DESC)`,
+  );
+}
+
 /** The partition key columns of a table, from system_schema (in key order). */
 export async function partitionKeyOf(client: Client, keyspace: string, table: string): Promise<string[]> {
   const rs = await client.execute(

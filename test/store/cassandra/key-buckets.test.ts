@@ -40,9 +40,9 @@ describe('key-hash buckets (no database)', () => {
 
   it('bucketed tables put the bucket in the partition key, every statement and every row locator', () => {
     expect(versionedTableDdl(bucketed).columns).toBe(
-      'partition int, bucket int, key blob, valid_from bigint, value blob, writer text, PRIMARY KEY ((partition, bucket), key, valid_from)',
+      'partition int, bucket int, key blob, valid_from bigint, value blob, writer text, PRIMARY KEY ((partition, bucket), key, valid_from, writer)',
     );
-    expect(versionedTableDdl(unbucketed).columns).toContain('PRIMARY KEY ((partition), key, valid_from)');
+    expect(versionedTableDdl(unbucketed).columns).toContain('PRIMARY KEY ((partition), key, valid_from, writer)');
     expect(kvTableDdl(bucketed).columns).toBe('partition int, bucket int, key blob, value blob, PRIMARY KEY ((partition, bucket), key)');
     expect(kvTableDdl(unbucketed).columns).toBe('partition int, key blob, value blob, PRIMARY KEY ((partition), key)');
     expect(kvTableDdl({ ...bucketed, scope: 'global' }).columns).toBe('bucket int, key blob, value blob, PRIMARY KEY ((bucket), key)');
