@@ -26,7 +26,12 @@ export class DeadLetterQueueReporter {
   /** Produces the record (acks=all) and resolves once the DLQ write is durable; failures are DLQ_FAILED, retriable as Kafka says. */
   async report(record: FailedRecord, error: unknown, stage: PipelineStage): Promise<void> {
     const headers: IHeaders = { ...(record.headers ?? {}) };
-    if (this.contextHeaders) Object.assign(headers, contextHeadersFor(record, error, stage, this.pipeline));
+    if (this.contextHeaders) {
+      // As Kafka Connect's reporter: a header the record already carries (a dead letter replayed and failing again)
+      // keeps its first value, so the context names the first failure.
+      for (const [name, value] of Object.entries(contextHeadersFor(record, error, stage, this.pipeline)))
+        if (!Object.prototype.hasOwnProperty.call(headers, name)) headers[name] = value;
+    }
     try {
       await this.producer.send({
         topic: this.topic,
@@ -67,6 +72,17 @@ export async function ensureDeadLetterTopic(admin: Admin, t: DeadLetterTopic): P
   }
 }
 
+/** Kafka Connect's name (its `Stage` enum) for each record-path stage: the value of the `__connect.errors.stage` header. */
+export const CONNECT_STAGE_NAMES: Readonly<Record<PipelineStage, string>> = {
+  consume: 'KAFKA_CONSUME',
+  'key-convert': 'KEY_CONVERTER',
+  'value-convert': 'VALUE_CONVERTER',
+  extract: 'TRANSFORMATION',
+  write: 'TASK_PUT',
+  dlq: 'KAFKA_PRODUCE',
+  commit: 'TASK_PUT',
+};
+
 /** Builds Kafka Connect's error context headers for a failed record. */
 export function contextHeadersFor(record: FailedRecord, error: unknown, stage: PipelineStage, pipeline: string): Record<string, string> {
   const err = error instanceof Error ? error : new Error(String(error));
@@ -77,7 +93,7 @@ export function contextHeadersFor(record: FailedRecord, error: unknown, stage: P
     '__connect.errors.offset': record.offset,
     '__connect.errors.connector.name': pipeline,
     '__connect.errors.task.id': `${record.topic}-${record.partition}`,
-    '__connect.errors.stage': stage,
+    '__connect.errors.stage': CONNECT_STAGE_NAMES[stage],
     '__connect.errors.class.name': err instanceof AdjunctError ? err.code : err.name,
     '__connect.errors.exception.class.name': err.constructor?.name ?? 'Error',
     // Messages without stack frames, source paths or addresses (scrubErrorText); the full error is in the worker log.

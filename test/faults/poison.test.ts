@@ -38,16 +38,17 @@ type Kind =
   | 'json-into-avro';
 const JSON_KINDS: Kind[] = ['invalid-json', 'missing-key-field', 'null-key', 'big-value', 'deep-value'];
 const AVRO_KINDS: Kind[] = ['truncated-avro', 'unknown-schema-id', 'wrong-magic', 'json-into-avro'];
+/** The `__connect.errors.stage` header expected for each kind: Kafka Connect's Stage enum names. */
 const STAGE: Record<Kind, string> = {
-  'invalid-json': 'value-convert',
-  'missing-key-field': 'extract',
-  'null-key': 'extract',
-  'big-value': 'value-convert',
-  'deep-value': 'extract',
-  'truncated-avro': 'value-convert',
-  'unknown-schema-id': 'value-convert',
-  'wrong-magic': 'value-convert',
-  'json-into-avro': 'value-convert',
+  'invalid-json': 'VALUE_CONVERTER',
+  'missing-key-field': 'TRANSFORMATION',
+  'null-key': 'TRANSFORMATION',
+  'big-value': 'VALUE_CONVERTER',
+  'deep-value': 'TRANSFORMATION',
+  'truncated-avro': 'VALUE_CONVERTER',
+  'unknown-schema-id': 'VALUE_CONVERTER',
+  'wrong-magic': 'VALUE_CONVERTER',
+  'json-into-avro': 'VALUE_CONVERTER',
 };
 
 const header = (r: { headers?: ReadRecord['headers'] }, h: string) => r.headers?.[h]?.toString();

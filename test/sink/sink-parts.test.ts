@@ -1,7 +1,7 @@
 import { OffsetTracker } from '../../src/sink/offset-tracker';
 import { WriteBudget } from '../../src/sink/write-budget';
-import { contextHeadersFor, DeadLetterQueueReporter } from '../../src/sink/dlq-reporter';
-import { BadRecordError } from '../../src/errors';
+import { CONNECT_STAGE_NAMES, contextHeadersFor, DeadLetterQueueReporter } from '../../src/sink/dlq-reporter';
+import { BadRecordError, PIPELINE_STAGES } from '../../src/errors';
 import fc from 'fast-check';
 
 describe('OffsetTracker', () => {
@@ -73,9 +73,52 @@ describe('DLQ context headers', () => {
     expect(h['__connect.errors.topic']).toBe('t');
     expect(h['__connect.errors.partition']).toBe('3');
     expect(h['__connect.errors.offset']).toBe('42');
-    expect(h['__connect.errors.stage']).toBe('value-convert');
+    expect(h['__connect.errors.stage']).toBe('VALUE_CONVERTER');
     expect(h['__connect.errors.exception.class.name']).toBe('BadRecordError');
     expect(h['__connect.errors.exception.message']).toBe('invalid JSON');
+  });
+});
+
+describe('DLQ stage names', () => {
+  it("every record-path stage maps to a value of Kafka Connect's Stage enum", () => {
+    const connectStages = [
+      'KEY_CONVERTER',
+      'VALUE_CONVERTER',
+      'HEADER_CONVERTER',
+      'TRANSFORMATION',
+      'TASK_PUT',
+      'TASK_POLL',
+      'KAFKA_PRODUCE',
+      'KAFKA_CONSUME',
+    ];
+    for (const stage of PIPELINE_STAGES) expect(connectStages).toContain(CONNECT_STAGE_NAMES[stage]);
+    expect(CONNECT_STAGE_NAMES['key-convert']).toBe('KEY_CONVERTER');
+    expect(CONNECT_STAGE_NAMES.extract).toBe('TRANSFORMATION');
+    expect(CONNECT_STAGE_NAMES.write).toBe('TASK_PUT');
+  });
+});
+
+describe('DeadLetterQueueReporter headers', () => {
+  it("keeps a context header the record already carries (a replayed dead letter names its first failure), as Connect's reporter does", async () => {
+    const sent: { headers: Record<string, unknown> }[] = [];
+    const producer = { send: async (r: { messages: { headers: Record<string, unknown> }[] }) => void sent.push(...r.messages) };
+    const reporter = new DeadLetterQueueReporter(producer as never, 'dlq', 'p');
+    const replayed = {
+      topic: 'dlq',
+      partition: 0,
+      offset: '9',
+      timestamp: '1',
+      key: null,
+      value: Buffer.from('x'),
+      headers: { '__connect.errors.topic': Buffer.from('orders'), '__connect.errors.offset': Buffer.from('42'), own: Buffer.from('kept') },
+    };
+    await reporter.report(replayed, new BadRecordError('bad', { stage: 'extract' }), 'extract');
+    const h = sent[0].headers;
+    expect(String(h['__connect.errors.topic'])).toBe('orders');
+    expect(String(h['__connect.errors.offset'])).toBe('42');
+    expect(String(h.own)).toBe('kept');
+    expect(h['__connect.errors.partition']).toBe('0');
+    expect(h['__connect.errors.stage']).toBe('TRANSFORMATION');
   });
 });
 

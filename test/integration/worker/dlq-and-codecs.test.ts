@@ -71,12 +71,12 @@ describe('worker: converters, extractors, errors and the DLQ (real Kafka, Cassan
     const byOffset = Object.fromEntries(dlq.map((m) => [header(m, '__connect.errors.offset')!, m]));
     expect(header(byOffset['1'], '__connect.errors.topic')).toBe(n.topic);
     expect(header(byOffset['1'], '__connect.errors.partition')).toBe('0');
-    expect(header(byOffset['1'], '__connect.errors.stage')).toBe('value-convert');
+    expect(header(byOffset['1'], '__connect.errors.stage')).toBe('VALUE_CONVERTER');
     expect(header(byOffset['1'], '__connect.errors.exception.message')).toMatch(/unknown schema id 987654/);
     expect(header(byOffset['1'], 'trace')).toBe('abc'); // original headers kept
     expect(byOffset['1'].value).toEqual(unknownId); // original bytes kept
     expect(header(byOffset['2'], '__connect.errors.exception.message')).toMatch(/magic byte/);
-    expect(header(byOffset['3'], '__connect.errors.stage')).toBe('value-convert');
+    expect(header(byOffset['3'], '__connect.errors.stage')).toBe('VALUE_CONVERTER');
     const { tupleKeySerde } = await import('../../../src/store/serde');
     const store = await openCassandraVersionedStore<unknown, { price: number }>({
       client: stack.client,
@@ -170,7 +170,7 @@ describe('worker: converters, extractors, errors and the DLQ (real Kafka, Cassan
     const dlq = await readTopic(stack.kafka, stack.admin, n.dlq);
     expect(dlq).toHaveLength(2);
     const stages = Object.fromEntries(dlq.map((m) => [header(m, '__connect.errors.offset'), header(m, '__connect.errors.stage')]));
-    expect(stages).toEqual({ '5': 'extract', '6': 'key-convert' });
+    expect(stages).toEqual({ '5': 'TRANSFORMATION', '6': 'KEY_CONVERTER' });
     const c = await openCassandraVersionedStore<string, { n: number }>({
       client: stack.client,
       keyspace: n.keyspace,
