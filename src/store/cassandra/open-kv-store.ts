@@ -6,7 +6,7 @@ import { KvTableReader } from './kv-table-reader';
 import { defaultBuckets } from './key-bucket';
 import { kvTableDdl, TableRef } from './layout';
 import { positiveInt, resolveStoreTable, StoreOpenOptions, validateBuckets, validatePartition } from './open-common';
-import { ensureKeyspace, ensureTable, partitionedTableBuckets, renderReplication } from './schema';
+import { ensureKeyspace, ensureTable, partitionedTableBuckets, renderReplication, tableColumns } from './schema';
 import { prepareTableOptions } from './table-options';
 
 /** Options of openCassandraKeyValueStore. */
@@ -41,7 +41,9 @@ export async function openCassandraKeyValueStore<K = string, V = string>(
   const withOptions = tableOptions.render(options.client);
   await ensureTable(exec, wanted, kvTableDdl(wanted), withOptions, options);
   // An existing partitioned table keeps the layout it was created with.
-  const ref = partitioned ? { ...wanted, buckets: await partitionedTableBuckets(exec, wanted, buckets) } : wanted;
+  const ref = partitioned
+    ? { ...wanted, buckets: partitionedTableBuckets(wanted, await tableColumns(exec, wanted, 'read partition key'), buckets) }
+    : wanted;
   const valueSerde = options.valueSerde ?? (stringSerde as unknown as Serde<V>);
   const reader = new KvTableReader<K, V>(exec, ref, {
     keySerde: options.keySerde ?? (stringSerde as unknown as Serde<K>),

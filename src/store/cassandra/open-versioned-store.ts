@@ -5,7 +5,7 @@ import { CassandraVersionedStore } from './cassandra-versioned-store';
 import { CqlExecutor } from './cql-executor';
 import { STREAM_TIME_DDL, STREAM_TIME_TABLE, VERSIONED_ADDED_COLUMNS, versionedTableDdl } from './layout';
 import { positiveInt, resolveStoreTable, StoreOpenOptions, validateBuckets, validatePartition } from './open-common';
-import { ensureColumns, ensureKeyspace, ensureTable, partitionedTableBuckets, renderReplication } from './schema';
+import { ensureColumns, ensureKeyspace, ensureTable, partitionedTableBuckets, renderReplication, tableColumns } from './schema';
 import { DEFAULT_PARTITION_BUCKETS } from './key-bucket';
 import { StreamTimeTable } from './stream-time-table';
 import { prepareTableOptions, versionedTtlOption, VERSIONED_TTL_MESSAGE } from './table-options';
@@ -64,9 +64,11 @@ export async function openCassandraVersionedStore<K = string, V = string>(
   const withOptions = tableOptions.render(options.client);
   await ensureTable(exec, { keyspace, table: STREAM_TIME_TABLE }, STREAM_TIME_DDL, [], { ...options, tableMustExist: false });
   await ensureTable(exec, wanted, versionedTableDdl(wanted), withOptions, options);
-  // An existing table keeps the layout it was created with.
-  const ref = options.scope === 'partitioned' ? { ...wanted, buckets: await partitionedTableBuckets(exec, wanted, buckets) } : wanted;
-  const kinds = await ensureColumns(exec, ref, VERSIONED_ADDED_COLUMNS, options);
+  // An existing table keeps the layout it was created with: one read of its columns gives both the partition key and
+  // what an older adjunct's table lacks.
+  const columns = await tableColumns(exec, wanted, 'read table columns');
+  const ref = options.scope === 'partitioned' ? { ...wanted, buckets: partitionedTableBuckets(wanted, columns, buckets) } : wanted;
+  const kinds = await ensureColumns(exec, ref, VERSIONED_ADDED_COLUMNS, options, columns);
   const typed = options.typed === undefined ? undefined : await TypedColumns.open(exec, ref, options.typed, options);
 
   const streamTimes = new StreamTimeTable(exec, keyspace);

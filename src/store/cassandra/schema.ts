@@ -205,23 +205,42 @@ export async function ensureTable(
   });
 }
 
+/** A column of a table as `system_schema.columns` lists it. */
+export interface TableColumn {
+  name: string;
+  /** `partition_key`, `clustering`, `regular` or `static`. */
+  kind: string;
+  /** Position within the partition key or the clustering (-1 for other columns). */
+  position: number;
+  /** The declared CQL type, as Cassandra names it (varchar is text). */
+  type: string;
+}
+
+/** Every column of a table (none when the table does not exist): one read of `system_schema.columns`. */
+export async function tableColumns(exec: CqlExecutor, ref: { keyspace: string; table: string }, purpose: string): Promise<TableColumn[]> {
+  const rs = await exec.read(
+    'SELECT column_name, kind, position, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?',
+    [ref.keyspace, ref.table],
+    purpose,
+  );
+  return rs.rows.map((r) => ({ name: String(r.column_name), kind: String(r.kind), position: Number(r.position), type: String(r.type) }));
+}
+
 /**
  * Adds columns a table created by an older adjunct lacks (ALTER TABLE … ADD, then schema agreement). Names and types
  * come from the layout, never from configuration. With createTables false a missing column is a SCHEMA_OUTDATED error.
- * Returns the kind of every column afterwards (`partition_key`, `clustering`, `regular`, `static`; added ones `regular`).
+ * `existing` is the table's columns when the caller has just read them (otherwise they are read here). Returns the kind
+ * of every column afterwards (`partition_key`, `clustering`, `regular`, `static`; added ones `regular`).
  */
 export async function ensureColumns(
   exec: CqlExecutor,
   ref: { keyspace: string; table: string },
   columns: { name: string; type: string }[],
   options: SchemaOptions,
+  existing?: TableColumn[],
 ): Promise<Map<string, string>> {
-  const rs = await exec.read(
-    'SELECT column_name, kind FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?',
-    [ref.keyspace, ref.table],
-    'check columns',
-  );
-  const present = new Map(rs.rows.map((r) => [String(r.column_name), String(r.kind)]));
+  const listed = existing ?? (await tableColumns(exec, ref, 'check columns'));
+  const present = new Map(listed.map((c) => [c.name, c.kind]));
   for (const c of columns) {
     if (present.has(c.name)) continue;
     present.set(c.name, 'regular');
@@ -253,27 +272,27 @@ export async function ensureColumns(
 
 /** The partition key columns of a table, in key order (empty when the table does not exist): one read. */
 export async function tablePartitionKey(exec: CqlExecutor, ref: { keyspace: string; table: string }): Promise<string[]> {
-  const rs = await exec.read(
-    'SELECT column_name, kind, position FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?',
-    [ref.keyspace, ref.table],
-    'read partition key',
-  );
-  return rs.rows
-    .filter((r) => r.kind === 'partition_key')
-    .sort((a, b) => Number(a.position) - Number(b.position))
-    .map((r) => String(r.column_name));
+  return partitionKeyOf(await tableColumns(exec, ref, 'read partition key'));
+}
+
+/** The partition key columns among a table's columns, in key order. */
+function partitionKeyOf(columns: TableColumn[]): string[] {
+  return columns
+    .filter((c) => c.kind === 'partition_key')
+    .sort((a, b) => a.position - b.position)
+    .map((c) => c.name);
 }
 
 /**
- * The layout of an existing partitioned table: `buckets` when its Cassandra partition is `(partition, bucket)`,
- * undefined when it is the source partition alone (a table created before buckets keeps that layout).
+ * The layout of an existing partitioned table, from its columns: `buckets` when its Cassandra partition is
+ * `(partition, bucket)`, undefined when it is the source partition alone (a table created before buckets keeps that layout).
  */
-export async function partitionedTableBuckets(
-  exec: CqlExecutor,
+export function partitionedTableBuckets(
   ref: { keyspace: string; table: string },
+  columns: TableColumn[],
   buckets: number | undefined,
-): Promise<number | undefined> {
-  const key = await tablePartitionKey(exec, ref);
+): number | undefined {
+  const key = partitionKeyOf(columns);
   if (key.length === 0)
     throw new StoreError(`table ${qualified(ref)} does not exist`, {
       code: 'TABLE_NOT_FOUND',

@@ -2,7 +2,7 @@ import { BadRecordError } from '../../errors';
 import { canonicalCqlType, CellTypeError, toCell } from './cql-types';
 import { CqlExecutor } from './cql-executor';
 import { qualified, TableRef, versionedInsertColumns } from './layout';
-import { awaitUsable, ensureColumns, SchemaOptions } from './schema';
+import { awaitUsable, ensureColumns, SchemaOptions, tableColumns } from './schema';
 import { requireValidColumns, TypedColumn } from './typed-column-spec';
 
 /** The columns a schema maps to, plus the value fields it has that get no column (nested records, arrays, maps). */
@@ -46,12 +46,7 @@ function incompatible(ref: TableRef, c: TypedColumn, had: string, origin: string
 
 /** The declared CQL type of every column of a table (one read of system_schema.columns). */
 async function tableColumnTypes(exec: CqlExecutor, ref: TableRef): Promise<Map<string, string>> {
-  const rs = await exec.read(
-    'SELECT column_name, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?',
-    [ref.keyspace, ref.table],
-    'check typed columns',
-  );
-  return new Map(rs.rows.map((r) => [String(r.column_name), String(r.type)]));
+  return new Map((await tableColumns(exec, ref, 'check typed columns')).map((c) => [c.name, c.type]));
 }
 
 /**

@@ -110,6 +110,22 @@ describe('schema and identifiers', () => {
     await Promise.all([t0.close(), t1.close()]);
   });
 
+  it("opening an existing store reads its table's columns once (partition key, kinds and missing columns from one read)", async () => {
+    const columnReads = () => ks.tracker.queries.filter((q) => /FROM system_schema\.columns/.test(q)).length;
+    const stores = [
+      { open: openCassandraVersionedStore, options: { ...base(), tableName: 'reopen_vp', scope: 'partitioned' as const, partition: 0 } },
+      { open: openCassandraVersionedStore, options: { ...base(), tableName: 'reopen_vg' } },
+      { open: openCassandraKeyValueStore, options: { ...base(), tableName: 'reopen_kp', scope: 'partitioned' as const, partition: 0 } },
+    ];
+    for (const { open, options } of stores) {
+      await (await open(options as never)).close();
+      ks.tracker.reset();
+      const store = await open(options as never);
+      expect({ table: options.tableName, reads: columnReads() }).toEqual({ table: options.tableName, reads: 1 });
+      await store.close();
+    }
+  });
+
   it('applies validated table options', async () => {
     const s = await openCassandraVersionedStore({
       ...base(),
