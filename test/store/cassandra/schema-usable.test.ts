@@ -46,6 +46,22 @@ describe('awaitUsable', () => {
     expect({ calls: other.calls(), retried: seen.length }).toEqual({ calls: 2, retried: 1 });
   });
 
+  it("retries while the replica's store of a table just created is not open yet (a server error naming an unknown CF)", async () => {
+    let n = 0;
+    const client = {
+      execute: async () => {
+        // Cassandra's answer in this window: ServerError (code 0x0000) from the read path.
+        if (n++ === 0)
+          throw Object.assign(new Error('java.lang.IllegalArgumentException: Unknown CF bed4c660-f14c-11f1-aed4-6db08443c632'), {
+            code: 0,
+          });
+        return { rows: [], rowLength: 0 };
+      },
+    } as unknown as Client;
+    await awaitUsable(new CqlExecutor(client), 'SELECT * FROM ks.t LIMIT 1', 'probe');
+    expect(n).toBe(2);
+  });
+
   it('rethrows any other error at once', async () => {
     const { client, calls } = failingClient(['Cannot achieve consistency level LOCAL_QUORUM']);
     await expect(awaitUsable(new CqlExecutor(client), 'SELECT * FROM ks.t LIMIT 1', 'probe')).rejects.toThrow(/probe/);
