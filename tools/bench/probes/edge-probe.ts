@@ -1,0 +1,242 @@
+/**
+ * Probe behind issue #13's lookup target: rows clustered by their *predecessor's* time ("edges"), so that one slice
+ * answers an as-of get with its validTo, and no row is ever updated.
+ *
+ *   npx tsx tools/bench/probes/edge-probe.ts [--records 1000000] [--ring 8] [--rounds 3] [--lookups 30000] [--check 3000]
+ *
+ * Layout `edge`: `PRIMARY KEY ((key), prev, valid_from, writer)`, clustered `(prev DESC, valid_from ASC)`. Each version
+ * is written once, as the row `(prev, valid_from)` where `prev` is the key's version before it when it is written
+ * (Long.MIN for a key's first). A late version t between a and b writes `(a, t)` with its value and a value-less marker
+ * `(t, b)`; the row `(a, b)` stays (stale rows only lengthen scans). Every adjacent pair of versions then has its row,
+ * and for any asOf the slice `prev <= asOf` starts with the row of the floor's successor (or with the floor's own row when
+ * the floor is the newest version): its first row gives validTo, and the floor's value is in the first following row whose
+ * `valid_from` is the floor and that carries a value.
+ *
+ * Replays the bench's data set (10k keys, 5% out of order, 6 partitions) in chunks of 64 × 17 statements sorted by key,
+ * against `plain` (today's rows: `(valid_from DESC, writer)`, one INSERT per record). A writer keeps each key's newest
+ * `--ring` version times; a key seen first, or a late version older than its ring, costs one read on the write path
+ * (timed with the batches). Then lookups: the bare floor SELECT on `plain` (a hand-written client's own layout) against
+ * the edge read (`LIMIT 4`; a second read only when the floor's value is not in those rows), checked against the
+ * data set for `--check` queries. Pin first (`taskset -a -p -c 0` on Cassandra and Kafka, the probe under `taskset -c 1`).
+ */
+import { Client, types } from 'cassandra-driver';
+import { benchCassandra } from '../infra';
+import { generateDataset, type Dataset } from '../dataset';
+import { runPool } from '../pool';
+import { median } from '../stats';
+import { compareLookups, CONCURRENCY, createProbeKeyspace, flag, lcg, OPTS, timed } from './probe-kit';
+
+type Stmt = { query: string; params: unknown[]; key: number };
+type Plan = { stmts: Stmt[]; reads: number; markers: number };
+
+const T = (v: string) => `probe.e_${v}`;
+const long = types.Long.fromNumber;
+const MIN = types.Long.MIN_VALUE;
+const WRITER = 'probe:0';
+
+/** Index of the first element ≥ t in a sorted array. */
+function lowerBound(a: number[], t: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Every key's versions, sorted (the data set's truth; also what the edge plan needs to know of each key). */
+function versionsOf(d: Dataset): { times: number[][]; valueAt: Map<string, Buffer> } {
+  const times: number[][] = Array.from({ length: d.keyStrings.length }, () => []);
+  const valueAt = new Map<string, Buffer>();
+  for (let i = 0; i < d.size; i++) {
+    const k = d.keyIdx[i];
+    const at = lowerBound(times[k], d.ts[i]);
+    if (times[k][at] !== d.ts[i]) times[k].splice(at, 0, d.ts[i]);
+    valueAt.set(`${k}:${d.ts[i]}`, d.values[i]);
+  }
+  return { times, valueAt };
+}
+
+function planPlain(d: Dataset): Plan {
+  const q = `INSERT INTO ${T('plain')} (key, valid_from, value, writer) VALUES (?, ?, ?, ?)`;
+  const stmts: Stmt[] = [];
+  for (let i = 0; i < d.size; i++) {
+    const k = d.keyIdx[i];
+    stmts.push({ query: q, params: [d.keyBytes[k], long(d.ts[i]), d.values[i], WRITER], key: k });
+  }
+  return { stmts, reads: 0, markers: 0 };
+}
+
+/** The edge plan (see the file comment); reads count what a writer keeping `ring` version times per key would read. */
+function planEdge(d: Dataset, ring: number): Plan {
+  const row = `INSERT INTO ${T('edge')} (key, prev, valid_from, value, writer) VALUES (?, ?, ?, ?, ?)`;
+  const marker = `INSERT INTO ${T('edge')} (key, prev, valid_from, writer) VALUES (?, ?, ?, ?)`;
+  const known: number[][] = Array.from({ length: d.keyStrings.length }, () => []);
+  const stmts: Stmt[] = [];
+  let reads = 0;
+  let markers = 0;
+  for (let i = 0; i < d.size; i++) {
+    const k = d.keyIdx[i];
+    const t = d.ts[i];
+    const v = known[k];
+    if (v.length === 0) reads++; // a key seen first: its newest stored version is read
+    const at = lowerBound(v, t);
+    if (at < v.length - ring) reads++; // older than the ring: its neighbours are read
+    const prev = at > 0 ? long(v[at - 1]) : MIN;
+    stmts.push({ query: row, params: [d.keyBytes[k], prev, long(t), d.values[i], WRITER], key: k });
+    if (v[at] === t) continue; // a rewrite of an existing version: its row is replaced
+    if (at < v.length) {
+      stmts.push({ query: marker, params: [d.keyBytes[k], long(t), long(v[at]), WRITER], key: k });
+      markers++;
+    }
+    v.splice(at, 0, t);
+  }
+  return { stmts, reads, markers };
+}
+
+/** Sorts each chunk of 64 × 17 statements by key and cuts it into 17-statement batches, as the worker's batcher does. */
+function batches(stmts: Stmt[]): Stmt[][] {
+  const out: Stmt[][] = [];
+  for (let a = 0; a < stmts.length; a += 1088) {
+    const chunk = stmts.slice(a, a + 1088).sort((x, y) => x.key - y.key);
+    for (let b = 0; b < chunk.length; b += 17) out.push(chunk.slice(b, b + 17));
+  }
+  return out;
+}
+
+async function createTable(c: Client, v: string): Promise<void> {
+  await c.execute(`DROP TABLE IF EXISTS ${T(v)}`);
+  await c.execute(
+    v === 'edge'
+      ? `CREATE TABLE ${T(v)} (key blob, prev bigint, valid_from bigint, value blob, writer text, PRIMARY KEY ((key), prev, valid_from, writer)) WITH CLUSTERING ORDER BY (prev DESC, valid_from ASC, writer ASC)`
+      : `CREATE TABLE ${T(v)} (key blob, valid_from bigint, value blob, writer text, PRIMARY KEY ((key), valid_from, writer)) WITH CLUSTERING ORDER BY (valid_from DESC, writer ASC)`,
+  );
+}
+
+type Answer = { from: number; to: number | null; value: Buffer } | null;
+
+/** The edge read: one slice, a second only when the floor's value is not in its first rows. */
+async function edgeGet(c: Client, key: Buffer, asOf: number, onSecond: () => void): Promise<Answer> {
+  const first = `SELECT prev, valid_from, value FROM ${T('edge')} WHERE key = ? AND prev <= ? LIMIT 4`;
+  let rows = (await c.execute(first, [key, long(asOf)], OPTS)).rows;
+  if (rows.length === 0) return null;
+  const a = rows[0];
+  const aFrom = (a.valid_from as types.Long).toNumber();
+  const newest = aFrom <= asOf;
+  if (!newest && (a.prev as types.Long).equals(MIN)) return null;
+  const from = newest ? aFrom : (a.prev as types.Long).toNumber();
+  const to = newest ? null : aFrom;
+  const find = () => rows.find((r) => (r.valid_from as types.Long).toNumber() === from && r.value !== null);
+  let hit = find();
+  if (hit === undefined) {
+    onSecond();
+    rows = (
+      await c.execute(`SELECT prev, valid_from, value FROM ${T('edge')} WHERE key = ? AND prev < ? LIMIT 64`, [key, long(from)], OPTS)
+    ).rows;
+    hit = find();
+  }
+  if (hit === undefined) throw new Error(`no value row for version ${from}`);
+  return { from, to, value: hit.value as Buffer };
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const records = flag(args, '--records', 1_000_000);
+  const rounds = flag(args, '--rounds', 3);
+  const lookups = flag(args, '--lookups', 30_000);
+  const d = generateDataset({ records, keys: 10_000, outOfOrder: 0.05, partitions: 6, baseTs: 1_700_000_000_000 });
+  const plans: Record<string, Plan> = { plain: planPlain(d), edge: planEdge(d, flag(args, '--ring', 8)) };
+  for (const [v, p] of Object.entries(plans))
+    console.log(`${v.padEnd(5)} ${p.stmts.length} statements for ${records} records: ${p.markers} markers, ${p.reads} reads`);
+  const c = await benchCassandra();
+  try {
+    await createProbeKeyspace(c);
+    await createTable(c, 'plain');
+    const warm = batches(plans.plain.stmts.slice(0, 200_000));
+    await runPool(warm.length, CONCURRENCY, (b) => c.batch(warm[b], { ...OPTS, logged: false }));
+    const names = Object.keys(plans);
+    const cpu: Record<string, number[]> = {};
+    const rates: Record<string, number[]> = {};
+    for (let round = 0; round < rounds; round++) {
+      for (let j = 0; j < names.length; j++) {
+        const v = names[(j + round) % names.length];
+        await createTable(c, v);
+        const bs = batches(plans[v].stmts);
+        const readEvery = plans[v].reads ? Math.max(1, Math.floor(bs.length / plans[v].reads)) : 0;
+        const readsPer = plans[v].reads ? Math.max(1, Math.round(plans[v].reads / bs.length)) : 0;
+        const r = await timed(bs.length, async (b) => {
+          if (readEvery && b % readEvery === 0)
+            for (let n = 0; n < readsPer; n++)
+              await c.execute(
+                `SELECT prev, valid_from FROM ${T(v)} WHERE key = ? AND prev <= ? LIMIT 2`,
+                [d.keyBytes[bs[b][0].key], long(d.maxTs)],
+                OPTS,
+              );
+          await c.batch(bs[b], { ...OPTS, logged: false });
+        });
+        const perRecord = (r.cpuMicros * bs.length) / records;
+        (cpu[v] ??= []).push(perRecord);
+        (rates[v] ??= []).push((r.rate * records) / bs.length);
+        console.log(
+          `round ${round} ${v.padEnd(5)} ${Math.round((r.rate * records) / bs.length)} records/s, Cassandra ${perRecord.toFixed(1)} µs/record`,
+        );
+      }
+    }
+    for (const v of names)
+      console.log(
+        `${v.padEnd(5)} median ${Math.round(median(rates[v]))} records/s, Cassandra ${median(cpu[v]).toFixed(1)} µs/record (${cpu[v].map((x) => x.toFixed(1)).join(', ')})`,
+      );
+    await lookupsOnEdges(c, d, lookups, flag(args, '--check', 3000));
+    await c.execute('DROP KEYSPACE IF EXISTS probe');
+  } finally {
+    await c.shutdown();
+  }
+}
+
+/** Checks the edge read against the data set, then times it against the bare floor SELECT on the plain table. */
+async function lookupsOnEdges(c: Client, d: Dataset, lookups: number, check: number): Promise<void> {
+  const rnd = lcg(7);
+  const qs = Array.from({ length: lookups }, () => ({
+    k: Math.floor(rnd() * d.keyBytes.length),
+    t: d.minTs - 5 + Math.floor(rnd() * (d.maxTs - d.minTs + 10)),
+  }));
+  const truth = versionsOf(d);
+  let mismatches = 0;
+  let second = 0;
+  for (const q of qs.slice(0, check)) {
+    const v = truth.times[q.k];
+    const at = lowerBound(v, q.t + 1) - 1;
+    const want = at < 0 ? null : { from: v[at], to: at + 1 < v.length ? v[at + 1] : null };
+    const got = await edgeGet(c, d.keyBytes[q.k], q.t, () => second++);
+    const same =
+      want === null
+        ? got === null
+        : got !== null && got.from === want.from && got.to === want.to && got.value.equals(truth.valueAt.get(`${q.k}:${want.from}`)!);
+    if (!same) mismatches++;
+  }
+  console.log(`checked ${Math.min(check, lookups)} edge reads against the data set: ${mismatches} mismatches, ${second} second reads`);
+  const bare = `SELECT valid_from, value, writer FROM ${T('plain')} WHERE key = ? AND valid_from <= ? LIMIT 1`;
+  const next = `SELECT valid_from FROM ${T('plain')} WHERE key = ? AND valid_from > ? ORDER BY valid_from ASC LIMIT 1`;
+  second = 0;
+  await compareLookups(
+    {
+      floor: (i) => c.execute(bare, [d.keyBytes[qs[i].k], long(qs[i].t)], OPTS),
+      'edge get': (i) => edgeGet(c, d.keyBytes[qs[i].k], qs[i].t, () => second++),
+      pair: (i) => {
+        const p = [d.keyBytes[qs[i].k], long(qs[i].t)];
+        return Promise.all([c.execute(bare, p, OPTS), c.execute(next, p, OPTS)]);
+      },
+    },
+    lookups,
+    'floor',
+    (n) => (n === 'edge get' ? `, second read for ${((second / lookups) * 100).toFixed(2)}%` : ''),
+    () => (second = 0),
+  );
+}
+
+void main().catch((e: unknown) => {
+  console.error(e);
+  process.exitCode = 1;
+});
