@@ -3,6 +3,7 @@
  * answers an as-of get with its validTo, and no row is ever updated.
  *
  *   npx tsx tools/bench/probes/edge-probe.ts [--records 1000000] [--ring 8] [--rounds 3] [--lookups 30000] [--check 3000]
+ *     [--attribute]
  *
  * Layout `edge`: `PRIMARY KEY ((key), prev, valid_from, writer)`, clustered `(prev DESC, valid_from ASC)`. Each version
  * is written once, as the row `(prev, valid_from)` where `prev` is the key's version before it when it is written
@@ -17,7 +18,8 @@
  * `--ring` version times; a key seen first, or a late version older than its ring, costs one read on the write path
  * (timed with the batches). Then lookups: the bare floor SELECT on `plain` (a hand-written client's own layout) against
  * the edge read (`LIMIT 4`; a second read only when the floor's value is not in those rows), checked against the
- * data set for `--check` queries. Pin first (`taskset -a -p -c 0` on Cassandra and Kafka, the probe under `taskset -c 1`).
+ * data set for `--check` queries. `--attribute` adds `edgebare`: the edge rows alone, without markers or reads, and `edgeblob`: the
+ * same rows clustered by one 16-byte blob. Pin first (`taskset -a -p -c 0` on Cassandra and Kafka, the probe under `taskset -c 1`).
  */
 import { Client, types } from 'cassandra-driver';
 import { benchCassandra } from '../infra';
@@ -69,10 +71,15 @@ function planPlain(d: Dataset): Plan {
   return { stmts, reads: 0, markers: 0 };
 }
 
-/** The edge plan (see the file comment); reads count what a writer keeping `ring` version times per key would read. */
-function planEdge(d: Dataset, ring: number): Plan {
-  const row = `INSERT INTO ${T('edge')} (key, prev, valid_from, value, writer) VALUES (?, ?, ?, ?, ?)`;
-  const marker = `INSERT INTO ${T('edge')} (key, prev, valid_from, writer) VALUES (?, ?, ?, ?)`;
+/**
+ * The edge plan (see the file comment); reads count what a writer keeping `ring` version times per key would read.
+ * `bare` (table `edgebare`, for the attribution only; its reads would be wrong) writes the same rows without markers and
+ * without reads: what the extra clustering value alone costs.
+ */
+function planEdge(d: Dataset, ring: number, bare = false): Plan {
+  const table = T(bare ? 'edgebare' : 'edge');
+  const row = `INSERT INTO ${table} (key, prev, valid_from, value, writer) VALUES (?, ?, ?, ?, ?)`;
+  const marker = `INSERT INTO ${table} (key, prev, valid_from, writer) VALUES (?, ?, ?, ?)`;
   const known: number[][] = Array.from({ length: d.keyStrings.length }, () => []);
   const stmts: Stmt[] = [];
   let reads = 0;
@@ -81,19 +88,45 @@ function planEdge(d: Dataset, ring: number): Plan {
     const k = d.keyIdx[i];
     const t = d.ts[i];
     const v = known[k];
-    if (v.length === 0) reads++; // a key seen first: its newest stored version is read
+    if (v.length === 0 && !bare) reads++; // a key seen first: its newest stored version is read
     const at = lowerBound(v, t);
-    if (at < v.length - ring) reads++; // older than the ring: its neighbours are read
+    if (at < v.length - ring && !bare) reads++; // older than the ring: its neighbours are read
     const prev = at > 0 ? long(v[at - 1]) : MIN;
     stmts.push({ query: row, params: [d.keyBytes[k], prev, long(t), d.values[i], WRITER], key: k });
     if (v[at] === t) continue; // a rewrite of an existing version: its row is replaced
-    if (at < v.length) {
+    if (at < v.length && !bare) {
       stmts.push({ query: marker, params: [d.keyBytes[k], long(t), long(v[at]), WRITER], key: k });
       markers++;
     }
     v.splice(at, 0, t);
   }
   return { stmts, reads, markers };
+}
+
+/** 16 bytes ordering as (prev DESC, valid_from ASC): one blob clustering value instead of two bigints. */
+function edgeKey(prev: number, from: number): Buffer {
+  const b = Buffer.alloc(16);
+  const sign = 1n << 63n;
+  const p = prev === Number.NEGATIVE_INFINITY ? -sign : BigInt(prev);
+  b.writeBigUInt64BE((1n << 64n) - 1n - ((p + sign) & ((1n << 64n) - 1n)), 0);
+  b.writeBigUInt64BE(BigInt(from) + sign, 8);
+  return b;
+}
+
+/** `edgeblob` (for the attribution only, like `edgebare`): the same rows clustered by one 16-byte blob. */
+function planEdgeBlob(d: Dataset): Plan {
+  const q = `INSERT INTO ${T('edgeblob')} (key, edge, value, writer) VALUES (?, ?, ?, ?)`;
+  const known: number[][] = Array.from({ length: d.keyStrings.length }, () => []);
+  const stmts: Stmt[] = [];
+  for (let i = 0; i < d.size; i++) {
+    const k = d.keyIdx[i];
+    const v = known[k];
+    const at = lowerBound(v, d.ts[i]);
+    const prev = at > 0 ? v[at - 1] : Number.NEGATIVE_INFINITY;
+    stmts.push({ query: q, params: [d.keyBytes[k], edgeKey(prev, d.ts[i]), d.values[i], WRITER], key: k });
+    if (v[at] !== d.ts[i]) v.splice(at, 0, d.ts[i]);
+  }
+  return { stmts, reads: 0, markers: 0 };
 }
 
 /** Sorts each chunk of 64 × 17 statements by key and cuts it into 17-statement batches, as the worker's batcher does. */
@@ -108,8 +141,14 @@ function batches(stmts: Stmt[]): Stmt[][] {
 
 async function createTable(c: Client, v: string): Promise<void> {
   await c.execute(`DROP TABLE IF EXISTS ${T(v)}`);
+  if (v === 'edgeblob') {
+    await c.execute(
+      `CREATE TABLE ${T(v)} (key blob, edge blob, value blob, writer text, PRIMARY KEY ((key), edge, writer)) WITH CLUSTERING ORDER BY (edge ASC, writer ASC)`,
+    );
+    return;
+  }
   await c.execute(
-    v === 'edge'
+    v.startsWith('edge')
       ? `CREATE TABLE ${T(v)} (key blob, prev bigint, valid_from bigint, value blob, writer text, PRIMARY KEY ((key), prev, valid_from, writer)) WITH CLUSTERING ORDER BY (prev DESC, valid_from ASC, writer ASC)`
       : `CREATE TABLE ${T(v)} (key blob, valid_from bigint, value blob, writer text, PRIMARY KEY ((key), valid_from, writer)) WITH CLUSTERING ORDER BY (valid_from DESC, writer ASC)`,
   );
@@ -148,6 +187,10 @@ async function main(): Promise<void> {
   const lookups = flag(args, '--lookups', 30_000);
   const d = generateDataset({ records, keys: 10_000, outOfOrder: 0.05, partitions: 6, baseTs: 1_700_000_000_000 });
   const plans: Record<string, Plan> = { plain: planPlain(d), edge: planEdge(d, flag(args, '--ring', 8)) };
+  if (args.includes('--attribute')) {
+    plans.edgebare = planEdge(d, 0, true);
+    plans.edgeblob = planEdgeBlob(d);
+  }
   for (const [v, p] of Object.entries(plans))
     console.log(`${v.padEnd(5)} ${p.stmts.length} statements for ${records} records: ${p.markers} markers, ${p.reads} reads`);
   const c = await benchCassandra();
@@ -188,7 +231,7 @@ async function main(): Promise<void> {
       console.log(
         `${v.padEnd(5)} median ${Math.round(median(rates[v]))} records/s, Cassandra ${median(cpu[v]).toFixed(1)} µs/record (${cpu[v].map((x) => x.toFixed(1)).join(', ')})`,
       );
-    await lookupsOnEdges(c, d, lookups, flag(args, '--check', 3000));
+    if (lookups > 0) await lookupsOnEdges(c, d, lookups, flag(args, '--check', 3000));
     await c.execute('DROP KEYSPACE IF EXISTS probe');
   } finally {
     await c.shutdown();
