@@ -3,7 +3,7 @@
  * answers an as-of get with its validTo, and no row is ever updated.
  *
  *   npx tsx tools/bench/probes/edge-probe.ts [--records 1000000] [--ring 8] [--rounds 3] [--lookups 30000] [--check 3000]
- *     [--attribute]
+ *     [--blob] [--attribute]
  *
  * Layout `edge`: `PRIMARY KEY ((key), prev, valid_from, writer)`, clustered `(prev DESC, valid_from ASC)`. Each version
  * is written once, as the row `(prev, valid_from)` where `prev` is the key's version before it when it is written
@@ -18,8 +18,9 @@
  * `--ring` version times; a key seen first, or a late version older than its ring, costs one read on the write path
  * (timed with the batches). Then lookups: the bare floor SELECT on `plain` (a hand-written client's own layout) against
  * the edge read (`LIMIT 4`; a second read only when the floor's value is not in those rows), checked against the
- * data set for `--check` queries. `--attribute` adds `edgebare`: the edge rows alone, without markers or reads, and `edgeblob`: the
- * same rows clustered by one 16-byte blob. Pin first (`taskset -a -p -c 0` on Cassandra and Kafka, the probe under `taskset -c 1`).
+ * data set for `--check` queries. `--blob` adds `edgeblob`, the whole layout clustered by one 16-byte blob, written,
+ * checked and read like `edge`. `--attribute` adds `edgebare`: the edge rows alone, without markers or reads.
+ * Pin first (`taskset -a -p -c 0` on Cassandra and Kafka, the probe under `taskset -c 1`).
  */
 import { Client, types } from 'cassandra-driver';
 import { benchCassandra } from '../infra';
@@ -74,12 +75,22 @@ function planPlain(d: Dataset): Plan {
 /**
  * The edge plan (see the file comment); reads count what a writer keeping `ring` version times per key would read.
  * `bare` (table `edgebare`, for the attribution only; its reads would be wrong) writes the same rows without markers and
- * without reads: what the extra clustering value alone costs.
+ * without reads: what the extra clustering value alone costs. `blob` (table `edgeblob`) is the whole layout with
+ * `(prev, valid_from)` clustered as one 16-byte blob.
  */
-function planEdge(d: Dataset, ring: number, bare = false): Plan {
-  const table = T(bare ? 'edgebare' : 'edge');
-  const row = `INSERT INTO ${table} (key, prev, valid_from, value, writer) VALUES (?, ?, ?, ?, ?)`;
-  const marker = `INSERT INTO ${table} (key, prev, valid_from, writer) VALUES (?, ?, ?, ?)`;
+function planEdge(d: Dataset, ring: number, mode: 'edge' | 'bare' | 'blob' = 'edge'): Plan {
+  const bare = mode === 'bare';
+  const table = T(mode === 'edge' ? 'edge' : mode === 'bare' ? 'edgebare' : 'edgeblob');
+  const row =
+    mode === 'blob'
+      ? `INSERT INTO ${table} (key, edge, value, writer) VALUES (?, ?, ?, ?)`
+      : `INSERT INTO ${table} (key, prev, valid_from, value, writer) VALUES (?, ?, ?, ?, ?)`;
+  const marker =
+    mode === 'blob'
+      ? `INSERT INTO ${table} (key, edge, writer) VALUES (?, ?, ?)`
+      : `INSERT INTO ${table} (key, prev, valid_from, writer) VALUES (?, ?, ?, ?)`;
+  const clustering = (prev: number, from: number): unknown[] =>
+    mode === 'blob' ? [edgeKey(prev, from)] : [prev === Number.NEGATIVE_INFINITY ? MIN : long(prev), long(from)];
   const known: number[][] = Array.from({ length: d.keyStrings.length }, () => []);
   const stmts: Stmt[] = [];
   let reads = 0;
@@ -91,11 +102,11 @@ function planEdge(d: Dataset, ring: number, bare = false): Plan {
     if (v.length === 0 && !bare) reads++; // a key seen first: its newest stored version is read
     const at = lowerBound(v, t);
     if (at < v.length - ring && !bare) reads++; // older than the ring: its neighbours are read
-    const prev = at > 0 ? long(v[at - 1]) : MIN;
-    stmts.push({ query: row, params: [d.keyBytes[k], prev, long(t), d.values[i], WRITER], key: k });
+    const prev = at > 0 ? v[at - 1] : Number.NEGATIVE_INFINITY;
+    stmts.push({ query: row, params: [d.keyBytes[k], ...clustering(prev, t), d.values[i], WRITER], key: k });
     if (v[at] === t) continue; // a rewrite of an existing version: its row is replaced
     if (at < v.length && !bare) {
-      stmts.push({ query: marker, params: [d.keyBytes[k], long(t), long(v[at]), WRITER], key: k });
+      stmts.push({ query: marker, params: [d.keyBytes[k], ...clustering(t, v[at]), WRITER], key: k });
       markers++;
     }
     v.splice(at, 0, t);
@@ -111,22 +122,6 @@ function edgeKey(prev: number, from: number): Buffer {
   b.writeBigUInt64BE((1n << 64n) - 1n - ((p + sign) & ((1n << 64n) - 1n)), 0);
   b.writeBigUInt64BE(BigInt(from) + sign, 8);
   return b;
-}
-
-/** `edgeblob` (for the attribution only, like `edgebare`): the same rows clustered by one 16-byte blob. */
-function planEdgeBlob(d: Dataset): Plan {
-  const q = `INSERT INTO ${T('edgeblob')} (key, edge, value, writer) VALUES (?, ?, ?, ?)`;
-  const known: number[][] = Array.from({ length: d.keyStrings.length }, () => []);
-  const stmts: Stmt[] = [];
-  for (let i = 0; i < d.size; i++) {
-    const k = d.keyIdx[i];
-    const v = known[k];
-    const at = lowerBound(v, d.ts[i]);
-    const prev = at > 0 ? v[at - 1] : Number.NEGATIVE_INFINITY;
-    stmts.push({ query: q, params: [d.keyBytes[k], edgeKey(prev, d.ts[i]), d.values[i], WRITER], key: k });
-    if (v[at] !== d.ts[i]) v.splice(at, 0, d.ts[i]);
-  }
-  return { stmts, reads: 0, markers: 0 };
 }
 
 /** Sorts each chunk of 64 × 17 statements by key and cuts it into 17-statement batches, as the worker's batcher does. */
@@ -180,6 +175,33 @@ async function edgeGet(c: Client, key: Buffer, asOf: number, onSecond: () => voi
   return { from, to, value: hit.value as Buffer };
 }
 
+/** The edge read on the blob table: the same rule, `(prev, valid_from)` decoded from the 16-byte clustering value. */
+async function edgeGetBlob(c: Client, key: Buffer, asOf: number, onSecond: () => void): Promise<Answer> {
+  const sign = 1n << 63n;
+  const decode = (e: Buffer) => {
+    const p = (1n << 64n) - 1n - e.readBigUInt64BE(0) - sign;
+    return { prev: p === -sign ? Number.NEGATIVE_INFINITY : Number(p), from: Number(e.readBigUInt64BE(8) - sign) };
+  };
+  const q = (op: string, limit: number) => `SELECT edge, value FROM ${T('edgeblob')} WHERE key = ? AND edge ${op} ? LIMIT ${limit}`;
+  let rows = (await c.execute(q('>=', 4), [key, edgeKey(asOf, -(2 ** 63))], OPTS)).rows;
+  if (rows.length === 0) return null;
+  const a = decode(rows[0].edge as Buffer);
+  const newest = a.from <= asOf;
+  if (!newest && a.prev === Number.NEGATIVE_INFINITY) return null;
+  const from = newest ? a.from : a.prev;
+  const find = () => rows.find((r) => decode(r.edge as Buffer).from === from && r.value !== null);
+  let hit = find();
+  if (hit === undefined) {
+    onSecond();
+    const past = edgeKey(from, 0);
+    past.fill(0xff, 8); // after every row under `from`: the rows under earlier versions
+    rows = (await c.execute(q('>', 64), [key, past], OPTS)).rows;
+    hit = find();
+  }
+  if (hit === undefined) throw new Error(`no value row for version ${from}`);
+  return { from, to: newest ? null : a.from, value: hit.value as Buffer };
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const records = flag(args, '--records', 1_000_000);
@@ -188,8 +210,10 @@ async function main(): Promise<void> {
   const d = generateDataset({ records, keys: 10_000, outOfOrder: 0.05, partitions: 6, baseTs: 1_700_000_000_000 });
   const plans: Record<string, Plan> = { plain: planPlain(d), edge: planEdge(d, flag(args, '--ring', 8)) };
   if (args.includes('--attribute')) {
-    plans.edgebare = planEdge(d, 0, true);
-    plans.edgeblob = planEdgeBlob(d);
+    plans.edgebare = planEdge(d, 0, 'bare');
+  }
+  if (args.includes('--blob')) {
+    plans.edgeblob = planEdge(d, flag(args, '--ring', 8), 'blob');
   }
   for (const [v, p] of Object.entries(plans))
     console.log(`${v.padEnd(5)} ${p.stmts.length} statements for ${records} records: ${p.markers} markers, ${p.reads} reads`);
@@ -213,8 +237,10 @@ async function main(): Promise<void> {
           if (readEvery && b % readEvery === 0)
             for (let n = 0; n < readsPer; n++)
               await c.execute(
-                `SELECT prev, valid_from FROM ${T(v)} WHERE key = ? AND prev <= ? LIMIT 2`,
-                [d.keyBytes[bs[b][0].key], long(d.maxTs)],
+                v === 'edgeblob'
+                  ? `SELECT edge FROM ${T(v)} WHERE key = ? AND edge >= ? LIMIT 2`
+                  : `SELECT prev, valid_from FROM ${T(v)} WHERE key = ? AND prev <= ? LIMIT 2`,
+                [d.keyBytes[bs[b][0].key], v === 'edgeblob' ? edgeKey(d.maxTs, -(2 ** 63)) : long(d.maxTs)],
                 OPTS,
               );
           await c.batch(bs[b], { ...OPTS, logged: false });
@@ -231,7 +257,7 @@ async function main(): Promise<void> {
       console.log(
         `${v.padEnd(5)} median ${Math.round(median(rates[v]))} records/s, Cassandra ${median(cpu[v]).toFixed(1)} µs/record (${cpu[v].map((x) => x.toFixed(1)).join(', ')})`,
       );
-    if (lookups > 0) await lookupsOnEdges(c, d, lookups, flag(args, '--check', 3000));
+    if (lookups > 0) await lookupsOnEdges(c, d, lookups, flag(args, '--check', 3000), 'edgeblob' in plans);
     await c.execute('DROP KEYSPACE IF EXISTS probe');
   } finally {
     await c.shutdown();
@@ -239,7 +265,7 @@ async function main(): Promise<void> {
 }
 
 /** Checks the edge read against the data set, then times it against the bare floor SELECT on the plain table. */
-async function lookupsOnEdges(c: Client, d: Dataset, lookups: number, check: number): Promise<void> {
+async function lookupsOnEdges(c: Client, d: Dataset, lookups: number, check: number, blob: boolean): Promise<void> {
   const rnd = lcg(7);
   const qs = Array.from({ length: lookups }, () => ({
     k: Math.floor(rnd() * d.keyBytes.length),
@@ -252,12 +278,12 @@ async function lookupsOnEdges(c: Client, d: Dataset, lookups: number, check: num
     const v = truth.times[q.k];
     const at = lowerBound(v, q.t + 1) - 1;
     const want = at < 0 ? null : { from: v[at], to: at + 1 < v.length ? v[at + 1] : null };
-    const got = await edgeGet(c, d.keyBytes[q.k], q.t, () => second++);
-    const same =
+    const same = (got: Answer) =>
       want === null
         ? got === null
         : got !== null && got.from === want.from && got.to === want.to && got.value.equals(truth.valueAt.get(`${q.k}:${want.from}`)!);
-    if (!same) mismatches++;
+    if (!same(await edgeGet(c, d.keyBytes[q.k], q.t, () => second++))) mismatches++;
+    if (blob && !same(await edgeGetBlob(c, d.keyBytes[q.k], q.t, () => undefined))) mismatches++;
   }
   console.log(`checked ${Math.min(check, lookups)} edge reads against the data set: ${mismatches} mismatches, ${second} second reads`);
   const bare = `SELECT valid_from, value, writer FROM ${T('plain')} WHERE key = ? AND valid_from <= ? LIMIT 1`;
@@ -267,6 +293,7 @@ async function lookupsOnEdges(c: Client, d: Dataset, lookups: number, check: num
     {
       floor: (i) => c.execute(bare, [d.keyBytes[qs[i].k], long(qs[i].t)], OPTS),
       'edge get': (i) => edgeGet(c, d.keyBytes[qs[i].k], qs[i].t, () => second++),
+      ...(blob ? { 'blob get': (i: number) => edgeGetBlob(c, d.keyBytes[qs[i].k], qs[i].t, () => undefined) } : {}),
       pair: (i) => {
         const p = [d.keyBytes[qs[i].k], long(qs[i].t)];
         return Promise.all([c.execute(bare, p, OPTS), c.execute(next, p, OPTS)]);
