@@ -24,12 +24,10 @@
  */
 import { Client, types } from 'cassandra-driver';
 import { benchCassandra } from '../infra';
-import { generateDataset, type Dataset } from '../dataset';
-import { runPool } from '../pool';
-import { median } from '../stats';
-import { compareLookups, CONCURRENCY, createProbeKeyspace, flag, lcg, OPTS, timed } from './probe-kit';
+import { type Dataset } from '../dataset';
+import { compareLookups, compareWritePlans, flag, lcg, OPTS, type PlanStatement, probeRun, runMain } from './probe-kit';
 
-type Stmt = { query: string; params: unknown[]; key: number };
+type Stmt = PlanStatement;
 type Plan = { stmts: Stmt[]; reads: number; markers: number };
 
 const T = (v: string) => `probe.e_${v}`;
@@ -124,16 +122,6 @@ function edgeKey(prev: number, from: number): Buffer {
   return b;
 }
 
-/** Sorts each chunk of 64 × 17 statements by key and cuts it into 17-statement batches, as the worker's batcher does. */
-function batches(stmts: Stmt[]): Stmt[][] {
-  const out: Stmt[][] = [];
-  for (let a = 0; a < stmts.length; a += 1088) {
-    const chunk = stmts.slice(a, a + 1088).sort((x, y) => x.key - y.key);
-    for (let b = 0; b < chunk.length; b += 17) out.push(chunk.slice(b, b + 17));
-  }
-  return out;
-}
-
 async function createTable(c: Client, v: string): Promise<void> {
   await c.execute(`DROP TABLE IF EXISTS ${T(v)}`);
   if (v === 'edgeblob') {
@@ -204,10 +192,8 @@ async function edgeGetBlob(c: Client, key: Buffer, asOf: number, onSecond: () =>
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const records = flag(args, '--records', 1_000_000);
-  const rounds = flag(args, '--rounds', 3);
-  const lookups = flag(args, '--lookups', 30_000);
-  const d = generateDataset({ records, keys: 10_000, outOfOrder: 0.05, partitions: 6, baseTs: 1_700_000_000_000 });
+  const run = probeRun(args);
+  const { lookups, d } = run;
   const plans: Record<string, Plan> = { plain: planPlain(d), edge: planEdge(d, flag(args, '--ring', 8)) };
   if (args.includes('--attribute')) {
     plans.edgebare = planEdge(d, 0, 'bare');
@@ -215,48 +201,22 @@ async function main(): Promise<void> {
   if (args.includes('--blob')) {
     plans.edgeblob = planEdge(d, flag(args, '--ring', 8), 'blob');
   }
-  for (const [v, p] of Object.entries(plans))
-    console.log(`${v.padEnd(5)} ${p.stmts.length} statements for ${records} records: ${p.markers} markers, ${p.reads} reads`);
   const c = await benchCassandra();
   try {
-    await createProbeKeyspace(c);
-    await createTable(c, 'plain');
-    const warm = batches(plans.plain.stmts.slice(0, 200_000));
-    await runPool(warm.length, CONCURRENCY, (b) => c.batch(warm[b], { ...OPTS, logged: false }));
-    const names = Object.keys(plans);
-    const cpu: Record<string, number[]> = {};
-    const rates: Record<string, number[]> = {};
-    for (let round = 0; round < rounds; round++) {
-      for (let j = 0; j < names.length; j++) {
-        const v = names[(j + round) % names.length];
-        await createTable(c, v);
-        const bs = batches(plans[v].stmts);
-        const readEvery = plans[v].reads ? Math.max(1, Math.floor(bs.length / plans[v].reads)) : 0;
-        const readsPer = plans[v].reads ? Math.max(1, Math.round(plans[v].reads / bs.length)) : 0;
-        const r = await timed(bs.length, async (b) => {
-          if (readEvery && b % readEvery === 0)
-            for (let n = 0; n < readsPer; n++)
-              await c.execute(
-                v === 'edgeblob'
-                  ? `SELECT edge FROM ${T(v)} WHERE key = ? AND edge >= ? LIMIT 2`
-                  : `SELECT prev, valid_from FROM ${T(v)} WHERE key = ? AND prev <= ? LIMIT 2`,
-                [d.keyBytes[bs[b][0].key], v === 'edgeblob' ? edgeKey(d.maxTs, -(2 ** 63)) : long(d.maxTs)],
-                OPTS,
-              );
-          await c.batch(bs[b], { ...OPTS, logged: false });
-        });
-        const perRecord = (r.cpuMicros * bs.length) / records;
-        (cpu[v] ??= []).push(perRecord);
-        (rates[v] ??= []).push((r.rate * records) / bs.length);
-        console.log(
-          `round ${round} ${v.padEnd(5)} ${Math.round((r.rate * records) / bs.length)} records/s, Cassandra ${perRecord.toFixed(1)} µs/record`,
-        );
-      }
-    }
-    for (const v of names)
-      console.log(
-        `${v.padEnd(5)} median ${Math.round(median(rates[v]))} records/s, Cassandra ${median(cpu[v]).toFixed(1)} µs/record (${cpu[v].map((x) => x.toFixed(1)).join(', ')})`,
-      );
+    await compareWritePlans(c, {
+      ...run,
+      plans,
+      describe: (v) => `${plans[v].markers} markers, ${plans[v].reads} reads`,
+      create: (v) => createTable(c, v),
+      read: (v, batch) =>
+        c.execute(
+          v === 'edgeblob'
+            ? `SELECT edge FROM ${T(v)} WHERE key = ? AND edge >= ? LIMIT 2`
+            : `SELECT prev, valid_from FROM ${T(v)} WHERE key = ? AND prev <= ? LIMIT 2`,
+          [d.keyBytes[batch[0].key], v === 'edgeblob' ? edgeKey(d.maxTs, -(2 ** 63)) : long(d.maxTs)],
+          OPTS,
+        ),
+    });
     if (lookups > 0) await lookupsOnEdges(c, d, lookups, flag(args, '--check', 3000), 'edgeblob' in plans);
     await c.execute('DROP KEYSPACE IF EXISTS probe');
   } finally {
@@ -306,7 +266,4 @@ async function lookupsOnEdges(c: Client, d: Dataset, lookups: number, check: num
   );
 }
 
-void main().catch((e: unknown) => {
-  console.error(e);
-  process.exitCode = 1;
-});
+runMain(main);

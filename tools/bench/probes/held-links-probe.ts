@@ -19,12 +19,10 @@
  */
 import { Client, types } from 'cassandra-driver';
 import { benchCassandra } from '../infra';
-import { generateDataset, type Dataset } from '../dataset';
-import { runPool } from '../pool';
-import { median } from '../stats';
-import { compareLookups, CONCURRENCY, createProbeKeyspace, flag, lcg, OPTS, timed } from './probe-kit';
+import { type Dataset } from '../dataset';
+import { compareLookups, compareWritePlans, flag, lcg, OPTS, type PlanStatement, probeRun, runMain } from './probe-kit';
 
-type Stmt = { query: string; params: unknown[]; key: number };
+type Stmt = PlanStatement;
 type Plan = { stmts: Stmt[]; reads: number; updates: number; unlinked: number };
 
 const T = (v: string) => `probe.h_${v}`;
@@ -114,16 +112,6 @@ function planHeld(d: Dataset, hold: number, ringSize: number): Plan {
   return { stmts, reads, updates, unlinked };
 }
 
-/** Sorts each chunk of 64 × 17 statements by key and cuts it into 17-statement batches, as the worker's batcher does. */
-function batches(stmts: Stmt[]): Stmt[][] {
-  const out: Stmt[][] = [];
-  for (let a = 0; a < stmts.length; a += 1088) {
-    const chunk = stmts.slice(a, a + 1088).sort((x, y) => x.key - y.key);
-    for (let b = 0; b < chunk.length; b += 17) out.push(chunk.slice(b, b + 17));
-  }
-  return out;
-}
-
 async function createTable(c: Client, v: string): Promise<void> {
   await c.execute(`DROP TABLE IF EXISTS ${T(v)}`);
   await c.execute(
@@ -133,57 +121,28 @@ async function createTable(c: Client, v: string): Promise<void> {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const records = flag(args, '--records', 1_000_000);
-  const rounds = flag(args, '--rounds', 3);
-  const lookups = flag(args, '--lookups', 30_000);
-  const d = generateDataset({ records, keys: 10_000, outOfOrder: 0.05, partitions: 6, baseTs: 1_700_000_000_000 });
+  const run = probeRun(args);
+  const { lookups, d } = run;
   const plans: Record<string, Plan> = {
     plain: planEager(d, 'plain'),
     eager: planEager(d, 'eager'),
     held: planHeld(d, flag(args, '--hold', 50_000), flag(args, '--ring', 8)),
   };
-  for (const [v, p] of Object.entries(plans))
-    console.log(
-      `${v.padEnd(5)} ${p.stmts.length} statements for ${records} records: ${p.updates} link UPDATEs, ${p.reads} reads, ${p.unlinked} held versions expired`,
-    );
   const c = await benchCassandra();
   try {
-    await createProbeKeyspace(c);
-    // Warm-up (the first round otherwise meets a cold Cassandra): 200k plain rows, untimed.
-    await createTable(c, 'plain');
-    const warm = batches(plans.plain.stmts.slice(0, 200_000));
-    await runPool(warm.length, CONCURRENCY, (b) => c.batch(warm[b], { ...OPTS, logged: false }));
-    const names = Object.keys(plans);
-    const cpu: Record<string, number[]> = {};
-    const rates: Record<string, number[]> = {};
-    for (let round = 0; round < rounds; round++) {
-      for (let j = 0; j < names.length; j++) {
-        const v = names[(j + round) % names.length];
-        await createTable(c, v);
-        const bs = batches(plans[v].stmts);
-        // A held plan's ring misses are reads on the write path: one floor read per miss, spread over the batches.
-        const readEvery = plans[v].reads ? Math.max(1, Math.floor(bs.length / plans[v].reads)) : 0;
-        const r = await timed(bs.length, async (b) => {
-          if (readEvery && b % readEvery === 0)
-            await c.execute(
-              `SELECT valid_from, valid_to FROM ${T(v)} WHERE key = ? AND valid_from <= ? LIMIT 1`,
-              [d.keyBytes[bs[b][0].key], long(d.maxTs)],
-              OPTS,
-            );
-          await c.batch(bs[b], { ...OPTS, logged: false });
-        });
-        const perRecord = (r.cpuMicros * bs.length) / records;
-        (cpu[v] ??= []).push(perRecord);
-        (rates[v] ??= []).push((r.rate * records) / bs.length);
-        console.log(
-          `round ${round} ${v.padEnd(5)} ${Math.round((r.rate * records) / bs.length)} records/s, Cassandra ${perRecord.toFixed(1)} µs/record`,
-        );
-      }
-    }
-    for (const v of names)
-      console.log(
-        `${v.padEnd(5)} median ${Math.round(median(rates[v]))} records/s, Cassandra ${median(cpu[v]).toFixed(1)} µs/record (${cpu[v].map((x) => x.toFixed(1)).join(', ')})`,
-      );
+    // A held plan's ring misses are reads on the write path: one floor read per miss.
+    await compareWritePlans(c, {
+      ...run,
+      plans,
+      describe: (v) => `${plans[v].updates} link UPDATEs, ${plans[v].reads} reads, ${plans[v].unlinked} held versions expired`,
+      create: (v) => createTable(c, v),
+      read: (v, batch) =>
+        c.execute(
+          `SELECT valid_from, valid_to FROM ${T(v)} WHERE key = ? AND valid_from <= ? LIMIT 1`,
+          [d.keyBytes[batch[0].key], long(d.maxTs)],
+          OPTS,
+        ),
+    });
     await readsOnHeld(c, d, lookups);
     await c.execute('DROP KEYSPACE IF EXISTS probe');
   } finally {
@@ -222,7 +181,4 @@ async function readsOnHeld(c: Client, d: Dataset, lookups: number): Promise<void
   );
 }
 
-void main().catch((e: unknown) => {
-  console.error(e);
-  process.exitCode = 1;
-});
+runMain(main);
