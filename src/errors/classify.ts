@@ -60,6 +60,20 @@ export function isMissingTable(e: unknown): boolean {
   return e instanceof Error && (e as { code?: unknown }).code === 0x2200 && MISSING_TABLE.test(e.message);
 }
 
+/** A replica's answer for a table its schema lists before the table's store is open on it (a server error). */
+const STORE_NOT_OPEN = /Unknown CF [0-9a-f-]{36}/i;
+
+/**
+ * True when Cassandra answered that the table's store is not open on the replica yet: a table another client created
+ * just now (seen about once in 12 opens when three clients create one table at once). Transient; the caller waits.
+ */
+export function isTableNotOpenYet(e: unknown): boolean {
+  if (e instanceof AdjunctError) return e.cause !== undefined && e.cause !== e && isTableNotOpenYet(e.cause);
+  const inner = hostErrors(e);
+  if (inner.length > 0) return inner.some(([, x]) => isTableNotOpenYet(x));
+  return e instanceof Error && STORE_NOT_OPEN.test(e.message);
+}
+
 /** Native-protocol code of "unprepared": the statement's id is unknown to the node. */
 const UNPREPARED = 0x2500;
 

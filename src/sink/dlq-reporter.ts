@@ -30,7 +30,7 @@ export class DeadLetterQueueReporter {
       // As Kafka Connect's reporter: a header the record already carries (a dead letter replayed and failing again)
       // keeps its first value, so the context names the first failure.
       for (const [name, value] of Object.entries(contextHeadersFor(record, error, stage, this.pipeline)))
-        if (!Object.prototype.hasOwnProperty.call(headers, name)) headers[name] = value;
+        if (!Object.hasOwn(headers, name)) headers[name] = value;
     }
     try {
       await this.producer.send({

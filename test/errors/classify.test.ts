@@ -1,5 +1,13 @@
 import { errors, types } from 'cassandra-driver';
-import { cassandraErrorText, isMissingTable, isRetriableCassandraError, mayBeMissingTable, wrapCassandraError } from '../../src/errors';
+import {
+  cassandraErrorText,
+  isMissingTable,
+  isRetriableCassandraError,
+  isTableNotOpenYet,
+  mayBeMissingTable,
+  StoreError,
+  wrapCassandraError,
+} from '../../src/errors';
 
 const c = types.responseErrorCodes;
 
@@ -81,5 +89,22 @@ describe('Cassandra error classification (one case per server error code)', () =
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     expect(mayBeMissingTable(wrapCassandraError(new errors.NoHostAvailableError({ a: unprepared(), b: refused }), 'w'))).toBe(false);
     expect(mayBeMissingTable(new errors.NoHostAvailableError({}))).toBe(false);
+  });
+});
+
+describe('isTableNotOpenYet', () => {
+  const notOpen = Object.assign(
+    new errors.ResponseError(c.serverError, 'java.lang.IllegalArgumentException: Unknown CF bed4c660-f14c-11f1-aed4-6db08443c632'),
+    {},
+  );
+  it("is Cassandra's server error for a table whose store is not open on the replica yet, however it is wrapped", () => {
+    expect(isTableNotOpenYet(notOpen)).toBe(true);
+    expect(isTableNotOpenYet(new StoreError('check table ks.t is usable', { code: 'CASSANDRA_ERROR', cause: notOpen }))).toBe(true);
+    expect(isTableNotOpenYet(new errors.NoHostAvailableError({ '127.0.0.1:9042': notOpen }))).toBe(true);
+  });
+  it('is nothing else', () => {
+    expect(isTableNotOpenYet(new errors.ResponseError(c.serverError, 'java.lang.NullPointerException'))).toBe(false);
+    expect(isTableNotOpenYet(new errors.ResponseError(c.invalid, 'unconfigured table t'))).toBe(false);
+    expect(isTableNotOpenYet(new errors.NoHostAvailableError({}))).toBe(false);
   });
 });

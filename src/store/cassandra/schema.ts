@@ -1,5 +1,5 @@
 import { Client } from 'cassandra-driver';
-import { InvalidIdentifierError, isMissingTable, sleep, StoreError } from '../../errors';
+import { InvalidIdentifierError, isMissingTable, isTableNotOpenYet, sleep, StoreError } from '../../errors';
 import { CqlExecutor } from './cql-executor';
 import { qualified } from './layout';
 
@@ -88,16 +88,9 @@ const USABLE_ATTEMPTS = 100;
 /** What a coordinator answers for a column it does not know (yet); unknown tables are classified by isMissingTable. */
 const UNDEFINED_COLUMN = /Undefined column name/i;
 
-/**
- * What a replica answers (a server error) for a table its schema lists before the table's store is open on it: seen
- * once in about 12 opens when three clients create the same new table at once on one node.
- */
-const STORE_NOT_OPEN = /Unknown CF [0-9a-f-]{36}/i;
-
 /** A coordinator's (or replica's) answer for a table or column it does not know yet. */
 function notUsableYet(e: unknown): boolean {
-  const text = `${String((e as Error)?.message)} ${String((e as { cause?: Error })?.cause?.message)}`;
-  return isMissingTable(e) || UNDEFINED_COLUMN.test(text) || STORE_NOT_OPEN.test(text);
+  return isMissingTable(e) || isTableNotOpenYet(e) || UNDEFINED_COLUMN.test(String((e as Error)?.message));
 }
 
 /**

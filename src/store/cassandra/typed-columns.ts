@@ -44,11 +44,6 @@ function incompatible(ref: TableRef, c: TypedColumn, had: string, origin: string
   );
 }
 
-/** The declared CQL type of every column of a table (one read of system_schema.columns). */
-async function tableColumnTypes(exec: CqlExecutor, ref: TableRef): Promise<Map<string, string>> {
-  return new Map((await tableColumns(exec, ref, 'check typed columns')).map((c) => [c.name, c.type]));
-}
-
 /**
  * Typed columns written alongside the versioned layout's key/valid_from/value/writer in the same INSERT (still one
  * request per record). With a schema source, a value field that is not yet known, or a value that does not fit its
@@ -174,13 +169,15 @@ export class TypedColumns {
    */
   private async addToTable(columns: TypedColumn[], own: TypedColumn[], origin: string): Promise<void> {
     const mine = new Map(own.map((c) => [c.column, canonicalCqlType(c.type)]));
-    const table = await tableColumnTypes(this.exec, this.ref);
+    // One read of the table's columns: their types here, and what ensureColumns adds.
+    const listed = await tableColumns(this.exec, this.ref, 'check typed columns');
+    const table = new Map(listed.map((c) => [c.name, c.type]));
     for (const c of columns) {
       const had = table.get(c.column) ?? mine.get(c.column);
       if (had !== undefined && had !== canonicalCqlType(c.type)) throw incompatible(this.ref, c, had, origin);
     }
     const missing = columns.filter((c) => !table.has(c.column)).map((c) => ({ name: c.column, type: canonicalCqlType(c.type) }));
-    if (missing.length > 0) await ensureColumns(this.exec, this.ref, missing, this.schemaOptions);
+    if (missing.length > 0) await ensureColumns(this.exec, this.ref, missing, this.schemaOptions, listed);
     const fresh = columns.filter((c) => !mine.has(c.column));
     if (fresh.length > 0) await this.awaitVisible(fresh.map((c) => c.column));
   }
