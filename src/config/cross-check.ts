@@ -134,6 +134,13 @@ export function crossCheck(cfg: AdjunctConfig): CrossProblem[] {
         path: ['pipelines', i, 'store', 'buckets'],
         message: 'buckets applies to partitioned scope and kv stores; a versioned global store has one Cassandra partition per key',
       });
+    if (p.store.layout === 'edges' && (p.store.kind !== 'versioned' || p.store.scope !== 'global'))
+      problems.push({ path: ['pipelines', i, 'store', 'layout'], message: 'layout edges applies to versioned stores of global scope' });
+    if (p.store.layout === 'edges' && (p.store.typed || p.store.columns !== undefined || p.store.keyColumns !== undefined))
+      problems.push({
+        path: ['pipelines', i, 'store', 'layout'],
+        message: 'layout edges does not take typed columns (typed, columns, keyColumns)',
+      });
     if (p.errors.tolerance === 'all' && !p.errors.deadLetterQueue) {
       problems.push({
         path: ['pipelines', i, 'errors', 'tolerance'],

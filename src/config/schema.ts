@@ -177,6 +177,12 @@ export const StoreConfig = z.strictObject({
     .describe(
       'partitioned scope: key-hash buckets per source partition, so a Cassandra partition holds 1/buckets of a Kafka partition (default 64); kv global scope: buckets of the table (default 16). Fixed per store once recorded in the catalog',
     ),
+  layout: z
+    .enum(['rows', 'edges'])
+    .default('rows')
+    .describe(
+      "versioned global stores: table layout of new generations. rows: each version clustered by its own time (as-of get with validTo: two reads). edges: clustered by its predecessor's time (one read; writes keep recent version times per key). An existing table keeps its layout; a reload converts",
+    ),
   typed: z
     .boolean()
     .default(false)

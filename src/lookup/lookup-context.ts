@@ -4,7 +4,7 @@ import { Clock, systemClock } from '../clock';
 import { generationTable, StoreCatalog, StoreEntry } from '../generations';
 import { AdjunctError } from '../errors';
 import { CqlExecutor } from '../store/cassandra';
-import { DEFAULT_KV_BUCKETS, listPartitions, tablePartitionKey } from '../store/cassandra';
+import { DEFAULT_KV_BUCKETS, listPartitions, partitionKeyOf, TableColumn, tableColumns } from '../store/cassandra';
 import { StreamTimeTable } from '../store/cassandra';
 import { serdeByName } from '../store/serde';
 import { Serde } from '../store/types';
@@ -20,6 +20,8 @@ export interface ResolvedStore {
   table: string;
   keySerde: Serde<unknown>;
   valueSerde: Serde<unknown>;
+  /** True when the table has the edge layout (a versioned global table clustered by each version's predecessor). */
+  edges?: boolean;
   /**
    * Key-hash buckets of the table, the writers' number from the catalog: a kv global table, or a partitioned table
    * whose Cassandra partition is `(partition, bucket)`. Undefined for an unbucketed (older) partitioned table.
@@ -64,8 +66,8 @@ export class LookupContext {
   private readonly resolved = new WeakMap<StoreEntry, ResolvedStore>();
   private readonly generations = new Map<string, number>();
   private readonly serdes = new Map<string, Serde<unknown>>();
-  /** Partition key columns of each table read (a table's layout never changes: read once per table). */
-  private readonly partitionKeys = new Map<string, Promise<string[]>>();
+  /** Columns of each table read (a table's layout never changes: read once per table). */
+  private readonly columns = new Map<string, Promise<TableColumn[]>>();
 
   constructor(
     readonly client: Client,
@@ -105,14 +107,17 @@ export class LookupContext {
     let rs = this.resolved.get(entry);
     if (rs === undefined) {
       const table = generationTable(entry.baseTable, entry.currentGeneration);
+      const columns = entry.kind === 'versioned' && entry.scope === 'global' ? await this.columnsOf(table) : undefined;
       rs = {
         entry,
         table,
         keySerde: this.serde(entry.keySerde),
         valueSerde: this.serde(entry.valueSerde),
         buckets: await this.bucketsOf(entry, table),
+        edges: columns?.some((c) => c.name === 'prev'),
       };
-      this.resolved.set(entry, rs);
+      // A table not created yet has no layout to keep: the next call resolves it again.
+      if (columns?.length !== 0) this.resolved.set(entry, rs);
     }
     return rs;
   }
@@ -123,7 +128,7 @@ export class LookupContext {
    */
   private async bucketsOf(entry: StoreEntry, table: string): Promise<number | undefined> {
     if (entry.scope === 'global') return entry.kind === 'kv' ? (entry.buckets ?? DEFAULT_KV_BUCKETS) : undefined;
-    const key = await this.partitionKey(table);
+    const key = partitionKeyOf(await this.columnsOf(table));
     if (!key.includes('bucket')) return undefined;
     if (entry.buckets === null) {
       throw new AdjunctError(`table ${table} of store ${entry.store} is bucketed, but the catalog records no buckets`, {
@@ -135,20 +140,20 @@ export class LookupContext {
     return entry.buckets;
   }
 
-  /** Partition key columns of a table: one read of system_schema per table (not kept while the table does not exist). */
-  private partitionKey(table: string): Promise<string[]> {
-    let key = this.partitionKeys.get(table);
-    if (key === undefined) {
-      if (this.partitionKeys.size > 1024) this.partitionKeys.clear();
-      const read = tablePartitionKey(this.exec, { keyspace: this.keyspace, table });
-      key = read;
-      this.partitionKeys.set(table, read);
+  /** Columns of a table: one read of system_schema per table (not kept while the table does not exist). */
+  private columnsOf(table: string): Promise<TableColumn[]> {
+    let columns = this.columns.get(table);
+    if (columns === undefined) {
+      if (this.columns.size > 1024) this.columns.clear();
+      const read = tableColumns(this.exec, { keyspace: this.keyspace, table }, 'read table columns');
+      columns = read;
+      this.columns.set(table, read);
       const forget = () => {
-        if (this.partitionKeys.get(table) === read) this.partitionKeys.delete(table);
+        if (this.columns.get(table) === read) this.columns.delete(table);
       };
-      read.then((k) => k.length === 0 && forget(), forget);
+      read.then((c) => c.length === 0 && forget(), forget);
     }
-    return key;
+    return columns;
   }
 
   /**

@@ -1,18 +1,27 @@
-import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader } from '../store/cassandra';
+import {
+  asOfAnswer,
+  EdgeTableReader,
+  historyRecords,
+  RawVersion,
+  RowLocator,
+  VersionedTableReader,
+  VersionReads,
+} from '../store/cassandra';
 import { deserializeWith, historyBounds } from '../store/validation';
 import { LookupContext, ResolvedStore } from './lookup-context';
 import { LookupHistoryOptions, LookupRecord, WriterHorizon } from './types';
 
 /**
  * KIP-889/KIP-968 reads on the versioned table of one generation. A latest get is one Cassandra read; an as-of get is
- * two reads issued in parallel (the version as of asOf and the next one, for validTo), an as-of value one read. The
+ * two reads issued in parallel (the version as of asOf and the next one, for validTo), an as-of value one read; on an
+ * edge-layout table an as-of get is one read too. The
  * catalog entry, the writers' stream times and the partition list come from caches (a stream-time refresh runs
  * alongside the reads). Partitioned
  * tables without a known partition are read with `partition IN ?`, since a key lives in exactly one source partition.
  * Retention applies per version with the stream time of the writer (source partition) that wrote it.
  */
 export class VersionedReads {
-  private readonly readers = new Map<string, VersionedTableReader>();
+  private readonly readers = new Map<string, VersionReads>();
 
   constructor(private readonly ctx: LookupContext) {}
 
@@ -89,15 +98,11 @@ export class VersionedReads {
     return rec;
   }
 
-  private reader(rs: ResolvedStore): VersionedTableReader {
+  private reader(rs: ResolvedStore): VersionReads {
     let r = this.readers.get(rs.table);
-    if (!r) {
-      r = new VersionedTableReader(this.ctx.exec, {
-        keyspace: this.ctx.keyspace,
-        table: rs.table,
-        scope: rs.entry.scope,
-        buckets: rs.buckets,
-      });
+    if (!r || r instanceof EdgeTableReader !== (rs.edges === true)) {
+      const ref = { keyspace: this.ctx.keyspace, table: rs.table, scope: rs.entry.scope, buckets: rs.buckets };
+      r = rs.edges === true ? new EdgeTableReader(this.ctx.exec, { ...ref, edges: true }) : new VersionedTableReader(this.ctx.exec, ref);
       if (this.readers.size > 256) this.readers.clear();
       this.readers.set(rs.table, r);
     }

@@ -253,6 +253,7 @@ export class StoreWiring {
             historyRetentionMs: retention,
             typed: withTyped ? this.typedColumns(topic) : undefined,
             buckets: this.buckets ?? undefined,
+            layout: this.spec.store.layout,
           });
           return {
             observedStreamTime: () => store.observedStreamTime(),

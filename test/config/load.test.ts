@@ -99,6 +99,19 @@ pipelines:
     expect(ps[0].line).toBe(9);
   });
 
+  it('takes the edge layout for versioned global stores only, without typed columns', () => {
+    expect(parseConfig(base.replace('store: { name: rates }', 'store: { name: rates, layout: edges }')).pipelines[0].store.layout).toBe(
+      'edges',
+    );
+    expect(parseConfig(base).pipelines[0].store.layout).toBe('rows');
+    const partitioned = problems(base.replace('store: { name: rates }', 'store: { name: rates, layout: edges, scope: partitioned }'));
+    expect(partitioned.map((p) => `${p.path}: ${p.message}`)).toEqual([
+      'pipelines[0].store.layout: layout edges applies to versioned stores of global scope',
+    ]);
+    const typed = problems(base.replace('store: { name: rates }', 'store: { name: rates, layout: edges, columns: { rate: decimal } }'));
+    expect(typed.map((p) => p.path)).toContain('pipelines[0].store.layout');
+  });
+
   it('reports schema and cross-field problems in one round', () => {
     const ps = problems(`
 kafka: { brokers: [a:1], bogus: 1 }

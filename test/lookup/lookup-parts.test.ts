@@ -172,6 +172,9 @@ describe('LookupContext on an injected clock', () => {
       cache: { maxEntries: 10, ttlMs: 60_000 },
     });
     let generation = 1;
+    // A versioned global table's columns are read once per generation table (its layout).
+    const columnRow = { column_name: 'key', kind: 'partition_key', position: 0, type: 'blob' };
+    jest.spyOn(ctx.exec, 'read').mockResolvedValue({ rows: [columnRow] } as never);
     const reads = jest.spyOn(ctx.catalog, 'get').mockImplementation(async () => entry(generation));
     expect((await ctx.resolve('s')).table).toBe('s_g1');
     const cached = ReadCache.keyOf('s', 's_g1', Buffer.from('k'));

@@ -28,6 +28,8 @@ export interface BenchOptions {
   batchMaxRows: number;
   /** The store's compaction class (the worker default when unset), e.g. UnifiedCompactionStrategy. */
   compaction?: string;
+  /** The versioned table layout the adjunct phase writes and the library reads (default `rows`, the worker's); the bare SELECTs always read a `rows` table. */
+  layout: 'rows' | 'edges';
   /** Pin Cassandra and Kafka to CPU 0 and the client under test to CPU 1 (taskset), restoring affinity afterwards. */
   pin: boolean;
   phases: Phase[];
@@ -54,6 +56,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   batchMaxBytes: CASSANDRA_BATCH_WARN_BYTES,
   batchMaxRows: 64,
   pin: false,
+  layout: 'rows',
   phases: [...ALL_PHASES],
   profile: false,
   keep: false,
@@ -79,7 +82,7 @@ const NUMERIC: Record<string, keyof BenchOptions> = {
 /** Usage text. */
 export const USAGE = `npm run bench -- [--records N=200000] [--keys K=10000] [--out-of-order 0.05] [--lookups M=100000]
   [--concurrency C=64] [--partitions 6] [--lookup-concurrency 64] [--commit-interval 100] [--seed 42]
-  [--rounds 3] [--batch-max-bytes 5120] [--batch-max-rows 64] [--pin] [--compaction CLASS]
+  [--rounds 3] [--batch-max-bytes 5120] [--batch-max-rows 64] [--pin] [--compaction CLASS] [--layout edges|rows]
   [--phases raw-insert,raw-batched-insert,raw-consume,adjunct,seed-path,lookups] [--profile] [--keep] [--no-record]`;
 
 function parseNumber(flag: string, raw: string | undefined): number {
@@ -112,6 +115,10 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       const v = inline ?? argv[++i] ?? '';
       if (!/^[A-Za-z][A-Za-z0-9_.]*$/.test(v)) throw new Error(`--compaction: not a class name: ${v}`);
       o.compaction = v;
+    } else if (flag === '--layout') {
+      const v = inline ?? argv[++i] ?? '';
+      if (v !== 'rows' && v !== 'edges') throw new Error(`--layout: rows or edges, got ${v}`);
+      o.layout = v;
     } else if (flag === '--keep') o.keep = true;
     else if (flag === '--no-record') o.record = false;
     else if (flag === '--help' || flag === '-h') throw new Error(USAGE);

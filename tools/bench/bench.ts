@@ -76,7 +76,7 @@ async function run(o: BenchOptions): Promise<void> {
     try {
       // Timed write phases run in every round, in rotated order, so none always meets the coldest Cassandra.
       /** One adjunct run into its own keyspace and group (`round` = o.rounds is the untimed fill the lookups read). */
-      const runAdjunct = (round: number, profileThis: boolean) =>
+      const runAdjunct = (round: number, profileThis: boolean, layout = o.layout) =>
         adjunctPhase(admin, kafka, c, {
           topic,
           keyspace: `${adjKs}${round}`,
@@ -91,6 +91,7 @@ async function run(o: BenchOptions): Promise<void> {
           batchMaxBytes: o.batchMaxBytes,
           batchMaxRows: o.batchMaxRows,
           compaction: o.compaction,
+          layout,
         });
       const timed = ROUND_PHASES.filter(has);
       const byRound = new Map<Phase, PhaseResult[]>();
@@ -150,7 +151,10 @@ async function run(o: BenchOptions): Promise<void> {
         const fillRound = o.keep && has('adjunct') ? o.rounds - 1 : o.rounds;
         if (fillRound === o.rounds) await runAdjunct(fillRound, false);
         const lookupKs = `${adjKs}${fillRound}`;
-        const target = { keyspace: lookupKs, storeName, stackDir: stackSettings().stackDir };
+        // The bare SELECTs read a table of the rows layout (a hand-written client's own best), filled by one more run.
+        const rawKs = o.layout === 'rows' ? lookupKs : `${adjKs}${o.rounds + 1}`;
+        if (o.layout !== 'rows') await runAdjunct(o.rounds + 1, false, 'rows');
+        const target = { keyspace: lookupKs, rawKeyspace: rawKs, storeName, stackDir: stackSettings().stackDir };
         const r = await lookupPhases(c, target, d, o.lookups, o.lookupConcurrency, o.seed, o.rounds);
         phases.push(r.raw, r.rawPair, r.library, r.libraryValue);
         lookupsFound = r.found;
@@ -167,14 +171,14 @@ async function run(o: BenchOptions): Promise<void> {
       log('cleaning up (topic, keyspaces, groups); --keep keeps them');
       if (client) {
         await dropKeyspace(client, ks);
-        for (let r = 0; r <= o.rounds; r++) {
+        for (let r = 0; r <= o.rounds + 1; r++) {
           await dropKeyspace(client, `${ks}_r${r}`);
           await dropKeyspace(client, `${adjKs}${r}`);
         }
       }
       await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
       await admin
-        .deleteGroups([`${groupBase}-raw`, ...Array.from({ length: o.rounds + 1 }, (_, r) => `${groupBase}-r${r}.bench.g1`)])
+        .deleteGroups([`${groupBase}-raw`, ...Array.from({ length: o.rounds + 2 }, (_, r) => `${groupBase}-r${r}.bench.g1`)])
         .catch(() => undefined);
     }
     await admin.disconnect();

@@ -16,16 +16,9 @@ import { StreamTimeTable } from './stream-time-table';
 import { TypedColumns } from './typed-columns';
 import { CoalescedWrite } from './write-batcher';
 import { int32RoutingKey, partitionBucketRoutingKey } from './key-bucket';
-import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader } from './versioned-table-reader';
-
-/** The big-endian int64 serialisation of a safe integer (a bigint cell, encoded without a Long or BigInt per row). */
-function int64Bytes(n: number): Buffer {
-  const b = Buffer.allocUnsafe(8);
-  const high = Math.floor(n / 0x100000000);
-  b.writeInt32BE(high, 0);
-  b.writeUInt32BE(n - high * 0x100000000, 4);
-  return b;
-}
+import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader, VersionReads } from './versioned-table-reader';
+import { EdgeTableReader } from './edge-table-reader';
+import { cleanEdgesBelow, EdgeWriter, int64Bytes } from './edge-writer';
 
 /** Everything a CassandraVersionedStore needs once its schema exists (built by openCassandraVersionedStore). */
 export interface CassandraVersionedStoreParts<K, V> {
@@ -44,6 +37,8 @@ export interface CassandraVersionedStoreParts<K, V> {
   cleaner: Omit<RetentionCleanerOptions, 'onError'> & { onError?: (e: unknown) => void };
   /** Typed columns written alongside the layout's columns in the same INSERT (opt-in). */
   typed?: TypedColumns;
+  /** The edge layout (global tables created with it): its reads and its writer. */
+  edges?: { reader: EdgeTableReader; writer: EdgeWriter };
 }
 
 /**
@@ -55,6 +50,8 @@ export interface CassandraVersionedStoreParts<K, V> {
  */
 export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, V> {
   private readonly reader: VersionedTableReader;
+  /** The reads of the table's layout (the rows reader, or the edge layout's). */
+  private readonly reads: VersionReads;
   /** The source partition of every row this store writes (validated once; undefined for global tables). */
   private readonly partition: number | undefined;
   private readonly retention: number;
@@ -76,6 +73,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
 
   constructor(private readonly parts: CassandraVersionedStoreParts<K, V>) {
     this.reader = parts.reader;
+    this.reads = parts.edges?.reader ?? parts.reader;
     this.partition = parts.reader.partitionFor(parts.partition);
     const p = this.partition;
     if (p !== undefined) {
@@ -88,10 +86,16 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     this.retention = parts.historyRetentionMs;
     this.streamTime = parts.initialStreamTime;
     this.persistedStreamTime = parts.initialStreamTime;
-    this.cleaner = new RetentionCleaner(
-      { deleteBefore: (key, anchor) => this.deleteBefore(key, anchor), cleanAtHorizon: (key) => this.cleanupKey(key) },
-      parts.cleaner,
-    );
+    const edges = parts.edges;
+    // The edge layout keeps a version's value row wherever its predecessor put it, so its clean-up reads (see cleanEdgesBelow).
+    const actions =
+      edges === undefined
+        ? {
+            deleteBefore: (key: Buffer, anchor: number) => this.deleteBefore(key, anchor),
+            cleanAtHorizon: (key: Buffer) => this.cleanupKey(key),
+          }
+        : { deleteBefore: (key: Buffer) => this.cleanupEdges(key), cleanAtHorizon: (key: Buffer) => this.cleanupEdges(key) };
+    this.cleaner = new RetentionCleaner(actions, parts.cleaner);
   }
 
   /** The observed stream time of this writer, or -Infinity. */
@@ -109,7 +113,14 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     const v = this.accept(key, value, timestamp);
     if (v === null) return PUT_RETURN_CODE_NOT_PUT;
     let validTo = PUT_RETURN_CODE_VALID_TO_UNDEFINED;
-    if (v.inOrder) {
+    if (this.parts.edges !== undefined) {
+      // The edge writer plans the put from the key's version times it knows (or one read): its validTo comes with the plan.
+      await new Promise<void>((resolve, reject) =>
+        this.parts.edges!.writer.send(v.key, keyHash(v.key), timestamp, v.bytes, { rowWritten: resolve, rowFailed: reject }, (next) => {
+          if (next !== undefined) validTo = next;
+        }),
+      );
+    } else if (v.inOrder) {
       await this.insert(v.key, timestamp, v.bytes, value, key);
     } else {
       // The read only sees versions strictly newer than timestamp, so it can run alongside the write.
@@ -193,7 +204,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     requireTimestamp(timestamp);
     this.ensureOpen();
     if (timestamp < this.horizon()) return null;
-    const existing = asOfAnswer(await this.reader.asOfWithNext(this.locator(k), timestamp), timestamp, this.horizon());
+    const existing = asOfAnswer(await this.reads.asOfWithNext(this.locator(k), timestamp), timestamp, this.horizon());
     this.streamTime = Math.max(this.streamTime, timestamp);
     await this.insert(k, timestamp, null, null, key);
     this.cleaner.trackWritten(k, timestamp);
@@ -208,13 +219,13 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     const loc = this.locator(encodeKeyWith(this.parts.keySerde, key));
     const asOfTimestamp = asOf === undefined ? undefined : requireQueryTime(asOf, 'asOfTimestamp');
     this.ensureOpen();
-    if (asOfTimestamp === undefined) return this.toRecord(await this.reader.latest(loc));
+    if (asOfTimestamp === undefined) return this.toRecord(await this.reads.latest(loc));
     if (asOfTimestamp < this.horizon()) {
       // This writer's horizon is known before reading: only the latest version may answer (one read, no validTo).
-      const latest = await this.reader.latest(loc);
+      const latest = await this.reads.latest(loc);
       return latest !== null && latest.validFrom <= asOfTimestamp ? this.toRecord(latest) : null;
     }
-    const answer = asOfAnswer(await this.reader.asOfWithNext(loc, asOfTimestamp), asOfTimestamp, this.horizon());
+    const answer = asOfAnswer(await this.reads.asOfWithNext(loc, asOfTimestamp), asOfTimestamp, this.horizon());
     return answer === null ? null : this.toRecord(answer.version, answer.validTo);
   }
 
@@ -223,7 +234,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     const loc = this.locator(encodeKeyWith(this.parts.keySerde, key));
     const { fromTime, toTime, order } = historyBounds(options);
     this.ensureOpen();
-    const entries = await this.reader.history(loc, fromTime, toTime, () => this.horizon());
+    const entries = await this.reads.history(loc, fromTime, toTime, () => this.horizon());
     return historyRecords(entries, this.parts.valueSerde, order);
   }
 
@@ -289,6 +300,10 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     listener: RowListener,
     hash = keyHash(key),
   ): void {
+    if (this.parts.edges !== undefined) {
+      this.parts.edges.writer.send(key, hash, timestamp, value, listener);
+      return;
+    }
     const writer = this.writerCell;
     const bucket = this.reader.bucketFor(key, hash);
     const row: CoalescedWrite = {
@@ -355,6 +370,12 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
       this.boundParams(key, this.reader.exec.long(anchor)),
       'delete expired versions',
     );
+  }
+
+  /** The edge layout's clean-up at the persisted horizon (one paged read, then at most one range delete). */
+  private async cleanupEdges(key: Buffer): Promise<void> {
+    const horizon = this.persistedStreamTime - this.retention;
+    if (Number.isFinite(horizon) && horizon > 0) await cleanEdgesBelow(this.parts.edges!.reader, key, horizon);
   }
 
   /**

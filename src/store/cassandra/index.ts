@@ -7,6 +7,7 @@ export * from './schema';
 export * from './paging';
 export * from './stream-time-table';
 export * from './versioned-table-reader';
+export { EdgeTableReader, MARKER_WRITER } from './edge-table-reader';
 export * from './retention-cleaner';
 export * from './cassandra-versioned-store';
 export * from './open-versioned-store';

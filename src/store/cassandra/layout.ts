@@ -13,7 +13,18 @@ export interface TableRef {
    * Undefined: one Cassandra partition per source partition (the layout of tables created before buckets).
    */
   buckets?: number;
+  /**
+   * Versioned global tables: the edge layout, each version row clustered by the time of the version before it (see
+   * version-edges.ts), so an as-of get with its validTo is one read. Undefined: rows clustered by their own time.
+   */
+  edges?: boolean;
 }
+
+/** The versioned table layouts: `rows` clustered by their own time, `edges` by their predecessor's (global scope). */
+export const VERSIONED_LAYOUTS = ['rows', 'edges'] as const;
+
+/** A versioned table layout. */
+export type VersionedLayout = (typeof VERSIONED_LAYOUTS)[number];
 
 /** True when a partitioned table's Cassandra partition is `(partition, bucket)`. */
 function isBucketed(ref: { scope: StoreScope; buckets?: number }): boolean {
@@ -37,6 +48,12 @@ export function qualified(ref: { keyspace: string; table: string }): string {
  * ≈ 20% less CPU per record in the bench (README, CQL schema). Tables created before keep `writer` as a regular column.
  */
 export function versionedTableDdl(ref: TableRef): { columns: string; clustering: string } {
+  if (ref.edges === true) {
+    return {
+      columns: 'key blob, prev bigint, valid_from bigint, value blob, writer text, PRIMARY KEY ((key), prev, valid_from, writer)',
+      clustering: 'CLUSTERING ORDER BY (prev DESC, valid_from ASC, writer ASC)',
+    };
+  }
   if (ref.scope === 'partitioned') {
     const bucket = isBucketed(ref) ? 'bucket int, ' : '';
     return {

@@ -3,7 +3,16 @@ import { stringSerde } from '../serde/basic-serdes';
 import { Serde } from '../types';
 import { CassandraVersionedStore } from './cassandra-versioned-store';
 import { CqlExecutor } from './cql-executor';
-import { STREAM_TIME_DDL, STREAM_TIME_TABLE, VERSIONED_ADDED_COLUMNS, versionedTableDdl } from './layout';
+import {
+  STREAM_TIME_DDL,
+  STREAM_TIME_TABLE,
+  VERSIONED_ADDED_COLUMNS,
+  VERSIONED_LAYOUTS,
+  VersionedLayout,
+  versionedTableDdl,
+} from './layout';
+import { EdgeTableReader } from './edge-table-reader';
+import { DEFAULT_EDGE_KEYS, EdgeWriter } from './edge-writer';
 import { positiveInt, resolveStoreTable, StoreOpenOptions, validateBuckets, validatePartition } from './open-common';
 import { ensureColumns, ensureKeyspace, ensureTable, partitionedTableBuckets, renderReplication, tableColumns } from './schema';
 import { DEFAULT_PARTITION_BUCKETS } from './key-bucket';
@@ -30,6 +39,24 @@ export interface CassandraVersionedStoreOptions<K, V> extends StoreOpenOptions<K
    * and reader of the table must use the same number). An existing table keeps its layout (bucketed or not).
    */
   buckets?: number;
+  /**
+   * Layout of a table this call creates (default `rows`): `edges` clusters each version by its predecessor's time, so an
+   * as-of get with its validTo is one read (global scope, without typed columns). An existing table keeps its layout.
+   */
+  layout?: VersionedLayout;
+  /** Edge layout: most keys whose newest version times this writer keeps (default 20,000; a key not kept costs a read). */
+  edgeKeys?: number;
+}
+
+/** The layout asked for, validated: edges only for global tables without typed columns. */
+function requestedLayout(options: { layout?: unknown; scope: string; typed?: unknown }): VersionedLayout {
+  const layout = options.layout ?? 'rows';
+  if (!VERSIONED_LAYOUTS.includes(layout as VersionedLayout)) {
+    throw new InvalidArgumentError(`layout must be one of ${VERSIONED_LAYOUTS.join(', ')}, got ${String(layout)}`);
+  }
+  if (layout === 'edges' && options.scope !== 'global') throw new InvalidArgumentError('layout edges applies to global scope only');
+  if (layout === 'edges' && options.typed !== undefined) throw new InvalidArgumentError('layout edges does not take typed columns');
+  return layout as VersionedLayout;
 }
 
 /** Opens (creating keyspace/tables if allowed) a KIP-889 versioned store on Cassandra and loads its stream time. */
@@ -52,13 +79,21 @@ export async function openCassandraVersionedStore<K = string, V = string>(
   }
   const buckets = validateBuckets(options.buckets, DEFAULT_PARTITION_BUCKETS);
   const maxDirtyKeys = positiveInt('maxDirtyKeys', options.maxDirtyKeys, 10_000);
+  const layout = requestedLayout(options);
+  const edgeKeys = positiveInt('edgeKeys', options.edgeKeys, DEFAULT_EDGE_KEYS);
   if (options.typed !== undefined) {
     const value = 'columns' in options.typed ? options.typed.columns : [];
     requireValidColumns([...(options.typed.keyColumns ?? []), ...value], 'typed columns');
   }
 
   const exec = new CqlExecutor(options.client, options, { keyspace, table, store: options.storeName });
-  const wanted = { keyspace, table, scope: options.scope, buckets: options.scope === 'partitioned' ? buckets : undefined };
+  const wanted = {
+    keyspace,
+    table,
+    scope: options.scope,
+    buckets: options.scope === 'partitioned' ? buckets : undefined,
+    edges: layout === 'edges' ? true : undefined,
+  };
   await ensureKeyspace(exec, keyspace, replication, options);
   // The default compaction depends on the nodes' version, known once the client is connected.
   const withOptions = tableOptions.render(options.client);
@@ -67,14 +102,22 @@ export async function openCassandraVersionedStore<K = string, V = string>(
   // An existing table keeps the layout it was created with: one read of its columns gives both the partition key and
   // what an older adjunct's table lacks.
   const columns = await tableColumns(exec, wanted, 'read table columns');
-  const ref = options.scope === 'partitioned' ? { ...wanted, buckets: partitionedTableBuckets(wanted, columns, buckets) } : wanted;
+  const edges = columns.some((c) => c.name === 'prev');
+  if (edges && options.typed !== undefined)
+    throw new InvalidArgumentError(`table ${table} has the edge layout, which does not take typed columns`);
+  const ref =
+    options.scope === 'partitioned'
+      ? { ...wanted, buckets: partitionedTableBuckets(wanted, columns, buckets) }
+      : { ...wanted, edges: edges ? true : undefined };
   const kinds = await ensureColumns(exec, ref, VERSIONED_ADDED_COLUMNS, options, columns);
   const typed = options.typed === undefined ? undefined : await TypedColumns.open(exec, ref, options.typed, options);
 
   const streamTimes = new StreamTimeTable(exec, keyspace);
   const initialStreamTime = await streamTimes.load(table, writerId);
+  const edgeReader = ref.edges === true ? new EdgeTableReader(exec, ref) : undefined;
   return new CassandraVersionedStore<K, V>({
     reader: new VersionedTableReader(exec, ref),
+    edges: edgeReader && { reader: edgeReader, writer: new EdgeWriter(edgeReader, Buffer.from(writerId, 'utf8'), edgeKeys) },
     streamTimes,
     storeId: table,
     writerId,

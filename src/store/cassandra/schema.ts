@@ -276,7 +276,7 @@ export async function tablePartitionKey(exec: CqlExecutor, ref: { keyspace: stri
 }
 
 /** The partition key columns among a table's columns, in key order. */
-function partitionKeyOf(columns: TableColumn[]): string[] {
+export function partitionKeyOf(columns: TableColumn[]): string[] {
   return columns
     .filter((c) => c.kind === 'partition_key')
     .sort((a, b) => a.position - b.position)

@@ -111,7 +111,7 @@ export function historyRecords<V>(entries: RawHistoryEntry[], valueSerde: Serde<
 }
 
 /** Read side of a versioned table (bytes in, bytes out); used by the store and by lookups in other processes. */
-export class VersionedTableReader {
+export class VersionedTableReader implements VersionReads {
   /** The CQL of every statement on this table. */
   readonly cql: VersionedStatements;
 
@@ -239,18 +239,61 @@ export class VersionedTableReader {
     const rows = this.versionsDesc(loc, bounded ? toTime : undefined);
     const [next, first] = await Promise.all([bounded ? this.after(loc, toTime) : Promise.resolve(null), rows.next()]);
     const top = first.done ? null : first.value;
-    const horizon = await horizonOf(top ?? next);
-    if (toTime < horizon) {
-      await rows.return(undefined);
-      return next === null && top !== null && top.value !== null ? [{ validFrom: top.validFrom, value: top.value }] : [];
-    }
-    async function* replay(): AsyncGenerator<RawVersion> {
-      if (top === null) return;
-      yield top;
-      yield* rows;
-    }
-    return collectHistory(replay(), next?.validFrom, fromTime, horizon, maxEntries);
+    return historyFrom({ top, rest: rows, next }, { fromTime, toTime, horizonOf, maxEntries });
   }
+}
+
+/** The read side of a versioned table, whatever its layout: what the store and the lookup library read with. */
+export interface VersionReads {
+  readonly exec: CqlExecutor;
+  readonly ref: TableRef;
+  /** The newest stored version (possibly a tombstone). */
+  latest(loc: RowLocator): Promise<RawVersion | null>;
+  /** The version stored as of t, possibly a tombstone. */
+  asOf(loc: RowLocator, t: number): Promise<RawVersion | null>;
+  /** The valid_from of the oldest version after t, or null. */
+  nextValidFrom(loc: RowLocator, t: number): Promise<number | null>;
+  /** The version stored as of t and the time of the next one (its validTo). */
+  asOfWithNext(loc: RowLocator, t: number): Promise<AsOfPair>;
+  /** KIP-968 history newest first (see VersionedTableReader.history). */
+  history(
+    loc: RowLocator,
+    fromTime: number,
+    toTime: number,
+    horizonOf: (version: RawVersion | null) => number | Promise<number>,
+    maxEntries?: number,
+  ): Promise<RawHistoryEntry[]>;
+}
+
+/** A key's versions up to a history's toTime: the newest, the older ones (newest first) and the next version's time after toTime. */
+export interface HistoryRows {
+  top: RawVersion | null;
+  rest: AsyncIterator<RawVersion> & AsyncIterable<RawVersion>;
+  /** The oldest version after toTime (its valid_from is the top's validTo; its writer may give the horizon). */
+  next: RawVersion | null;
+}
+
+/**
+ * The history rule shared by every layout: when toTime is below the horizon of the key's writer (known from its newest
+ * version up to toTime, or the next one), only that newest version may answer, without validTo; otherwise every
+ * version valid in [fromTime, toTime] whose validTo is after the horizon.
+ */
+export async function historyFrom(
+  rows: HistoryRows,
+  o: { fromTime: number; toTime: number; horizonOf: (version: RawVersion | null) => number | Promise<number>; maxEntries?: number },
+): Promise<RawHistoryEntry[]> {
+  const { top, rest, next } = rows;
+  const horizon = await o.horizonOf(top ?? next);
+  if (o.toTime < horizon) {
+    await rest.return?.(undefined);
+    return next === null && top !== null && top.value !== null ? [{ validFrom: top.validFrom, value: top.value }] : [];
+  }
+  async function* replay(): AsyncGenerator<RawVersion> {
+    if (top === null) return;
+    yield top;
+    yield* rest;
+  }
+  return collectHistory(replay(), next?.validFrom, o.fromTime, horizon, o.maxEntries);
 }
 
 /** Options of openVersionedTableReader. */

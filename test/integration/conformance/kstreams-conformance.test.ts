@@ -1,7 +1,7 @@
 /**
  * Conformance with Kafka Streams itself: one changelog topic is materialised by a real Kafka Streams 4.1 application
  * into `Stores.persistentVersionedKeyValueStore` (test/conformance/kstreams, queried with IQv2 VersionedKeyQuery and
- * MultiVersionedKeyQuery) and by adjunct's worker into a global and a partitioned versioned store. Every key is then
+ * MultiVersionedKeyQuery) and by adjunct's worker into a global, a partitioned and an edge-layout global versioned store. Every key is then
  * probed on both at many times (each version timestamp ±1, each partition's horizon ±1, far past and future), live and
  * again after a worker restart with more records. Only two Kafka Streams artefacts are tolerated (see compare.ts).
  */
@@ -17,7 +17,9 @@ import { askAdjunct, compare, describeDisagreements } from './compare';
 import { buildReference, KStreamsReference, Probe, ProbeAnswer, Version } from './kstreams-reference';
 import { BASE, ChangeRecord, FAR_FUTURE, FAR_PAST, horizons, PARTITIONS, probes, RETENTION_MS, scenario } from './scenario';
 
-const SCOPES = ['global', 'partitioned'] as const;
+/** The stores under test: `v<name>`, of each scope, and a global one of the edge layout. */
+const SCOPES = ['global', 'partitioned', 'edges'] as const;
+const scopeOf = (name: (typeof SCOPES)[number]) => (name === 'partitioned' ? 'partitioned' : 'global');
 const t = (offset: number) => BASE + offset;
 const v = (value: string, from: number, to: number | null = null): Version => ({
   value,
@@ -37,7 +39,15 @@ describe('conformance: adjunct versioned stores answer like Kafka Streams (KIP-8
     topics: [n.topic],
     keyConverter: 'string',
     valueConverter: 'string',
-    store: { name: `v${scope}`, kind: 'versioned', scope, historyRetention: RETENTION_MS, keySerde: 'string', valueSerde: 'string' },
+    store: {
+      name: `v${scope}`,
+      kind: 'versioned',
+      scope: scopeOf(scope),
+      historyRetention: RETENTION_MS,
+      keySerde: 'string',
+      valueSerde: 'string',
+      ...(scope === 'edges' ? { layout: 'edges' } : {}),
+    },
   }));
   let reference: KStreamsReference | undefined;
   let worker: Worker | undefined;

@@ -20,6 +20,8 @@ export interface StoreShape {
   historyRetentionMs?: number;
   /** Partitioned scope: tables in the layout from before key-hash buckets (catalog entry without buckets). */
   unbucketed?: boolean;
+  /** Versioned global scope: tables of the edge layout. */
+  edges?: boolean;
 }
 
 /** The buckets the worker records for a store of this shape (null: none, or a store from before buckets). */
@@ -89,6 +91,7 @@ export async function writeTable(client: Client, keyspace: string, s: StoreShape
         writerId: `t:${partition}`,
         historyRetentionMs: s.historyRetentionMs ?? 86_400_000,
         buckets,
+        layout: s.edges ? 'edges' : undefined,
       });
       for (const w of ws) await store.put(w.key, w.value, w.ts ?? 0);
       await store.close();

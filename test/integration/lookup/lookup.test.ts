@@ -18,6 +18,7 @@ async function extraClient(): Promise<Client> {
 }
 
 const vGlobal: StoreShape = { store: 'customers', kind: 'versioned', scope: 'global', historyRetentionMs: 1_000_000 };
+const vEdges: StoreShape = { ...vGlobal, store: 'customers.edges', edges: true };
 const vPart: StoreShape = { store: 'orders.by-id', kind: 'versioned', scope: 'partitioned', historyRetentionMs: 1_000_000 };
 const vPartOld: StoreShape = { ...vPart, store: 'orders.unbucketed', unbucketed: true };
 const vShort: StoreShape = { store: 'short-retention', kind: 'versioned', scope: 'global', historyRetentionMs: 1000 };
@@ -50,6 +51,7 @@ beforeAll(async () => {
   client = await newCassandraClient();
   await prepareKeyspace(client, keyspace);
   await seed(client, keyspace, vGlobal, history);
+  await seed(client, keyspace, vEdges, history);
   for (const shape of [vPart, vPartOld]) {
     await seed(client, keyspace, shape, [
       ...history.map((w) => ({ ...w, partition: 1 })),
@@ -99,6 +101,7 @@ afterAll(() =>
 
 describe.each([
   ['global', vGlobal],
+  ['global, edge layout', vEdges],
   ['partitioned', vPart],
   ['partitioned (unbucketed table from before buckets)', vPartOld],
 ])('versioned %s store', (_name, shape) => {
@@ -434,7 +437,8 @@ describe('request counts', () => {
     const vp = l.store(vPart.store);
     const kg = l.store(kvGlobal.store);
     const kp = l.store(kvPart.store);
-    expect(await measure('versioned get (cold: catalog + read)', () => vg.get('k1'))).toBe(2);
+    // A versioned global store's table layout is read once per generation table (system_schema), then cached.
+    expect(await measure('versioned get (cold: catalog + layout + read)', () => vg.get('k1'))).toBe(3);
     // An as-of get reads the version and the next one (for validTo) in parallel; a cold stream-time cache adds a
     // third request issued alongside them, not a round trip.
     expect(await measure('versioned as-of get (cold stream time)', () => vg.get('k1', 150))).toBe(3);
@@ -460,6 +464,13 @@ describe('request counts', () => {
     expect(await measure('kv get (global)', () => kg.get('apple'))).toBe(1);
     expect(await measure('kv get (partitioned)', () => kp.get('apple'))).toBe(1);
     expect(await measure('versioned history (global, unbounded)', () => vg.history('k1'))).toBe(1);
+    // The edge layout answers an as-of get with its validTo in one read.
+    const ve = l.store(vEdges.store);
+    await ve.get('k1', 150);
+    expect(await measure('edge layout: versioned get', () => ve.get('k1'))).toBe(1);
+    expect(await measure('edge layout: versioned as-of get', () => ve.get('k1', 150))).toBe(1);
+    expect(await measure('edge layout: versioned as-of getValue', () => ve.getValue('k1', 150))).toBe(1);
+    expect(await measure('edge layout: versioned history (unbounded)', () => ve.history('k1'))).toBe(1);
     await l.close();
   });
 });

@@ -92,8 +92,15 @@ async function apply(
   }
 }
 
-for (const scope of ['partitioned', 'global'] as StoreScope[]) {
-  it(`Cassandra ${scope} versioned store answers exactly like the memory store`, async () => {
+/** The layouts under test: partitioned (bucketed), global, and global with the edge layout. */
+const layouts: { scope: StoreScope; layout?: 'edges'; name: string }[] = [
+  { scope: 'partitioned', name: 'partitioned' },
+  { scope: 'global', name: 'global' },
+  { scope: 'global', layout: 'edges', name: 'global, edge layout' },
+];
+
+for (const { scope, layout, name } of layouts) {
+  it(`Cassandra ${name} versioned store answers exactly like the memory store`, async () => {
     const retention = 8;
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 10, maxLength: 30 }), async (ops) => {
@@ -102,9 +109,10 @@ for (const scope of ['partitioned', 'global'] as StoreScope[]) {
           openCassandraVersionedStore({
             client: ks.client,
             keyspace: ks.keyspace,
-            storeName: `prop-${scope}`,
+            storeName: `prop-${scope}${layout ?? ''}`,
             ...isolatedStore(scope, n, 'r'),
             historyRetentionMs: retention,
+            layout,
           });
         const memory = new MemoryVersionedStore<string, string>({ historyRetentionMs: retention });
         let cass = await open();
@@ -202,17 +210,17 @@ describe('several source partitions, read through the lookup library', () => {
     await lookup?.close();
   });
 
-  for (const scope of ['partitioned', 'global'] as StoreScope[]) {
-    it(`${scope}: store and lookup answers equal one memory store per partition`, async () => {
+  for (const { scope, layout, name } of layouts) {
+    it(`${name}: store and lookup answers equal one memory store per partition`, async () => {
       const retention = 8;
-      const storeName = `multi-${scope}`;
+      const storeName = `multi-${scope}${layout ?? ''}`;
       await new StoreCatalog(ks.client, ks.keyspace).register({
         store: storeName,
         kind: 'versioned',
         scope,
         keySerde: 'string',
         valueSerde: 'string',
-        baseTable: `multi_${scope}`,
+        baseTable: `multi_${scope}${layout ?? ''}`,
         historyRetentionMs: retention,
         // The writers below create the table with the default buckets; the catalog records them for readers.
         buckets: scope === 'partitioned' ? DEFAULT_PARTITION_BUCKETS : null,
@@ -227,11 +235,12 @@ describe('several source partitions, read through the lookup library', () => {
               client: ks.client,
               keyspace: ks.keyspace,
               storeName,
-              tableName: generationTable(`multi_${scope}`, 1),
+              tableName: generationTable(`multi_${scope}${layout ?? ''}`, 1),
               scope,
               partition: scope === 'partitioned' ? p : undefined,
               writerId: `run${n}:${p}`,
               historyRetentionMs: retention,
+              layout,
             });
           const memory = [0, 1].map(() => new MemoryVersionedStore<string, string>({ historyRetentionMs: retention }));
           const cass = [await open(0), await open(1)];

@@ -13,10 +13,11 @@ const ks = useStoreKeyspace('it_store_contract');
 let counter = 0;
 
 /** The layouts under test: bucketed partitioned tables (the default), partitioned tables from before buckets, global tables. */
-const layouts: { name: string; scope: StoreScope; unbucketed?: boolean }[] = [
+const layouts: { name: string; scope: StoreScope; unbucketed?: boolean; edges?: boolean }[] = [
   { name: 'partitioned', scope: 'partitioned' },
   { name: 'partitioned, unbucketed table from before buckets', scope: 'partitioned', unbucketed: true },
   { name: 'global', scope: 'global' },
+  { name: 'global, edge layout', scope: 'global', edges: true },
 ];
 
 beforeAll(async () => {
@@ -24,8 +25,8 @@ beforeAll(async () => {
   await createUnbucketedTable(ks.client, ks.keyspace, 'kv_unbucketed', 'kv');
 });
 
-for (const { name, scope, unbucketed } of layouts) {
-  const storeName = unbucketed ? 'versioned-unbucketed' : `versioned-${scope}`;
+for (const { name, scope, unbucketed, edges } of layouts) {
+  const storeName = unbucketed ? 'versioned-unbucketed' : edges ? 'versioned-edges' : `versioned-${scope}`;
   const factory: VersionedStoreFactory = async ({ historyRetentionMs }) => {
     const n = ++counter;
     const open = () =>
@@ -36,6 +37,7 @@ for (const { name, scope, unbucketed } of layouts) {
         ...isolatedStore(scope, n, 't'),
         historyRetentionMs,
         valueSerde: stringSerde,
+        layout: edges ? 'edges' : undefined,
       });
     let store = await open();
     return {
@@ -50,6 +52,7 @@ for (const { name, scope, unbucketed } of layouts) {
   versionedStoreContract(`CassandraVersionedStore (${name})`, factory);
   versionedKafkaCases(`CassandraVersionedStore (${name})`, factory);
 
+  if (edges) continue;
   kvStoreContract(`CassandraKeyValueStore (${name})`, async (keySerde) => {
     const n = ++counter;
     return openCassandraKeyValueStore({

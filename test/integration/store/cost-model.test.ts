@@ -61,6 +61,16 @@ function batchSizeWarnings(): { seen: string[]; stop: () => void } {
   return { seen, stop: () => ks.client.off('log', listener) };
 }
 
+/** A write batcher with the worker's default bounds: 5,120 bytes as Cassandra counts them, 64 rows, 2 ms linger. */
+function workerBatcher(): WriteBatcher {
+  return createWriteBatcher(new CqlExecutor(ks.client), ks.keyspace, {
+    maxBytes: CASSANDRA_BATCH_WARN_BYTES,
+    maxRows: 64,
+    lingerMs: 2,
+    maxConcurrent: 64,
+  });
+}
+
 async function measure<T>(fn: () => Promise<T>): Promise<{ result: T; reads: number; writes: number }> {
   ks.tracker.reset();
   const result = await fn();
@@ -98,12 +108,7 @@ describe.each(layouts)('cost model ($name)', (layout) => {
 
   it('with the write batcher, concurrent sink writes cost one request per batch, bounded by rows and by Cassandra’s batch size', async () => {
     // The worker's default bounds: 5,120 bytes as Cassandra counts them and 64 rows per UNLOGGED batch, 2 ms linger.
-    const batcher = createWriteBatcher(new CqlExecutor(ks.client), ks.keyspace, {
-      maxBytes: CASSANDRA_BATCH_WARN_BYTES,
-      maxRows: 64,
-      lingerMs: 2,
-      maxConcurrent: 64,
-    });
+    const batcher = workerBatcher();
     const s = await open(layout, 1_000_000, { batcher });
     const warnings = batchSizeWarnings();
     try {
@@ -272,6 +277,81 @@ describe.each(layouts)('cost model ($name)', (layout) => {
     expect((await s.history('hot')).length).toBe(21);
     expect(await s.get('hot', 1979)).toEqual({ value: 'v1979', timestamp: 1979, validTo: 1980 });
     (report as Record<string, unknown>)[`${label}-2000-puts`] = { rowsLeft: left.length, reads, writes, cleanups: s.cleanupStats() };
+    await s.close();
+  });
+});
+
+describe('cost model (edge layout)', () => {
+  const edges: Layout = { name: 'edges', scope: 'global' };
+  const openEdges = (n: number, retention: number, batcher?: WriteBatcher) =>
+    openCassandraVersionedStore<string, string>({
+      client: ks.client,
+      keyspace: ks.keyspace,
+      storeName: 'cost-edges',
+      ...isolatedStore(edges.scope, n, 'c'),
+      historyRetentionMs: retention,
+      layout: 'edges',
+      batcher,
+    });
+
+  it('a key seen first costs one read, later puts none; a late put writes a marker; an as-of get with validTo is one read', async () => {
+    const n = ++counter;
+    const s = await openEdges(n, 1_000);
+    expect(await measure(() => s.write('k', 'a', 1000))).toEqual({ result: 'written', reads: 1, writes: 1 });
+    expect(await measure(() => s.write('k', 'b', 1100))).toEqual({ result: 'written', reads: 0, writes: 1 });
+    // Late, between two known versions: its row under 1000, and a marker under it for 1100.
+    expect(await measure(() => s.write('k', 'c', 1050))).toEqual({ result: 'written', reads: 0, writes: 2 });
+    expect(await measure(() => s.get('k', 1075))).toEqual({ result: { value: 'c', timestamp: 1050, validTo: 1100 }, reads: 1, writes: 0 });
+    expect(await measure(() => s.get('k', 1020))).toEqual({ result: { value: 'a', timestamp: 1000, validTo: 1050 }, reads: 1, writes: 0 });
+    expect(await measure(() => s.get('k'))).toEqual({ result: { value: 'b', timestamp: 1100 }, reads: 1, writes: 0 });
+    // put() returns the validTo it planned, without a read of its own.
+    expect(await measure(() => s.put('k', 'c2', 1050))).toEqual({ result: 1100, reads: 0, writes: 1 });
+    await s.flush();
+    // A new writer (a restart) knows no key: its first put of each key reads once.
+    const again = await openEdges(n, 1_000);
+    expect(await measure(() => again.write('k', 'd', 1200))).toEqual({ result: 'written', reads: 1, writes: 1 });
+    expect(await measure(() => again.write('k', 'e', 1300))).toEqual({ result: 'written', reads: 0, writes: 1 });
+    expect(await again.get('k', 1060)).toEqual({ value: 'c2', timestamp: 1050, validTo: 1100 });
+    await Promise.all([s.close(), again.close()]);
+  });
+
+  it('with the write batcher, a late put and its marker share one batch; Cassandra warns about no batch', async () => {
+    const batcher = workerBatcher();
+    const s = await openEdges(++counter, 1_000_000, batcher);
+    const warnings = batchSizeWarnings();
+    try {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => s.write(`k${i}`, 'x'.repeat(1000), 1000)));
+      const late = await measure(() => Promise.all([s.write('k1', 'y', 2000), s.write('k1', 'late', 1500)]));
+      expect(late.reads).toBe(0);
+      expect(late.writes).toBe(1);
+      expect(warnings.seen).toEqual([]);
+      expect(await s.get('k1', 1700)).toEqual({ value: 'late', timestamp: 1500, validTo: 2000 });
+    } finally {
+      warnings.stop();
+      await s.close();
+    }
+  });
+
+  it('expiry keeps O(2 × retention) rows at one read and at most one delete per key per clean-up', async () => {
+    const n = ++counter;
+    const s = await openEdges(n, 20);
+    ks.tracker.reset();
+    for (let t = 0; t < 1000; t++) {
+      await s.write('hot', `v${t}`, t);
+      if (t % 10 === 9) {
+        await s.flush(t);
+        await new Promise((r) => setTimeout(r, 5)); // clean-ups run in the background
+      }
+    }
+    await s.flush();
+    const { reads, writes } = ks.tracker.counts();
+    const left = await rows('cost_edges', n);
+    expect(left.length).toBeLessThanOrEqual(2 * (20 + 10) + 2);
+    expect(reads).toBeLessThanOrEqual(1 + s.cleanupStats().completed);
+    expect(writes).toBeLessThanOrEqual(1000 + 100 + s.cleanupStats().completed);
+    expect((await s.history('hot')).length).toBe(21);
+    expect(await s.get('hot', 985)).toEqual({ value: 'v985', timestamp: 985, validTo: 986 });
+    (report as Record<string, unknown>)['edges-sink-1000-puts'] = { rowsLeft: left.length, reads, writes, cleanups: s.cleanupStats() };
     await s.close();
   });
 });

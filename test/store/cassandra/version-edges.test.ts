@@ -1,16 +1,23 @@
 /** The edge layout's rules against a model of KIP-889's versioned store: every as-of read, any order of puts. */
 import fc from 'fast-check';
-import { answerFromSlice, EdgeRow, edgeRowsForPut, tableOrder } from '../../../src/store/cassandra/version-edges';
+import {
+  answerFromSlice,
+  EdgeRow,
+  edgeRowsForPut,
+  KnownTimes,
+  NO_PREV,
+  planFromKnown,
+  planFromRead,
+  rememberPut,
+  tableOrder,
+} from '../../../src/store/cassandra/version-edges';
 
-/** A table of one key: rows upserted by (prev, from), kept in table order. */
+/** A table of one key: rows upserted by (prev, from, marker), kept in table order (a marker's writer is its own clustering value). */
 class EdgeTable {
   private rows = new Map<string, EdgeRow<string>>();
 
   write(r: EdgeRow<string>): void {
-    const id = `${r.prev}:${r.from}`;
-    const had = this.rows.get(id);
-    // An upsert: a marker written over a value row leaves its value cell (INSERT of the key columns only).
-    this.rows.set(id, had && r.marker && !had.marker ? had : r);
+    this.rows.set(`${r.prev}:${r.from}:${r.marker}`, r);
   }
 
   slice(asOf: number, limit: number): EdgeRow<string>[] {
@@ -42,8 +49,56 @@ describe('version edges', () => {
           let got = answerFromSlice(table.slice(asOf, limit), asOf);
           // 'more': the reader's second, longer read.
           if (got === 'more') got = answerFromSlice(table.slice(asOf, 1000), asOf);
-          expect(got).toEqual(want);
+          expect(got && got !== 'more' ? { from: got.from, validTo: got.validTo, value: got.row.value } : got).toEqual(want);
         }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('a writer that knows only recent version times, forgets keys and reads when it must, writes what a full view would', () => {
+    const step = fc.record({ t: fc.integer({ min: 0, max: 40 }), v: fc.string({ maxLength: 3 }), forget: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 4 }), (ps, limit, ring) => {
+        const table = new EdgeTable();
+        const versions: number[] = [];
+        const model = new Map<number, string>();
+        let known: KnownTimes | undefined;
+        const read = (asOf: number) => {
+          const got = answerFromSlice(table.slice(asOf, limit), asOf);
+          return got === 'more' ? answerFromSlice(table.slice(asOf, 1000), asOf) : got;
+        };
+        for (const { t, v, forget } of ps) {
+          if (forget) known = undefined;
+          let plan = known === undefined ? undefined : planFromKnown(known, t);
+          if (plan === undefined) {
+            const answer = read(t);
+            const first = answer === null ? table.slice(t, 1)[0]?.from : undefined;
+            const fromRead = planFromRead(answer as Exclude<typeof answer, 'more'>, first, t);
+            plan = fromRead.plan;
+            known = fromRead.known;
+          } else rememberPut(known!, t, ring);
+          // The validTo a put returns: the next version after it.
+          expect(plan.next).toBe(versions.find((x) => x > t));
+          table.write({ prev: plan.prev, from: t, marker: false, value: v });
+          if (plan.marker) table.write({ prev: t, from: plan.next!, marker: true });
+          if (!model.has(t)) versions.splice(versions.filter((x) => x < t).length, 0, t);
+          model.set(t, v);
+        }
+        for (let asOf = -1; asOf <= 41; asOf++) {
+          const floor = versions.filter((x) => x <= asOf).pop();
+          const next = versions.find((x) => x > asOf);
+          const got = read(asOf);
+          if (got === 'more') throw new Error('a full slice always holds the value row');
+          if (floor === undefined) expect(got).toBeNull();
+          else
+            expect(got && { from: got.from, validTo: got.validTo, value: got.row.value }).toEqual({
+              from: floor,
+              validTo: next ?? null,
+              value: model.get(floor),
+            });
+        }
+        expect(NO_PREV).toBe(Number.NEGATIVE_INFINITY);
       }),
       { numRuns: 1000 },
     );

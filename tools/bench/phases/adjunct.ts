@@ -39,6 +39,8 @@ export interface AdjunctPhaseOptions {
   batchMaxRows?: number;
   /** The store's compaction class (the worker default when unset). */
   compaction?: string;
+  /** The store's table layout (the worker default, rows, when unset). */
+  layout?: 'rows' | 'edges';
 }
 
 /** What the adjunct phase measured besides throughput. */
@@ -112,6 +114,7 @@ export function adjunctConfigDoc(o: AdjunctPhaseOptions): Record<string, unknown
           name: o.storeName,
           kind: 'versioned',
           scope: 'global',
+          ...(o.layout !== undefined ? { layout: o.layout } : {}),
           ...(o.compaction !== undefined ? { tableOptions: { compaction: { class: o.compaction } } } : {}),
         },
       },

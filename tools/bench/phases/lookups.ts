@@ -25,7 +25,10 @@ export function lookupQueries(d: Dataset, count: number, seed: number): { keys: 
 
 /** Where the lookup phases run: the table's keyspace and store, and the stack whose Cassandra CPU is sampled. */
 export interface LookupTarget {
+  /** The keyspace the library reads (the layout under test). */
   keyspace: string;
+  /** The keyspace the bare SELECTs read: the same data in the rows layout. */
+  rawKeyspace: string;
   storeName: string;
   stackDir: string;
 }
@@ -51,13 +54,15 @@ export async function lookupPhases(
   rawPair: PhaseResult;
   found: { library: number; libraryValue: number; raw: number };
 }> {
-  const { keyspace, storeName, stackDir } = target;
+  const { keyspace, rawKeyspace, storeName, stackDir } = target;
   const q = lookupQueries(d, count, seed);
   const lookup = await openLookup({ client, keyspace });
   const store = lookup.store<string, unknown>(storeName);
-  const table = (await store.info()).table;
-  const cql = `SELECT valid_from, value FROM ${keyspace}.${table} WHERE key = ? AND valid_from <= ? LIMIT 1`;
-  const nextCql = `SELECT valid_from FROM ${keyspace}.${table} WHERE key = ? AND valid_from > ? ORDER BY valid_from ASC LIMIT 1`;
+  const rawLookup = await openLookup({ client, keyspace: rawKeyspace });
+  const table = (await rawLookup.store(storeName).info()).table;
+  await rawLookup.close();
+  const cql = `SELECT valid_from, value FROM ${rawKeyspace}.${table} WHERE key = ? AND valid_from <= ? LIMIT 1`;
+  const nextCql = `SELECT valid_from FROM ${rawKeyspace}.${table} WHERE key = ? AND valid_from > ? ORDER BY valid_from ASC LIMIT 1`;
   const opts = { prepare: true, consistency: types.consistencies.localQuorum, isIdempotent: true };
   const found = { library: 0, libraryValue: 0, raw: 0 };
   const viaLibrary = async (i: number) => {

@@ -26,6 +26,7 @@ import { Client, types } from 'cassandra-driver';
 import { benchCassandra } from '../infra';
 import { type Dataset } from '../dataset';
 import { compareLookups, compareWritePlans, flag, lcg, OPTS, type PlanStatement, probeRun, runMain } from './probe-kit';
+import { lowerBound } from '../../../src/store/cassandra/version-edges';
 
 type Stmt = PlanStatement;
 type Plan = { stmts: Stmt[]; reads: number; markers: number };
@@ -34,18 +35,6 @@ const T = (v: string) => `probe.e_${v}`;
 const long = types.Long.fromNumber;
 const MIN = types.Long.MIN_VALUE;
 const WRITER = 'probe:0';
-
-/** Index of the first element ≥ t in a sorted array. */
-function lowerBound(a: number[], t: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (a[mid] < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /** Every key's versions, sorted (the data set's truth; also what the edge plan needs to know of each key). */
 function versionsOf(d: Dataset): { times: number[][]; valueAt: Map<string, Buffer> } {

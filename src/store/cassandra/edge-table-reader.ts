@@ -1,0 +1,163 @@
+import { types } from 'cassandra-driver';
+import { InvalidArgumentError } from '../../errors';
+import { CqlExecutor, toNumber } from './cql-executor';
+import { qualified, TableRef } from './layout';
+import { pagedRows } from './paging';
+import { answerFromSlice, EdgeRow, NO_PREV, SliceAnswer, sliceHead, valueRowOf } from './version-edges';
+import { AsOfPair, HistoryRows, historyFrom, RawVersion, RowLocator, VersionReads } from './versioned-table-reader';
+
+/** The `writer` of a marker row (writer identities are never empty): a row that links two versions and carries no value. */
+export const MARKER_WRITER = '';
+
+/** Rows of the first slice read: the floor's successor, and in most cases the floor's value row among the next three. */
+const SLICE_LIMIT = 4;
+const PAGE = 100;
+/** Long.MIN, the `prev` of a key's first version. */
+const LONG_MIN = types.Long.MIN_VALUE;
+/** The slice bound of a latest read (no version time is above it). */
+const ANY_TIME = Number.MAX_SAFE_INTEGER;
+
+/** CQL text of every statement on an edge-layout table. */
+export interface EdgeStatements {
+  insert: string;
+  /** The first `LIMIT ?` rows with prev <= ?, in table order. */
+  slice: string;
+  /** Every row with prev <= ?, in table order (paged). */
+  sliceAll: string;
+  /** Range delete of the rows with prev < ?. */
+  deleteBelow: string;
+}
+
+/** Builds the statements of an edge-layout table (names already validated). */
+export function edgeStatements(ref: TableRef): EdgeStatements {
+  const t = qualified(ref);
+  const sel = `SELECT prev, valid_from, value, writer FROM ${t} WHERE key = ? AND prev <= ?`;
+  return {
+    insert: `INSERT INTO ${t} (key, prev, valid_from, value, writer) VALUES (?, ?, ?, ?, ?)`,
+    slice: `${sel} LIMIT ?`,
+    sliceAll: sel,
+    deleteBelow: `DELETE FROM ${t} WHERE key = ? AND prev < ?`,
+  };
+}
+
+/** A row of an edge table as read: its link, and its version as a RawVersion (value null for markers and tombstones). */
+export type StoredEdge = EdgeRow<RawVersion>;
+
+function toEdge(row: types.Row): StoredEdge {
+  const prevCell = row.prev as types.Long | bigint;
+  const prev = (prevCell instanceof types.Long ? prevCell.equals(LONG_MIN) : prevCell === BigInt(LONG_MIN.toString()))
+    ? NO_PREV
+    : toNumber(prevCell);
+  const from = toNumber(row.valid_from);
+  const writer = (row.writer as string | null) ?? null;
+  const value = (row.value as Buffer | null | undefined) ?? null;
+  return { prev, from, marker: writer === MARKER_WRITER, value: { validFrom: from, value, writer } };
+}
+
+/** What a slice read found: the answer as of its time, and the key's first version when that lies after it. */
+export interface EdgeSliceRead {
+  answer: SliceAnswer<RawVersion> | null;
+  /** When answer is null: the valid_from of the key's first version (after the slice's time), or undefined (no versions). */
+  first?: number;
+}
+
+/**
+ * Read side of an edge-layout table. An as-of get with its validTo, a latest get and an as-of value are each one read
+ * of `LIMIT 4` rows (a second, paged read when the floor's value row lies further on); history is one paged read.
+ */
+export class EdgeTableReader implements VersionReads {
+  /** The CQL of every statement on this table. */
+  readonly edges: EdgeStatements;
+
+  constructor(
+    readonly exec: CqlExecutor,
+    readonly ref: TableRef,
+  ) {
+    if (ref.scope !== 'global') throw new InvalidArgumentError('the edge layout is for versioned global tables');
+    this.edges = edgeStatements(ref);
+  }
+
+  /** The version as of t with its validTo, or (none) the key's first version after t: one read, two when the value row lies further. */
+  async slice(key: Buffer, t: number): Promise<EdgeSliceRead> {
+    const rs = await this.exec.read(this.edges.slice, [key, this.exec.long(t), SLICE_LIMIT], 'read version as of');
+    const rows = rs.rows.map(toEdge);
+    const answer = answerFromSlice(rows, t);
+    if (answer === null) return rows.length === 0 ? { answer: null } : { answer: null, first: rows[0].from };
+    if (answer !== 'more') return { answer };
+    const head = sliceHead(rows, t)!;
+    for await (const row of pagedRows(this.exec, this.edges.sliceAll, [key, this.exec.long(t)], 'read version as of', PAGE)) {
+      const edge = toEdge(row);
+      if (valueRowOf([edge], head.from) !== undefined) return { answer: { ...head, row: edge } };
+    }
+    // Only a row deleted between the two reads (a retention clean-up of an expired version) ends here.
+    return { answer: { ...head, row: { prev: NO_PREV, from: head.from, marker: false, value: { validFrom: head.from, value: null } } } };
+  }
+
+  /** The newest stored version (possibly a tombstone): one read. */
+  async latest(loc: RowLocator): Promise<RawVersion | null> {
+    return (await this.slice(loc.key, ANY_TIME)).answer?.row.value ?? null;
+  }
+
+  /** The version stored as of t, possibly a tombstone: one read. */
+  async asOf(loc: RowLocator, t: number): Promise<RawVersion | null> {
+    return (await this.slice(loc.key, t)).answer?.row.value ?? null;
+  }
+
+  /** The valid_from of the oldest version after t, or null: one read. */
+  async nextValidFrom(loc: RowLocator, t: number): Promise<number | null> {
+    const { answer, first } = await this.slice(loc.key, t);
+    return answer === null ? (first ?? null) : answer.validTo;
+  }
+
+  /** The version stored as of t and the time of the next version after t: one read. */
+  async asOfWithNext(loc: RowLocator, t: number): Promise<AsOfPair> {
+    const { answer } = await this.slice(loc.key, t);
+    if (answer === null) return { floor: null, next: null };
+    return { floor: answer.row.value!, next: answer.validTo === null ? null : { validFrom: answer.validTo } };
+  }
+
+  /** Every row with prev <= t, in table order (paged reads; retention clean-up). */
+  async rowsUpTo(key: Buffer, t: number): Promise<StoredEdge[]> {
+    const out: StoredEdge[] = [];
+    for await (const row of pagedRows(this.exec, this.edges.sliceAll, [key, this.exec.long(t)], 'read expired versions', PAGE))
+      out.push(toEdge(row));
+    return out;
+  }
+
+  /**
+   * Every row with prev <= t (all when t is infinite), paged, folded into the key's versions up to t: each with its value
+   * row (the first in table order that is not a marker; value null when none is left), and the first version after t.
+   */
+  async versionsUpTo(key: Buffer, t: number): Promise<{ versions: RawVersion[]; next: number | null; nextWriter: string | null }> {
+    const bound = this.exec.long(Number.isFinite(t) ? t : ANY_TIME);
+    const byTime = new Map<number, RawVersion>();
+    let next: StoredEdge | null = null;
+    for await (const row of pagedRows(this.exec, this.edges.sliceAll, [key, bound], 'read history', PAGE)) {
+      const e = toEdge(row);
+      if (e.from > t) {
+        if (next === null || e.from < next.from || (e.from === next.from && next.marker && !e.marker)) next = e;
+        continue;
+      }
+      const had = byTime.get(e.from);
+      if (had === undefined) byTime.set(e.from, e.marker ? { validFrom: e.from, value: null, writer: null } : e.value!);
+      else if (had.writer === null && !e.marker) byTime.set(e.from, e.value!);
+    }
+    const versions = [...byTime.values()].sort((a, b) => b.validFrom - a.validFrom);
+    return { versions, next: next?.from ?? null, nextWriter: next === null || next.marker ? null : (next.value!.writer ?? null) };
+  }
+
+  /** KIP-968 history newest first, with the same horizon rule as the rows layout (VersionedTableReader.history): one paged read. */
+  readonly history: VersionReads['history'] = async (loc, fromTime, toTime, horizonOf, maxEntries) => {
+    if (fromTime > toTime) return [];
+    const { versions, next, nextWriter } = await this.versionsUpTo(loc.key, toTime);
+    async function* older(): AsyncGenerator<RawVersion> {
+      yield* versions.slice(1);
+    }
+    const rows: HistoryRows = {
+      top: versions[0] ?? null,
+      rest: older(),
+      next: next === null ? null : { validFrom: next, value: null, writer: nextWriter },
+    };
+    return historyFrom(rows, { fromTime, toTime, horizonOf, maxEntries });
+  };
+}

@@ -1,0 +1,306 @@
+import { RowListener } from '../types';
+import { versionRowDataBytes } from './batch-data-size';
+import { EdgeTableReader } from './edge-table-reader';
+import { versionRowId } from './key-hash';
+import { CoalescedWrite } from './write-batcher';
+import { EdgePlan, KnownTimes, NO_PREV, planFromKnown, planFromRead, rememberPut } from './version-edges';
+
+/** Version times kept per key (a late version older than all of them costs a read). */
+const RING = 8;
+/** Default most keys whose version times a writer keeps (least recently written forgotten first). */
+export const DEFAULT_EDGE_KEYS = 20_000;
+/** The marker cell of `writer`, encoded once. */
+const MARKER_CELL = Buffer.alloc(0);
+/** Long.MIN as a bigint cell (`prev` of a key's first version). */
+const LONG_MIN_CELL = Buffer.from([0x80, 0, 0, 0, 0, 0, 0, 0]);
+
+/** The big-endian int64 serialisation of a safe integer (a bigint cell, encoded without a Long or BigInt per row). */
+export function int64Bytes(n: number): Buffer {
+  if (n === NO_PREV) return LONG_MIN_CELL;
+  const b = Buffer.allocUnsafe(8);
+  const high = Math.floor(n / 0x100000000);
+  b.writeInt32BE(high, 0);
+  b.writeUInt32BE(n - high * 0x100000000, 4);
+  return b;
+}
+
+/** Hears a put's validTo once it is planned (the API's put returns it). */
+type Planned = (next: number | undefined) => void;
+
+/**
+ * What a writer knows of one key: its newest version times (unknown: the next put reads), the puts of it not durable
+ * yet, and the puts waiting for them and for a read (a read never runs while the key has writes in flight, so it sees
+ * every one of them).
+ */
+interface KeyState extends KnownTimes {
+  /** The key's bytes (a copy: never a slice of a fetched batch). */
+  key: Buffer;
+  known: boolean;
+  pending: number;
+  /** True while a read for the first waiting put is in flight. */
+  reading: boolean;
+  waiting: PutRows[] | null;
+  /** Written since the eviction clock last passed it (a second chance). */
+  used: boolean;
+  /** The newest version time this writer wrote and its cell (the next in-order put's `prev`, encoded once). */
+  lastTime: number;
+  lastCell: Buffer | null;
+}
+
+/** One put: its version, whom to tell, and (once issued) its rows in flight; it settles when they are durable. */
+class PutRows implements RowListener {
+  private left = 0;
+  private error: unknown = undefined;
+
+  constructor(
+    private readonly writer: EdgeWriter,
+    readonly state: KeyState,
+    readonly hash: number,
+    readonly t: number,
+    readonly value: Buffer | null,
+    private readonly listener: RowListener,
+    readonly planned: Planned | undefined,
+  ) {}
+
+  /** Counts the rows about to be issued. */
+  expect(rows: number): void {
+    this.left = rows;
+  }
+
+  rowWritten(): void {
+    this.settle();
+  }
+
+  rowFailed(error: unknown): void {
+    if (this.error === undefined) this.error = error ?? new Error('row failed');
+    this.settle();
+  }
+
+  /** The put failed before any row was issued (its read failed). */
+  failUnissued(error: unknown): void {
+    this.listener.rowFailed(error);
+  }
+
+  abandoned(): boolean {
+    return this.listener.abandoned?.() ?? false;
+  }
+
+  revoked(): boolean {
+    return this.listener.revoked?.() ?? false;
+  }
+
+  private settle(): void {
+    if (--this.left > 0) return;
+    this.writer.rowsDone(this.state);
+    if (this.error === undefined) this.listener.rowWritten();
+    else this.listener.rowFailed(this.error);
+  }
+}
+
+/**
+ * The write side of an edge-layout table for one writer: each put becomes its row under the key's version before it,
+ * plus a marker under it for its successor when it is late. The key's newest version times are kept in memory
+ * (bounded per key and in keys), so in-order puts and most late ones are planned without a read; a key not known (first
+ * seen since start, forgotten, or after a late put older than what is kept) costs one read, after its own writes in flight.
+ * Keys are found by their keyHash (the rare key whose hash another holds is kept aside, by its bytes); past maxKeys the
+ * least recently written are forgotten (a clock: a key written since the last pass gets a second chance).
+ */
+export class EdgeWriter {
+  private readonly keys = new Map<number, KeyState>();
+  /** Keys whose keyHash another key holds, by their bytes as latin1. */
+  private readonly collided = new Map<string, KeyState>();
+  /** Reads made to plan puts (first-seen keys, versions older than those kept). */
+  reads = 0;
+
+  constructor(
+    private readonly reader: EdgeTableReader,
+    private readonly writerCell: Buffer,
+    private readonly maxKeys = DEFAULT_EDGE_KEYS,
+  ) {}
+
+  /** Keys whose version times are kept. */
+  get size(): number {
+    return this.keys.size + this.collided.size;
+  }
+
+  /** Plans and issues a put (now, or after a read and the key's writes in flight); `planned` hears its validTo. `hash` is keyHash(key). */
+  send(key: Buffer, hash: number, t: number, value: Buffer | null, listener: RowListener, planned?: Planned): void {
+    const state = this.stateOf(key, hash);
+    const put = new PutRows(this, state, hash, t, value, listener, planned);
+    if (state.waiting !== null) {
+      state.waiting.push(put);
+      return;
+    }
+    const plan = state.known ? planFromKnown(state, t) : undefined;
+    if (plan !== undefined) {
+      rememberPut(state, t, RING);
+      this.issue(put, plan);
+      return;
+    }
+    state.waiting = [put];
+    if (state.pending === 0) this.readAndPlan(state);
+  }
+
+  /** The key's state, created (with a copy of its bytes) when the key is new. */
+  private stateOf(key: Buffer, hash: number): KeyState {
+    let state = this.keys.get(hash);
+    if (state !== undefined && !state.key.equals(key)) {
+      const id = key.toString('latin1');
+      state = this.collided.get(id);
+      if (state === undefined) {
+        // Room is made before the new key goes in, so the key being written is never the one forgotten.
+        if (this.collided.size >= this.maxKeys) forgetIdle(this.collided, this.maxKeys - 1);
+        state = newState(key);
+        this.collided.set(id, state);
+      }
+    } else if (state === undefined) {
+      if (this.keys.size >= this.maxKeys) forgetIdle(this.keys, this.maxKeys - 1);
+      state = newState(key);
+      this.keys.set(hash, state);
+    }
+    state.used = true;
+    return state;
+  }
+
+  /** Reads the key's versions around the first waiting put, plans it, then plans the others in order. */
+  private readAndPlan(state: KeyState): void {
+    const put = state.waiting![0];
+    this.reads++;
+    state.reading = true;
+    this.reader.slice(state.key, put.t).then(
+      ({ answer, first }) => {
+        state.reading = false;
+        const { plan, known } = planFromRead(answer, first, put.t);
+        state.known = known !== undefined;
+        state.times = known?.times ?? [];
+        state.complete = known?.complete ?? false;
+        this.issue(put, plan);
+        this.resume(state, 1);
+      },
+      (e: unknown) => {
+        state.reading = false;
+        // The read was retried as any read is; the put fails as its write would (its record's error policy decides).
+        put.failUnissued(e);
+        this.resume(state, 1);
+      },
+    );
+  }
+
+  /** Plans the waiting puts from `from` on while the key's times are known; the first that needs a read waits for it. */
+  private resume(state: KeyState, from: number): void {
+    const waiting = state.waiting!;
+    let i = from;
+    for (; i < waiting.length; i++) {
+      const put = waiting[i];
+      const plan = state.known ? planFromKnown(state, put.t) : undefined;
+      if (plan === undefined) break;
+      rememberPut(state, put.t, RING);
+      this.issue(put, plan);
+    }
+    if (i === waiting.length) {
+      state.waiting = null;
+      return;
+    }
+    state.waiting = waiting.slice(i);
+    if (state.pending === 0) this.readAndPlan(state);
+  }
+
+  /** Sends a put's rows (its value row; a marker when late), counted in flight until durable. */
+  private issue(put: PutRows, plan: EdgePlan): void {
+    put.planned?.(plan.next);
+    const { state, hash, t } = put;
+    state.pending++;
+    put.expect(plan.marker ? 2 : 1);
+    const prevCell = plan.prev === state.lastTime && state.lastCell !== null ? state.lastCell : int64Bytes(plan.prev);
+    const fromCell = int64Bytes(t);
+    if (t > state.lastTime) {
+      state.lastTime = t;
+      state.lastCell = fromCell;
+    }
+    this.reader.exec.issueRow(
+      this.row(state.key, hash, prevCell, fromCell, put.value, this.writerCell, versionRowId(hash, t)),
+      'write version',
+      put,
+    );
+    if (plan.marker) {
+      const next = plan.next!;
+      this.reader.exec.issueRow(
+        this.row(state.key, hash, fromCell, int64Bytes(next), null, MARKER_CELL, ~versionRowId(hash, next)),
+        'write version',
+        put,
+      );
+    }
+  }
+
+  private row(key: Buffer, hash: number, prev: Buffer, from: Buffer, value: Buffer | null, writer: Buffer, rowId: number): CoalescedWrite {
+    return {
+      query: this.reader.edges.insert,
+      params: [key, prev, from, value, writer],
+      routingKey: key,
+      partitionHash: hash,
+      rowId,
+      // Cassandra's measure: the clustering (two bigints and the writer) and the value cell.
+      bytes: versionRowDataBytes(undefined, value, writer, false) + 8,
+    };
+  }
+
+  /** A put's rows are durable (or failed): a read waiting for the key's writes in flight may run now. */
+  rowsDone(state: KeyState): void {
+    if (--state.pending === 0 && state.waiting !== null && !state.reading) this.readAndPlan(state);
+  }
+}
+
+function newState(key: Buffer): KeyState {
+  return {
+    key: Buffer.from(key),
+    known: false,
+    times: [],
+    complete: false,
+    pending: 0,
+    reading: false,
+    waiting: null,
+    used: true,
+    lastTime: Number.NEGATIVE_INFINITY,
+    lastCell: null,
+  };
+}
+
+/**
+ * Forgets keys until at most `max` are kept, in the map's order: a key with writes in flight, puts waiting or a read is
+ * kept, and one written since the last pass gets a second chance (moved to the end, unmarked). At most two passes.
+ */
+function forgetIdle<K>(map: Map<K, KeyState>, max: number): void {
+  let budget = 2 * map.size;
+  for (const [id, s] of map) {
+    if (map.size <= max || budget-- <= 0) return;
+    if (s.pending > 0 || s.waiting !== null || s.reading) continue;
+    map.delete(id);
+    if (s.used) {
+      s.used = false;
+      map.set(id, s);
+    }
+  }
+}
+
+/**
+ * Removes a key's rows that no read at or after `horizon` needs: one paged read of the rows with prev <= horizon, then
+ * (when some lie below what must stay) one range delete `prev < L`, where L is the lowest prev of a value row of any
+ * version from the one valid at the horizon on. Rows of expired versions above L stay until a later clean-up.
+ */
+export async function cleanEdgesBelow(reader: EdgeTableReader, key: Buffer, horizon: number): Promise<void> {
+  const rows = await reader.rowsUpTo(key, horizon);
+  let floor = NO_PREV;
+  for (const r of rows) if (r.from <= horizon && r.from > floor) floor = r.from;
+  if (floor === NO_PREV) return;
+  let lowest = Number.POSITIVE_INFINITY;
+  let lowestPrev = Number.POSITIVE_INFINITY;
+  const seen = new Set<number>();
+  for (const r of rows) {
+    if (r.prev < lowestPrev) lowestPrev = r.prev;
+    if (r.marker || r.from < floor || seen.has(r.from)) continue;
+    seen.add(r.from);
+    if (r.prev < lowest) lowest = r.prev;
+  }
+  if (!(lowest > lowestPrev) || lowest === NO_PREV) return;
+  await reader.exec.write(reader.edges.deleteBelow, [key, int64Bytes(lowest)], 'delete expired versions');
+}
