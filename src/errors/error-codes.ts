@@ -47,6 +47,12 @@ export const ERROR_CODES = {
   VALUE_TOO_DEEP: code(500, 1, false, 'an extracted key or value nests deeper than MAX_VALUE_DEPTH objects/arrays'),
   BAD_TIMESTAMP: code(500, 1, false, 'the record timestamp is invalid'),
   RECORD_REJECTED: code(500, 1, false, 'the store rejected this one record (too large, invalid for the column)'),
+  VERSION_LINK_REFUSED: code(
+    500,
+    1,
+    false,
+    'edge layout: the store refused a version row that later versions of its key may already link to; the pipeline stops instead of dead-lettering it',
+  ),
   TYPED_COLUMN_MISMATCH: code(500, 1, false, 'a field value does not fit its typed column'),
   TYPED_COLUMN_INCOMPATIBLE: code(500, 1, false, "the record's schema changed the type of a field that has a typed column"),
   TYPED_COLUMN_SCHEMA: code(500, 1, false, "typed columns cannot be derived from the record's schema"),

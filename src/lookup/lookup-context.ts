@@ -114,7 +114,7 @@ export class LookupContext {
         keySerde: this.serde(entry.keySerde),
         valueSerde: this.serde(entry.valueSerde),
         buckets: await this.bucketsOf(entry, table),
-        edges: columns?.some((c) => c.name === 'prev'),
+        edges: columns?.some((c) => c.name === 'prev' && c.kind === 'clustering'),
       };
       // A table not created yet has no layout to keep: the next call resolves it again.
       if (columns?.length !== 0) this.resolved.set(entry, rs);

@@ -1,3 +1,4 @@
+import { AdjunctError, isRecordFailure } from '../../errors';
 import { RowListener } from '../types';
 import { versionRowDataBytes } from './batch-data-size';
 import { EdgeTableReader } from './edge-table-reader';
@@ -24,6 +25,22 @@ export function int64Bytes(n: number): Buffer {
   return b;
 }
 
+/**
+ * A row the store refused for this record: later versions of its key may already be linked to it, so it cannot be
+ * dead-lettered and skipped like a record of the rows layout. It stops the pipeline (an infrastructure failure), with
+ * the store's own error as its cause. Failures of the infrastructure pass through as they are.
+ */
+function linkRefused(error: unknown, t: number): unknown {
+  if (!isRecordFailure(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new AdjunctError(`edge layout: the version at ${t} was refused (${message}); later versions of its key may link to it`, {
+    code: 'VERSION_LINK_REFUSED',
+    retriable: false,
+    stage: 'write',
+    cause: error,
+  });
+}
+
 /** Hears a put's validTo once it is planned (the API's put returns it). */
 type Planned = (next: number | undefined) => void;
 
@@ -42,9 +59,6 @@ interface KeyState extends KnownTimes {
   waiting: PutRows[] | null;
   /** Written since the eviction clock last passed it (a second chance). */
   used: boolean;
-  /** The newest version time this writer wrote and its cell (the next in-order put's `prev`, encoded once). */
-  lastTime: number;
-  lastCell: Buffer | null;
 }
 
 /** One put: its version, whom to tell, and (once issued) its rows in flight; it settles when they are durable. */
@@ -91,9 +105,9 @@ class PutRows implements RowListener {
 
   private settle(): void {
     if (--this.left > 0) return;
-    this.writer.rowsDone(this.state);
+    this.writer.rowsDone(this.state, this.error !== undefined);
     if (this.error === undefined) this.listener.rowWritten();
-    else this.listener.rowFailed(this.error);
+    else this.listener.rowFailed(linkRefused(this.error, this.t));
   }
 }
 
@@ -106,7 +120,7 @@ class PutRows implements RowListener {
  * least recently written are forgotten (a clock: a key written since the last pass gets a second chance).
  */
 export class EdgeWriter {
-  private readonly keys = new Map<number, KeyState>();
+  private readonly keys = new Map<number | string, KeyState>();
   /** Keys whose keyHash another key holds, by their bytes as latin1. */
   private readonly collided = new Map<string, KeyState>();
   /** Reads made to plan puts (first-seen keys, versions older than those kept). */
@@ -143,23 +157,23 @@ export class EdgeWriter {
 
   /** The key's state, created (with a copy of its bytes) when the key is new. */
   private stateOf(key: Buffer, hash: number): KeyState {
-    let state = this.keys.get(hash);
-    if (state !== undefined && !state.key.equals(key)) {
-      const id = key.toString('latin1');
-      state = this.collided.get(id);
-      if (state === undefined) {
-        // Room is made before the new key goes in, so the key being written is never the one forgotten.
-        if (this.collided.size >= this.maxKeys) forgetIdle(this.collided, this.maxKeys - 1);
-        state = newState(key);
-        this.collided.set(id, state);
-      }
-    } else if (state === undefined) {
-      if (this.keys.size >= this.maxKeys) forgetIdle(this.keys, this.maxKeys - 1);
+    let state = this.findState(key, hash);
+    if (state === undefined) {
+      // Room is made before the new key goes in, so the key being written is never the one forgotten.
+      const map: Map<number | string, KeyState> = this.keys.has(hash) ? this.collided : this.keys;
+      if (map.size >= this.maxKeys) forgetIdle(map, this.maxKeys - 1);
       state = newState(key);
-      this.keys.set(hash, state);
+      map.set(map === this.keys ? hash : key.toString('latin1'), state);
     }
     state.used = true;
     return state;
+  }
+
+  /** The key's state if kept: by keyHash, else among the keys whose hash another key holds. */
+  private findState(key: Buffer, hash: number): KeyState | undefined {
+    const state = this.keys.get(hash);
+    if (state !== undefined && state.key.equals(key)) return state;
+    return this.collided.size === 0 ? undefined : this.collided.get(key.toString('latin1'));
   }
 
   /** Reads the key's versions around the first waiting put, plans it, then plans the others in order. */
@@ -174,35 +188,39 @@ export class EdgeWriter {
         state.known = known !== undefined;
         state.times = known?.times ?? [];
         state.complete = known?.complete ?? false;
+        // A put leaves the queue before it is issued: a row failed at once must not find it waiting still.
+        state.waiting!.shift();
         this.issue(put, plan);
-        this.resume(state, 1);
+        this.resume(state);
       },
       (e: unknown) => {
         state.reading = false;
-        // The read was retried as any read is; the put fails as its write would (its record's error policy decides).
+        state.waiting!.shift();
+        // The read was retried as any read is; the put fails as its write would.
         put.failUnissued(e);
-        this.resume(state, 1);
+        this.resume(state);
       },
     );
   }
 
-  /** Plans the waiting puts from `from` on while the key's times are known; the first that needs a read waits for it. */
-  private resume(state: KeyState, from: number): void {
+  /** Plans the waiting puts in order while the key's times are known; the first that needs a read waits for it. */
+  private resume(state: KeyState): void {
     const waiting = state.waiting!;
-    let i = from;
-    for (; i < waiting.length; i++) {
-      const put = waiting[i];
+    while (waiting.length > 0) {
+      const put = waiting[0];
       const plan = state.known ? planFromKnown(state, put.t) : undefined;
       if (plan === undefined) break;
+      waiting.shift();
       rememberPut(state, put.t, RING);
       this.issue(put, plan);
     }
-    if (i === waiting.length) {
-      state.waiting = null;
-      return;
-    }
-    state.waiting = waiting.slice(i);
-    if (state.pending === 0) this.readAndPlan(state);
+    if (waiting.length === 0) state.waiting = null;
+    else this.readWhenIdle(state);
+  }
+
+  /** Starts the read the first waiting put needs once the key has no writes in flight and no read running. */
+  private readWhenIdle(state: KeyState): void {
+    if (state.pending === 0 && !state.reading && state.waiting !== null && state.waiting.length > 0) this.readAndPlan(state);
   }
 
   /** Sends a put's rows (its value row; a marker when late), counted in flight until durable. */
@@ -211,12 +229,9 @@ export class EdgeWriter {
     const { state, hash, t } = put;
     state.pending++;
     put.expect(plan.marker ? 2 : 1);
-    const prevCell = plan.prev === state.lastTime && state.lastCell !== null ? state.lastCell : int64Bytes(plan.prev);
+    // Cells are not kept past the put: a cell from Node's buffer pool would keep its whole 8 KiB slab alive.
+    const prevCell = int64Bytes(plan.prev);
     const fromCell = int64Bytes(t);
-    if (t > state.lastTime) {
-      state.lastTime = t;
-      state.lastCell = fromCell;
-    }
     this.reader.exec.issueRow(
       this.row(state.key, hash, prevCell, fromCell, put.value, this.writerCell, versionRowId(hash, t)),
       'write version',
@@ -244,15 +259,26 @@ export class EdgeWriter {
     };
   }
 
-  /** A put's rows are durable (or failed): a read waiting for the key's writes in flight may run now. */
-  rowsDone(state: KeyState): void {
-    if (--state.pending === 0 && state.waiting !== null && !state.reading) this.readAndPlan(state);
+  /**
+   * A put's rows are durable, or one failed: then the key's kept times (which count the put) are dropped, so its next
+   * put reads. A read waiting for the key's writes in flight starts on a later tick, never inside the put's own issue.
+   */
+  rowsDone(state: KeyState, failed: boolean): void {
+    if (failed) {
+      state.known = false;
+      state.times = [];
+      state.complete = false;
+    }
+    if (--state.pending === 0 && state.waiting !== null) queueMicrotask(() => this.readWhenIdle(state));
   }
 }
 
 function newState(key: Buffer): KeyState {
+  // A copy with its own memory: neither a slice of a fetched batch nor of Node's shared buffer pool.
+  const own = Buffer.allocUnsafeSlow(key.length);
+  key.copy(own);
   return {
-    key: Buffer.from(key),
+    key: own,
     known: false,
     times: [],
     complete: false,
@@ -260,8 +286,6 @@ function newState(key: Buffer): KeyState {
     reading: false,
     waiting: null,
     used: true,
-    lastTime: Number.NEGATIVE_INFINITY,
-    lastCell: null,
   };
 }
 

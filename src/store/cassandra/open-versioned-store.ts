@@ -102,7 +102,8 @@ export async function openCassandraVersionedStore<K = string, V = string>(
   // An existing table keeps the layout it was created with: one read of its columns gives both the partition key and
   // what an older adjunct's table lacks.
   const columns = await tableColumns(exec, wanted, 'read table columns');
-  const edges = columns.some((c) => c.name === 'prev');
+  // The edge layout clusters by `prev` (a typed column can never be named so; the kind is checked all the same).
+  const edges = columns.some((c) => c.name === 'prev' && c.kind === 'clustering');
   if (edges && options.typed !== undefined)
     throw new InvalidArgumentError(`table ${table} has the edge layout, which does not take typed columns`);
   const ref =

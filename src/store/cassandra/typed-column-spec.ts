@@ -11,7 +11,7 @@ export interface TypedColumn {
 }
 
 /** Columns of the versioned layout (and of kv tables): a typed column may never take one of these names. */
-export const LAYOUT_COLUMNS: readonly string[] = ['key', 'valid_from', 'value', 'writer', 'partition', 'bucket'];
+export const LAYOUT_COLUMNS: readonly string[] = ['key', 'prev', 'valid_from', 'value', 'writer', 'partition', 'bucket'];
 
 /** CQL reserved keywords, which cannot be unquoted column names. */
 const CQL_RESERVED = new Set(

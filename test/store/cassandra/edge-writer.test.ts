@@ -1,5 +1,6 @@
 /** EdgeWriter against an in-memory edge table whose writes land late and in any order: every answer as the model's. */
 import fc from 'fast-check';
+import { AdjunctError, isRecordFailure } from '../../../src/errors';
 import { EdgeTableReader, EdgeSliceRead, StoredEdge } from '../../../src/store/cassandra/edge-table-reader';
 import { EdgeWriter } from '../../../src/store/cassandra/edge-writer';
 import { CoalescedWrite } from '../../../src/store/cassandra/write-batcher';
@@ -82,8 +83,15 @@ describe('EdgeWriter', () => {
             // The validTo planned: the next version after t among the puts of the key sent before it.
             const expected = [...(model.get(s.put)?.keys() ?? [])].filter((x) => x > s.t).sort((x, y) => x - y)[0];
             let planned: number | undefined | null = null;
-            // Forced collisions: every key has the same hash.
-            writer.send(key, collide ? 7 : s.put.charCodeAt(0), s.t, Buffer.from([s.v]), listener, (next) => (planned = next));
+            // Forced collisions: a and c share a hash (and evictions happen in both of the writer's maps).
+            writer.send(
+              key,
+              collide ? s.put.charCodeAt(0) % 2 : s.put.charCodeAt(0),
+              s.t,
+              Buffer.from([s.v]),
+              listener,
+              (next) => (planned = next),
+            );
             plans.push(() => expect(planned).toBe(expected));
             issued++;
             if (!model.has(s.put)) model.set(s.put, new Map());
@@ -139,5 +147,45 @@ describe('EdgeWriter', () => {
         ],
       },
     );
+  });
+});
+
+describe('EdgeWriter when the store refuses a row', () => {
+  const refused = () => new AdjunctError('value too large', { code: 'RECORD_REJECTED', retriable: false });
+
+  it('a row refused at once (inside its own issue) fails its put once, stops the pipeline, and the key reads again', async () => {
+    let refuseNext = true;
+    let reads = 0;
+    const issued: CoalescedWrite[] = [];
+    const exec = {
+      issueRow: (row: CoalescedWrite, _what: string, listener: RowListener) => {
+        issued.push(row);
+        if (refuseNext) {
+          refuseNext = false;
+          listener.rowFailed(refused()); // as the batcher fails a row it will never send
+        } else listener.rowWritten();
+      },
+    };
+    const reader = { exec, edges: { insert: 'INSERT' }, slice: async () => (reads++, { answer: null }) };
+    const writer = new EdgeWriter(reader as unknown as EdgeTableReader, Buffer.from('w'), 10);
+    const failures: unknown[] = [];
+    let written = 0;
+    const listener: RowListener = { rowWritten: () => written++, rowFailed: (e) => failures.push(e) };
+    // Two puts of a key not kept: the first waits for a read, the second behind it.
+    writer.send(Buffer.from('k'), 1, 10, Buffer.from('a'), listener);
+    writer.send(Buffer.from('k'), 1, 20, Buffer.from('b'), listener);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({ code: 'VERSION_LINK_REFUSED', retriable: false });
+    expect(isRecordFailure(failures[0])).toBe(false); // never dead-lettered: the pipeline stops
+    // The refusal dropped what the writer kept (it counted version 10): the second put, planned after it, read again.
+    expect(written).toBe(1);
+    expect(reads).toBe(2);
+    // What that read found is kept again: an in-order put needs no read.
+    writer.send(Buffer.from('k'), 1, 30, Buffer.from('c'), listener);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    expect(reads).toBe(2);
+    expect(written).toBe(2);
+    expect(issued).toHaveLength(3);
   });
 });
