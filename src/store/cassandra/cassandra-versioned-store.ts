@@ -18,7 +18,8 @@ import { CoalescedWrite } from './write-batcher';
 import { int32RoutingKey, partitionBucketRoutingKey } from './key-bucket';
 import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader, VersionReads } from './versioned-table-reader';
 import { EdgeTableReader } from './edge-table-reader';
-import { cleanEdgesBelow, EdgeWriter, int64Bytes } from './edge-writer';
+import { cleanEdgesBelow, EdgeWriter } from './edge-writer';
+import { int64Bytes } from './cql-types';
 
 /** Everything a CassandraVersionedStore needs once its schema exists (built by openCassandraVersionedStore). */
 export interface CassandraVersionedStoreParts<K, V> {
@@ -43,7 +44,8 @@ export interface CassandraVersionedStoreParts<K, V> {
 
 /**
  * KIP-889 versioned store on a Cassandra table. In-order puts cost one write; out-of-order puts one read + one write;
- * latest gets one read; as-of gets two reads in parallel (the version and the next one, for validTo). Stream time is
+ * latest gets one read; as-of gets two reads in parallel (the version and the next one, for validTo); on an edge-layout
+ * table (parts.edges) puts go through its EdgeWriter and every get is one read. Stream time is
  * persisted by flush(); expired versions are range-deleted in the background, blind (see RetentionCleaner). Every row
  * records this writer's id.
  * Operations of one instance are meant to be issued by a single writer (one source partition, or the global consumer).

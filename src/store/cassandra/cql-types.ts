@@ -151,3 +151,16 @@ export function toCell(type: CqlColumnType, v: unknown, scale?: number): unknown
       }
   }
 }
+
+/** Long.MIN as a bigint cell (`prev` of a key's first version). */
+const LONG_MIN_CELL = Buffer.from([0x80, 0, 0, 0, 0, 0, 0, 0]);
+
+/** The big-endian int64 serialisation of a safe integer, -Infinity as Long.MIN (a bigint cell, encoded without a Long or BigInt per row). */
+export function int64Bytes(n: number): Buffer {
+  if (n === Number.NEGATIVE_INFINITY) return LONG_MIN_CELL;
+  const b = Buffer.allocUnsafe(8);
+  const high = Math.floor(n / 0x100000000);
+  b.writeInt32BE(high, 0);
+  b.writeUInt32BE(n - high * 0x100000000, 4);
+  return b;
+}

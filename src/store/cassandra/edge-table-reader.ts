@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '../../errors';
 import { CqlExecutor, toNumber } from './cql-executor';
 import { qualified, TableRef } from './layout';
 import { pagedRows } from './paging';
-import { answerFromSlice, EdgeRow, NO_PREV, SliceAnswer, sliceHead, valueRowOf } from './version-edges';
+import { answerFromSlice, EdgeRow, NO_PREV, SliceAnswer, sliceHead } from './version-edges';
 import { AsOfPair, HistoryRows, historyFrom, RawVersion, RowLocator, VersionReads } from './versioned-table-reader';
 
 /** The `writer` of a marker row (writer identities are never empty): a row that links two versions and carries no value. */
@@ -87,7 +87,7 @@ export class EdgeTableReader implements VersionReads {
     const head = sliceHead(rows, t)!;
     for await (const row of pagedRows(this.exec, this.edges.sliceAll, [key, this.exec.long(t)], 'read version as of', PAGE)) {
       const edge = toEdge(row);
-      if (valueRowOf([edge], head.from) !== undefined) return { answer: { ...head, row: edge } };
+      if (edge.from === head.from && !edge.marker) return { answer: { ...head, row: edge } };
     }
     // Only a row deleted between the two reads (a retention clean-up of an expired version) ends here.
     return { answer: { ...head, row: { prev: NO_PREV, from: head.from, marker: false, value: { validFrom: head.from, value: null } } } };
@@ -116,11 +116,10 @@ export class EdgeTableReader implements VersionReads {
     return { floor: answer.row.value!, next: answer.validTo === null ? null : { validFrom: answer.validTo } };
   }
 
-  /** Every row with prev <= t, in table order (paged reads; retention clean-up). */
-  async rowsUpTo(key: Buffer, t: number): Promise<StoredEdge[]> {
+  /** Every row with prev <= t, in table order (paged reads; history and the retention clean-up). */
+  async rowsUpTo(key: Buffer, t: number, what = 'read expired versions'): Promise<StoredEdge[]> {
     const out: StoredEdge[] = [];
-    for await (const row of pagedRows(this.exec, this.edges.sliceAll, [key, this.exec.long(t)], 'read expired versions', PAGE))
-      out.push(toEdge(row));
+    for await (const row of pagedRows(this.exec, this.edges.sliceAll, [key, this.exec.long(t)], what, PAGE)) out.push(toEdge(row));
     return out;
   }
 
@@ -129,11 +128,9 @@ export class EdgeTableReader implements VersionReads {
    * row (the first in table order that is not a marker; value null when none is left), and the first version after t.
    */
   async versionsUpTo(key: Buffer, t: number): Promise<{ versions: RawVersion[]; next: number | null; nextWriter: string | null }> {
-    const bound = this.exec.long(Number.isFinite(t) ? t : ANY_TIME);
     const byTime = new Map<number, RawVersion>();
     let next: StoredEdge | null = null;
-    for await (const row of pagedRows(this.exec, this.edges.sliceAll, [key, bound], 'read history', PAGE)) {
-      const e = toEdge(row);
+    for (const e of await this.rowsUpTo(key, Number.isFinite(t) ? t : ANY_TIME, 'read history')) {
       if (e.from > t) {
         if (next === null || e.from < next.from || (e.from === next.from && next.marker && !e.marker)) next = e;
         continue;

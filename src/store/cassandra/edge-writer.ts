@@ -2,6 +2,7 @@ import { AdjunctError, isRecordFailure } from '../../errors';
 import { RowListener } from '../types';
 import { versionRowDataBytes } from './batch-data-size';
 import { EdgeTableReader } from './edge-table-reader';
+import { int64Bytes } from './cql-types';
 import { versionRowId } from './key-hash';
 import { CoalescedWrite } from './write-batcher';
 import { EdgePlan, KnownTimes, NO_PREV, planFromKnown, planFromRead, rememberPut } from './version-edges';
@@ -12,18 +13,6 @@ const RING = 8;
 export const DEFAULT_EDGE_KEYS = 20_000;
 /** The marker cell of `writer`, encoded once. */
 const MARKER_CELL = Buffer.alloc(0);
-/** Long.MIN as a bigint cell (`prev` of a key's first version). */
-const LONG_MIN_CELL = Buffer.from([0x80, 0, 0, 0, 0, 0, 0, 0]);
-
-/** The big-endian int64 serialisation of a safe integer (a bigint cell, encoded without a Long or BigInt per row). */
-export function int64Bytes(n: number): Buffer {
-  if (n === NO_PREV) return LONG_MIN_CELL;
-  const b = Buffer.allocUnsafe(8);
-  const high = Math.floor(n / 0x100000000);
-  b.writeInt32BE(high, 0);
-  b.writeUInt32BE(n - high * 0x100000000, 4);
-  return b;
-}
 
 /**
  * A row the store refused for this record: later versions of its key may already be linked to it, so it cannot be
