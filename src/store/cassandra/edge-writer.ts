@@ -161,7 +161,7 @@ export class EdgeWriter {
   /** The key's state if kept: by keyHash, else among the keys whose hash another key holds. */
   private findState(key: Buffer, hash: number): KeyState | undefined {
     const state = this.keys.get(hash);
-    if (state !== undefined && state.key.equals(key)) return state;
+    if (state !== undefined && sameBytes(state.key, key)) return state;
     return this.collided.size === 0 ? undefined : this.collided.get(key.toString('latin1'));
   }
 
@@ -260,6 +260,14 @@ export class EdgeWriter {
     }
     if (--state.pending === 0 && state.waiting !== null) queueMicrotask(() => this.readWhenIdle(state));
   }
+}
+
+/** Byte equality in JS: a key is a few bytes, where Buffer.equals pays for a call into C++. */
+function sameBytes(a: Buffer, b: Buffer): boolean {
+  const n = a.length;
+  if (n !== b.length) return false;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function newState(key: Buffer): KeyState {
