@@ -106,9 +106,9 @@ export class CqlExecutor {
     return this.useBigInt ? BigInt(n) : types.Long.fromNumber(n);
   }
 
-  /** Executes a prepared read. */
-  read(query: string, params: unknown[], what: string, extra: QueryOptions = {}): Promise<types.ResultSet> {
-    return this.send([{ query, params }], { ...this.readOptions, ...extra }, what);
+  /** Executes a prepared read; `abandoned` stops its retries (a read made for a write of a task that stopped). */
+  read(query: string, params: unknown[], what: string, extra: QueryOptions = {}, abandoned?: () => boolean): Promise<types.ResultSet> {
+    return this.send([{ query, params }], { ...this.readOptions, ...extra }, what, abandoned);
   }
 
   /**

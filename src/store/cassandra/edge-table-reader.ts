@@ -78,8 +78,8 @@ export class EdgeTableReader implements VersionReads {
   }
 
   /** The version as of t with its validTo, or (none) the key's first version after t: one read, two when the value row lies further. */
-  async slice(key: Buffer, t: number): Promise<EdgeSliceRead> {
-    const rs = await this.exec.read(this.edges.slice, [key, this.exec.long(t), SLICE_LIMIT], 'read version as of');
+  async slice(key: Buffer, t: number, abandoned?: () => boolean): Promise<EdgeSliceRead> {
+    const rs = await this.exec.read(this.edges.slice, [key, this.exec.long(t), SLICE_LIMIT], 'read version as of', {}, abandoned);
     const rows = rs.rows.map(toEdge);
     const answer = answerFromSlice(rows, t);
     if (answer === null) return rows.length === 0 ? { answer: null } : { answer: null, first: rows[0].from };

@@ -170,26 +170,35 @@ export class EdgeWriter {
     const put = state.waiting![0];
     this.reads++;
     state.reading = true;
-    this.reader.slice(state.key, put.t).then(
-      ({ answer, first }) => {
-        state.reading = false;
-        const { plan, known } = planFromRead(answer, first, put.t);
-        state.known = known !== undefined;
-        state.times = known?.times ?? [];
-        state.complete = known?.complete ?? false;
-        // A put leaves the queue before it is issued: a row failed at once must not find it waiting still.
-        state.waiting!.shift();
-        this.issue(put, plan);
-        this.resume(state);
-      },
-      (e: unknown) => {
-        state.reading = false;
-        state.waiting!.shift();
-        // The read was retried as any read is; the put fails as its write would.
-        put.failUnissued(e);
-        this.resume(state);
-      },
-    );
+    // A stopped task's put stops its read's retries: nothing will commit it.
+    this.reader
+      .slice(state.key, put.t, () => put.abandoned())
+      .then(
+        ({ answer, first }) => {
+          state.reading = false;
+          const { plan, known } = planFromRead(answer, first, put.t);
+          state.known = known !== undefined;
+          state.times = known?.times ?? [];
+          state.complete = known?.complete ?? false;
+          // A put leaves the queue before it is issued: a row failed at once must not find it waiting still.
+          state.waiting!.shift();
+          this.issue(put, plan);
+          this.resume(state);
+        },
+        (e: unknown) => {
+          state.reading = false;
+          state.waiting!.shift();
+          // The read was retried as any read is; the put fails as its write would, and so do the waiting puts of a
+          // stopped task (no read is started for them).
+          put.failUnissued(e);
+          const waiting = state.waiting!;
+          for (let i = 0; i < waiting.length;) {
+            if (waiting[i].abandoned()) waiting.splice(i, 1)[0].failUnissued(e);
+            else i++;
+          }
+          this.resume(state);
+        },
+      );
   }
 
   /** Plans the waiting puts in order while the key's times are known; the first that needs a read waits for it. */

@@ -50,7 +50,7 @@ export function validateBuckets(v: unknown, fallback: number): number {
   return v;
 }
 
-/** Options shared by the read-only table readers (openVersionedTableReader, openKvTableReader). */
+/** Options shared by the read-only table readers (openKvTableReader). */
 export interface TableReaderOptions extends ExecutionSettings {
   client: Client;
   keyspace: string;

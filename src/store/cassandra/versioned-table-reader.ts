@@ -6,7 +6,6 @@ import { CqlExecutor, toNumber } from './cql-executor';
 import { bucketOfHash } from './key-bucket';
 import { keyHash } from './key-hash';
 import { TableRef, VersionedReadStatements, VersionedStatements, versionedStatements } from './layout';
-import { readerTable, TableReaderOptions } from './open-common';
 import { pagedRows } from './paging';
 
 /**
@@ -294,13 +293,4 @@ export async function historyFrom(
     yield* rest;
   }
   return collectHistory(replay(), next?.validFrom, o.fromTime, horizon, o.maxEntries);
-}
-
-/** Options of openVersionedTableReader. */
-export type VersionedTableReaderOptions = TableReaderOptions;
-
-/** Validates names and builds a reader on an existing versioned table (no schema changes, no CQL sent). */
-export function openVersionedTableReader(options: VersionedTableReaderOptions): VersionedTableReader {
-  const { exec, ref } = readerTable(options);
-  return new VersionedTableReader(exec, ref);
 }

@@ -188,4 +188,37 @@ describe('EdgeWriter when the store refuses a row', () => {
     expect(written).toBe(2);
     expect(issued).toHaveLength(3);
   });
+
+  it('a stopped task’s read stops retrying, and its waiting puts fail without reads of their own', async () => {
+    let stopped = false;
+    const reads: (() => boolean)[] = [];
+    const exec = { issueRow: (_row: CoalescedWrite, _what: string, listener: RowListener) => listener.rowWritten() };
+    const outage = new AdjunctError('no hosts', { code: 'CASSANDRA_UNAVAILABLE', retriable: true });
+    const reader = {
+      exec,
+      edges: { insert: 'INSERT' },
+      // As the executor does once `abandoned` holds: the retries stop and the last failure is thrown.
+      slice: async (_k: Buffer, _t: number, abandoned?: () => boolean) => {
+        reads.push(abandoned!);
+        await new Promise((r) => setImmediate(r));
+        if (abandoned!()) throw outage;
+        return { answer: null };
+      },
+    };
+    const writer = new EdgeWriter(reader as unknown as EdgeTableReader, Buffer.from('w'), 10);
+    const failures: unknown[] = [];
+    const listener: RowListener = { rowWritten: () => undefined, rowFailed: (e) => failures.push(e), abandoned: () => stopped };
+    for (const t of [10, 20, 5]) writer.send(Buffer.from('k'), 1, t, Buffer.from('v'), listener);
+    stopped = true;
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    expect(reads).toHaveLength(1);
+    expect(failures).toEqual([outage, outage, outage]);
+    // The key is free again: a put of a live task reads and is written.
+    stopped = false;
+    let written = 0;
+    writer.send(Buffer.from('k'), 1, 30, Buffer.from('v'), { ...listener, rowWritten: () => written++ });
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    expect(reads).toHaveLength(2);
+    expect(written).toBe(1);
+  });
 });
