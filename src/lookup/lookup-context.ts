@@ -173,6 +173,11 @@ export class LookupContext {
     return this.partitionLists.get(rs.table, () => listPartitions(this.exec, `${this.keyspace}.${rs.table}`, 'list partitions', bucketed));
   }
 
+  /** Forgets a store's cached catalog entry: its next call reads the catalog again. */
+  forget(store: string): void {
+    this.entries.delete(store);
+  }
+
   /** Forgets cached metadata (catalog entries, stream times, partitions). */
   invalidate(): void {
     this.entries.clear();

@@ -24,3 +24,11 @@ export function wrongKind(store: string, kind: string, operation: string): Looku
 export function invalidLookupArgument(message: string, context: Record<string, unknown> = {}): LookupError {
   return new LookupError(message, { code: 'INVALID_ARGUMENT', context });
 }
+
+/** A read found its generation's table gone or not open yet, and reading the catalog again did not help (code TABLE_MISSING). */
+export function tableGone(store: string, table: string | undefined, cause: unknown): LookupError {
+  return new LookupError(
+    `store ${JSON.stringify(store)}: its table ${table ?? '(unknown)'} cannot be read: dropped (a rebuild or rollback replaced its generation) or not created yet`,
+    { code: 'TABLE_MISSING', retriable: true, cause, context: { store, table } },
+  );
+}

@@ -1,14 +1,30 @@
+import { isTableNotOpenYet, mayBeMissingTable } from '../errors';
 import { generationTable, StoreEntry } from '../generations';
 import { ByteRange, keyBounds, prefixRange } from '../store/key-range';
 import { KeyValue } from '../store/types';
 import { encodeKeyWith, requireKey, requireQueryTime } from '../store/validation';
 import { coerceKey } from './key-text';
 import { KvReads } from './kv-reads';
-import { LookupContext, ResolvedStore } from './lookup-context';
-import { invalidLookupArgument, wrongKind } from './lookup-error';
+import { isMissingSchema, LookupContext, ResolvedStore } from './lookup-context';
+import { invalidLookupArgument, tableGone, wrongKind } from './lookup-error';
 import { ReadCache } from './read-cache';
 import { LookupHistoryOptions, LookupRecord, PageRequest, PageResult, ReadOptions, ScanOptions, StoreInfo, WriterHorizon } from './types';
 import { VersionedReads } from './versioned-reads';
+
+/**
+ * Waits before each new attempt of a point read whose table Cassandra does not know, after the catalog is read again:
+ * the generation it named was replaced and dropped (a rebuild) while its entry was cached, or it was created just now
+ * and this coordinator has not seen the schema change yet.
+ */
+const MISSING_TABLE_WAITS_MS = [0, 200, 1000];
+
+/**
+ * Cassandra does not know the table (or, with "unprepared" surfacing, its statement's table was dropped), or has not
+ * opened a table created just now ("Unknown CF").
+ */
+function tableMayBeGone(e: unknown): boolean {
+  return isMissingSchema(e) || mayBeMissingTable(e) || isTableNotOpenYet(e);
+}
 
 /** Largest page a single page() call returns. */
 export const MAX_PAGE_SIZE = 10_000;
@@ -71,7 +87,11 @@ export class StoreLookup<K = unknown, V = unknown> {
    * Latest value (one Cassandra read) or, for versioned stores, the version valid as of asOf with its validTo (two
    * parallel reads); with `validTo: false` the version as of asOf without it (one read, see getValue).
    */
-  async get(key: K, asOfTime?: number, options: ReadOptions = {}): Promise<LookupRecord<V> | null> {
+  get(key: K, asOfTime?: number, options: ReadOptions = {}): Promise<LookupRecord<V> | null> {
+    return this.onCurrentTable(() => this.getOnce(key, asOfTime, options));
+  }
+
+  private async getOnce(key: K, asOfTime: number | undefined, options: ReadOptions): Promise<LookupRecord<V> | null> {
     const { rs, bytes, partition, asOf } = await this.pointRead(key, asOfTime, options);
     if (asOf !== undefined && options.validTo === false) {
       return (await this.versioned.valueAsOf(rs, bytes, asOf, partition)) as LookupRecord<V> | null;
@@ -110,9 +130,11 @@ export class StoreLookup<K = unknown, V = unknown> {
   /** KIP-968 history of a key (versioned stores): versions valid in [fromTime, toTime], newest first unless order 'asc'. */
   async history(key: K, options: LookupHistoryOptions = {}, read: ReadOptions = {}): Promise<LookupRecord<V>[]> {
     const partition = checkPartition(read.partition);
-    const rs = await this.resolve();
-    if (rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'history');
-    return (await this.versioned.history(rs, this.encode(rs, key), options, partition)) as LookupRecord<V>[];
+    return this.onCurrentTable(async () => {
+      const rs = await this.resolve();
+      if (rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'history');
+      return (await this.versioned.history(rs, this.encode(rs, key), options, partition)) as LookupRecord<V>[];
+    });
   }
 
   /** Versioned stores: each writer's (source partition's) persisted stream time and retention horizon; [] for kv stores. */
@@ -189,6 +211,26 @@ export class StoreLookup<K = unknown, V = unknown> {
     const rs = await this.resolve();
     if (rs.entry.kind !== 'kv') throw wrongKind(this.name, rs.entry.kind, op);
     return rs;
+  }
+
+  /**
+   * Runs a read of the current generation; when Cassandra does not know its table, reads the catalog again and retries
+   * (MISSING_TABLE_WAITS_MS), then gives up with that error. A pinned accessor reads its own generation only: it fails at once.
+   */
+  private async onCurrentTable<T>(read: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await read();
+      } catch (e) {
+        if (!tableMayBeGone(e)) throw e;
+        if (this.pin !== undefined || attempt >= MISSING_TABLE_WAITS_MS.length) {
+          throw tableGone(this.name, (this.pin ?? (await this.resolve().catch(() => undefined)))?.table, e);
+        }
+      }
+      const wait = MISSING_TABLE_WAITS_MS[attempt];
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      this.ctx.forget(this.name);
+    }
   }
 
   /** The pinned resolution, else the store's current one (catalog entry cached ≤ generationCacheMs). */

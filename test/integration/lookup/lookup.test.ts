@@ -1,5 +1,6 @@
 import { Client } from 'cassandra-driver';
 import { PipelineStatusTable } from '../../../src/catalog';
+import { generationTable, StoreCatalog } from '../../../src/generations';
 import { AdjunctError } from '../../../src/errors';
 import { Lookup, openLookup, ReadyTimeoutError } from '../../../src/lookup';
 import { cleanUp, newCassandraClient, uniqueName } from '../helpers';
@@ -342,6 +343,46 @@ it('generation switch: reads move to the new generation after the cache interval
   expect(after).toHaveLength(50);
   expect(new Set(after.map((e) => e.value))).toEqual(new Set(['g2']));
   expect((await l.store(shape.store).info()).generation).toBe(2);
+  await l.close();
+});
+
+it('a cached generation whose table a rebuild dropped: gets and history read the catalog again and answer from the new one', async () => {
+  const shapes: StoreShape[] = [
+    { store: 'dropped-v', kind: 'versioned', scope: 'global', historyRetentionMs: 1_000_000 },
+    { store: 'dropped-e', kind: 'versioned', scope: 'global', historyRetentionMs: 1_000_000, edges: true },
+    { store: 'dropped-kv', kind: 'kv', scope: 'global' },
+  ];
+  const versioned = (s: StoreShape) => s.kind === 'versioned';
+  for (const s of shapes) await seed(client, keyspace, s, [{ key: 'a', value: 'g1', ts: versioned(s) ? 10 : undefined }]);
+  // A cache longer than the test: without a new catalog read, every call would name generation 1.
+  const l = await openLookup({ client, keyspace, generationCacheMs: 600_000 });
+  const pinned = await l.store(shapes[0].store).pinned();
+  for (const s of shapes) expect(await l.store(s.store).getValue('a')).toBe('g1');
+  const catalog = new StoreCatalog(client, keyspace);
+  for (const s of shapes) {
+    await switchGeneration(client, keyspace, s, [{ key: 'a', value: 'g2', ts: versioned(s) ? 20 : undefined }]);
+    const entry = (await catalog.get(s.store))!;
+    await client.execute(`DROP TABLE ${keyspace}.${generationTable(entry.baseTable, 1)}`);
+  }
+  for (const s of shapes) {
+    expect(await l.store(s.store).getValue('a')).toBe('g2');
+    expect((await l.store(s.store).info()).generation).toBe(2);
+  }
+  for (const s of shapes.filter(versioned)) {
+    expect(await l.store(s.store).get('a', 25)).toMatchObject({ value: 'g2', timestamp: 20 });
+    expect((await l.store(s.store).history('a')).map((r) => r.value)).toEqual(['g2']);
+  }
+  // A pinned accessor reads its own generation only: it reports the missing table instead of moving on.
+  const gone = await pinned.getValue('a').then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(gone).toMatchObject({
+    code: 'TABLE_MISSING',
+    retriable: true,
+    context: { store: shapes[0].store, table: expect.stringMatching(/_g1$/) },
+  });
+  expect((gone as Error).message).toMatch(/dropped .* or not created yet/);
   await l.close();
 });
 
