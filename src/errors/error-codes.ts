@@ -62,7 +62,12 @@ export const ERROR_CODES = {
   REGISTRY_UNAVAILABLE: code(503, 4, true, 'the schema registry is unreachable'),
   SCHEMA_DISAGREEMENT: code(503, 4, true, 'Cassandra nodes do not agree on the schema yet'),
   READY_TIMEOUT: code(503, 4, true, 'the store did not become READY in time'),
-  TABLE_MISSING: code(503, 4, true, "a write or lookup found its generation's table gone: the worker re-follows the catalog, a lookup reads it again"),
+  TABLE_MISSING: code(
+    503,
+    4,
+    true,
+    "a write or lookup found its generation's table gone: the worker re-follows the catalog, a lookup reads it again",
+  ),
   // Infrastructure (not retriable by a plain retry, but an operator can fix it)
   KEYSPACE_NOT_FOUND: code(500, 1, false, 'the keyspace does not exist and autoCreate is off'),
   TABLE_NOT_FOUND: code(500, 1, false, 'the table does not exist and autoCreate is off'),
