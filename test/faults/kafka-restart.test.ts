@@ -4,7 +4,7 @@
  * equals the reference.
  */
 import { randomInt } from 'crypto';
-import { committedOffsets, eventually, waitCaughtUp } from '../integration/worker/harness';
+import { committedOffsets, endOffsets, eventually, waitCaughtUp } from '../integration/worker/harness';
 import { killWorker } from '../integration/worker/processes';
 import {
   checkBelowCommitted,
@@ -62,7 +62,15 @@ describe(`fault: Kafka paused mid-load (${PROFILE} profile)`, () => {
         (sent() >= records.length && totalOf(afterPause) >= BigInt(records.length)),
       180_000,
       'commits after the pause',
-    );
+    ).catch(async (e: Error) => {
+      // Which side stalled: the test's producer (nothing new to commit) or the worker (end offsets ahead of commits).
+      const at = async (f: () => Promise<Map<number, bigint>>) => f().then((m) => [...m].map(([p, o]) => `${p}:${o}`).join(' '), String);
+      e.message =
+        `${e.message.split('\n')[0]}; produced ${sent()}/${records.length}, committed after the resume ${totalOf(afterPause)}, ` +
+        `now end offsets ${await at(() => endOffsets(admin, n.topic))}, committed ${await at(() => committedOffsets(admin, group, n.topic))}` +
+        e.message.slice(e.message.split('\n')[0].length);
+      throw e;
+    });
     note(`recovered ${Date.now() - resumedAt} ms after the resume`);
     expect(w.child.exitCode).toBeNull();
 

@@ -103,16 +103,30 @@ function recentLogger() {
   });
 }
 
-/** The tail of the in-process workers' logs, for a timeout's error message ('' when none were started). */
+/** Worker processes this test spawned, newest last: the tails of their output go into timeout messages. */
+const recentProcs: WorkerProcess[] = [];
+
+/** The tail of one worker process's output (the last `lines` lines). */
+function processTail(w: WorkerProcess, lines: number): string {
+  const state = w.child.exitCode !== null || w.child.signalCode !== null ? `exited ${w.child.exitCode ?? w.child.signalCode}` : 'running';
+  const tail = w.output().trimEnd().split('\n').slice(-lines).join('\n');
+  return `\nlast output of worker process ${w.child.pid} (${state}):\n${tail}`;
+}
+
+/** The tail of the logs of the workers this test started, in-process and spawned, for a timeout's message ('' when none). */
 export function recentWorkerLogs(lines = 60): string {
-  if (!recentLines.length) return '';
+  const procs = recentProcs
+    .slice(-2)
+    .map((w) => processTail(w, lines))
+    .join('');
+  if (!recentLines.length) return procs;
   let status = '';
   try {
     if (lastWorker) status = `\nstatus of the last worker started: ${JSON.stringify(lastWorker.status()).slice(0, 6000)}`;
   } catch (e) {
     status = `\nstatus of the last worker started: unavailable (${String(e)})`;
   }
-  return `\nlast ${Math.min(lines, recentLines.length)} worker log lines:\n${recentLines.slice(-lines).join('\n')}${status}`;
+  return `\nlast ${Math.min(lines, recentLines.length)} worker log lines:\n${recentLines.slice(-lines).join('\n')}${status}${procs}`;
 }
 
 /** Waits until the group's committed offsets reach the topic's end offsets (bounded: room for one watchdog restart). */
@@ -217,11 +231,13 @@ export function useStack(): StackFixture {
       open();
       const w = spawnWorker(configFile, env, http);
       s.procs.push(w);
+      recentProcs.push(w);
       return w;
     },
   } as StackFixture;
   beforeEach(() => {
     recentLines.length = 0; // a timeout's message shows this test's worker logs only
+    recentProcs.length = 0;
   });
   beforeAll(async () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
