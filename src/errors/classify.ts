@@ -60,6 +60,17 @@ export function isMissingTable(e: unknown): boolean {
   return e instanceof Error && (e as { code?: unknown }).code === 0x2200 && MISSING_TABLE.test(e.message);
 }
 
+/** The server's answer to a statement on a keyspace that does not exist (Cassandra 4+/5 wording, quoted or not). */
+const MISSING_KEYSPACE = /keyspace \S+ does not exist/i;
+
+/** True when Cassandra answered that the statement's keyspace does not exist (nothing was ever written there, or it was dropped). */
+export function isMissingKeyspace(e: unknown): boolean {
+  if (e instanceof AdjunctError) return e.cause !== undefined && e.cause !== e && isMissingKeyspace(e.cause);
+  const inner = hostErrors(e);
+  if (inner.length > 0) return inner.every(([, x]) => isMissingKeyspace(x));
+  return e instanceof Error && (e as { code?: unknown }).code === 0x2200 && MISSING_KEYSPACE.test(e.message);
+}
+
 /** A replica's answer for a table its schema lists before the table's store is open on it (a server error). */
 const STORE_NOT_OPEN = /Unknown CF [0-9a-f-]{36}/i;
 

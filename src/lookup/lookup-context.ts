@@ -2,7 +2,7 @@ import { Client } from 'cassandra-driver';
 import { PipelineStatusTable } from '../catalog';
 import { Clock, systemClock } from '../clock';
 import { generationTable, StoreCatalog, StoreEntry } from '../generations';
-import { AdjunctError } from '../errors';
+import { AdjunctError, isMissingKeyspace, isMissingTable } from '../errors';
 import { CqlExecutor } from '../store/cassandra';
 import { DEFAULT_KV_BUCKETS, listPartitions, partitionKeyOf, TableColumn, tableColumns } from '../store/cassandra';
 import { StreamTimeTable } from '../store/cassandra';
@@ -29,13 +29,10 @@ export interface ResolvedStore {
   buckets?: number;
 }
 
-/** True for "table/keyspace does not exist" server errors (nothing written yet). */
+/** True when Cassandra answered that the table or its keyspace does not exist (nothing written yet, or dropped). */
 export function isMissingSchema(e: unknown): boolean {
-  const msg =
-    e instanceof Error
-      ? `${e.message} ${(e as { cause?: unknown }).cause instanceof Error ? (e as { cause: Error }).cause.message : ''}`
-      : String(e);
-  return /unconfigured table|does not exist|Keyspace .* does not exist/i.test(msg);
+  if (isMissingTable(e) || isMissingKeyspace(e)) return true;
+  return e instanceof AdjunctError && e.cause !== undefined && e.cause !== e && isMissingSchema(e.cause);
 }
 
 /** The promise's value, or fallback when it fails because the table/keyspace does not exist yet. */

@@ -1,6 +1,7 @@
 import { errors, types } from 'cassandra-driver';
 import {
   cassandraErrorText,
+  isMissingKeyspace,
   isMissingTable,
   isRetriableCassandraError,
   isTableNotOpenYet,
@@ -106,5 +107,21 @@ describe('isTableNotOpenYet', () => {
     expect(isTableNotOpenYet(new errors.ResponseError(c.serverError, 'java.lang.NullPointerException'))).toBe(false);
     expect(isTableNotOpenYet(new errors.ResponseError(c.invalid, 'unconfigured table t'))).toBe(false);
     expect(isTableNotOpenYet(new errors.NoHostAvailableError({}))).toBe(false);
+  });
+});
+
+describe('isMissingKeyspace', () => {
+  const missing = new errors.ResponseError(c.invalid, "Keyspace 'ks_gone' does not exist");
+  it("is Cassandra's invalid-request answer for a keyspace that does not exist, however it is wrapped", () => {
+    expect(isMissingKeyspace(missing)).toBe(true);
+    expect(isMissingKeyspace(new errors.ResponseError(c.invalid, 'Keyspace ks_gone does not exist'))).toBe(true);
+    expect(isMissingKeyspace(wrapCassandraError(missing, 'reading ks_gone.t'))).toBe(true);
+    expect(isMissingKeyspace(new errors.NoHostAvailableError({ '127.0.0.1:9042': missing }))).toBe(true);
+  });
+  it('is nothing else: a missing table, another code, a connection failure', () => {
+    expect(isMissingKeyspace(new errors.ResponseError(c.invalid, 'unconfigured table t'))).toBe(false);
+    expect(isMissingKeyspace(new errors.ResponseError(c.serverError, "Keyspace 'ks' does not exist"))).toBe(false);
+    expect(isMissingKeyspace(new errors.NoHostAvailableError({}))).toBe(false);
+    expect(isMissingKeyspace(new Error("Keyspace 'ks' does not exist"))).toBe(false);
   });
 });

@@ -93,11 +93,12 @@ export function planFromKnown(known: KnownTimes, t: number): EdgePlan | undefine
   const { times } = known;
   if (!known.complete && (times.length === 0 || t <= times[0])) return undefined;
   const n = times.length;
-  // The common put is newer than every known time: no search, and no read past the array's end (a slow path in V8).
-  if (n > 0 && t > times[n - 1]) return { prev: times[n - 1], next: undefined, marker: false };
-  const at = lowerBound(times, t);
+  // The common put is newer than every known time (or the first of a key known to have none): no search, and no read
+  // past the array's end (a slow path in V8).
+  if (n === 0) return { prev: NO_PREV, next: undefined, marker: false };
+  if (t > times[n - 1]) return { prev: times[n - 1], next: undefined, marker: false };
+  const at = lowerBound(times, t); // < n: times[n - 1] >= t
   const prev = at > 0 ? times[at - 1] : NO_PREV;
-  if (at === n) return { prev, next: undefined, marker: false };
   const rewrite = times[at] === t;
   const next = rewrite ? (at + 1 < n ? times[at + 1] : undefined) : times[at];
   return { prev, next, marker: !rewrite && next !== undefined };
