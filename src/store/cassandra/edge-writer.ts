@@ -1,3 +1,4 @@
+import { types } from 'cassandra-driver';
 import { AdjunctError, isRecordFailure } from '../../errors';
 import { RowListener } from '../types';
 import { versionRowDataBytes } from './batch-data-size';
@@ -13,6 +14,11 @@ const RING = 8;
 export const DEFAULT_EDGE_KEYS = 20_000;
 /** The marker cell of `writer`, encoded once. */
 const MARKER_CELL = Buffer.alloc(0);
+/**
+ * A marker's `value`: unset, not null. Its row never held a value (only markers have the empty writer), so a null would
+ * only add a cell tombstone to every marker; the INSERT's row liveness keeps the row, read back with value null.
+ */
+const MARKER_VALUE = types.unset;
 
 /**
  * A row the store refused for this record: later versions of its key may already be linked to it, so it cannot be
@@ -238,14 +244,22 @@ export class EdgeWriter {
     if (plan.marker) {
       const next = plan.next!;
       this.reader.exec.issueRow(
-        this.row(state.key, hash, fromCell, int64Bytes(next), null, MARKER_CELL, ~versionRowId(hash, next)),
+        this.row(state.key, hash, fromCell, int64Bytes(next), MARKER_VALUE, MARKER_CELL, ~versionRowId(hash, next)),
         'write version',
         put,
       );
     }
   }
 
-  private row(key: Buffer, hash: number, prev: Buffer, from: Buffer, value: Buffer | null, writer: Buffer, rowId: number): CoalescedWrite {
+  private row(
+    key: Buffer,
+    hash: number,
+    prev: Buffer,
+    from: Buffer,
+    value: Buffer | null | typeof MARKER_VALUE,
+    writer: Buffer,
+    rowId: number,
+  ): CoalescedWrite {
     return {
       query: this.reader.edges.insert,
       params: [key, prev, from, value, writer],
@@ -253,7 +267,7 @@ export class EdgeWriter {
       partitionHash: hash,
       rowId,
       // Cassandra's measure: the clustering (two bigints and the writer) and the value cell.
-      bytes: versionRowDataBytes(undefined, value, writer, false) + 8,
+      bytes: versionRowDataBytes(undefined, Buffer.isBuffer(value) ? value : null, writer, false) + 8,
     };
   }
 

@@ -1,4 +1,5 @@
 /** EdgeWriter against an in-memory edge table whose writes land late and in any order: every answer as the model's. */
+import { types } from 'cassandra-driver';
 import fc from 'fast-check';
 import { AdjunctError, isRecordFailure } from '../../../src/errors';
 import { EdgeTableReader, EdgeSliceRead, StoredEdge } from '../../../src/store/cassandra/edge-table-reader';
@@ -28,11 +29,13 @@ class FakeTable {
     const [{ row, listener, seq }] = this.inFlight.splice(i % this.inFlight.length, 1);
     const [key, prev, from, value, writer] = row.params as [Buffer, Buffer, Buffer, Buffer | null, Buffer];
     const f = int64(from);
+    // A marker leaves `value` unset: a null would write a cell tombstone into a row that never held a value.
+    if (writer.length === 0 && value !== types.unset) throw new Error(`a marker bound value ${String(value)}, not unset`);
     const edge = {
       prev: int64(prev),
       from: f,
       marker: writer.length === 0,
-      value: { validFrom: f, value, writer: writer.toString() },
+      value: { validFrom: f, value: writer.length === 0 ? null : value, writer: writer.toString() },
       seq,
     };
     const id = key.toString('hex');
