@@ -180,6 +180,11 @@ export class StoreLookup<K = unknown, V = unknown> {
   async page(req: PageRequest<K>): Promise<PageResult<K, V>> {
     const limit = checkLimit(req.limit);
     if (limit === undefined || limit > MAX_PAGE_SIZE) throw invalidLookupArgument(`limit must be in 1..${MAX_PAGE_SIZE}`);
+    // A page is read whole from one generation: a failed one is read again from the current generation.
+    return this.onCurrentTable(() => this.pageOnce(req, limit));
+  }
+
+  private async pageOnce(req: PageRequest<K>, limit: number): Promise<PageResult<K, V>> {
     const rs = await this.kvStore('a range scan');
     let range: ByteRange = req.prefix !== undefined ? prefixRange(this.encode(rs, req.prefix)) : this.bounds(rs, req.from, req.to);
     if (req.after !== undefined) {
@@ -200,11 +205,26 @@ export class StoreLookup<K = unknown, V = unknown> {
     return { items, next: more ? last : undefined, generation: rs.entry.currentGeneration };
   }
 
+  /**
+   * A lazy scan of one generation. Until its first entry it moves to the current generation as a get does (its table
+   * gone: the catalog read again, retried); after that it never mixes generations, and a table gone fails it (TABLE_MISSING).
+   */
   private async *scan(rangeOf: (rs: ResolvedStore) => ByteRange, reverse: boolean, options: ScanOptions): AsyncGenerator<KeyValue<K, V>> {
     const limit = checkLimit(options.limit);
-    const rs = await this.kvStore(reverse ? 'a reverse scan' : 'a range scan');
-    const range = rangeOf(rs);
-    for await (const r of this.kv.scan(rs, range, reverse, limit)) yield { key: r.key as K, value: r.value as V };
+    let yielded = false;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const rs = await this.kvStore(reverse ? 'a reverse scan' : 'a range scan');
+        const range = rangeOf(rs);
+        for await (const r of this.kv.scan(rs, range, reverse, limit)) {
+          yielded = true;
+          yield { key: r.key as K, value: r.value as V };
+        }
+        return;
+      } catch (e) {
+        await this.afterMissingTable(e, yielded ? Number.POSITIVE_INFINITY : attempt);
+      }
+    }
   }
 
   private async kvStore(op: string): Promise<ResolvedStore> {
@@ -222,15 +242,23 @@ export class StoreLookup<K = unknown, V = unknown> {
       try {
         return await read();
       } catch (e) {
-        if (!tableMayBeGone(e)) throw e;
-        if (this.pin !== undefined || attempt >= MISSING_TABLE_WAITS_MS.length) {
-          throw tableGone(this.name, (this.pin ?? (await this.resolve().catch(() => undefined)))?.table, e);
-        }
+        await this.afterMissingTable(e, attempt);
       }
-      const wait = MISSING_TABLE_WAITS_MS[attempt];
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      this.ctx.forget(this.name);
     }
+  }
+
+  /**
+   * After a failed read (`attempt` retries made so far): rethrows a failure that is not a missing table; gives up with
+   * TABLE_MISSING when pinned or out of waits; else waits and forgets the catalog entry, for the caller to read again.
+   */
+  private async afterMissingTable(e: unknown, attempt: number): Promise<void> {
+    if (!tableMayBeGone(e)) throw e;
+    if (this.pin !== undefined || attempt >= MISSING_TABLE_WAITS_MS.length) {
+      throw tableGone(this.name, (this.pin ?? (await this.resolve().catch(() => undefined)))?.table, e);
+    }
+    const wait = MISSING_TABLE_WAITS_MS[attempt];
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    this.ctx.forget(this.name);
   }
 
   /** The pinned resolution, else the store's current one (catalog entry cached ≤ generationCacheMs). */

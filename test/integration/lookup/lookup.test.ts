@@ -346,7 +346,7 @@ it('generation switch: reads move to the new generation after the cache interval
   await l.close();
 });
 
-it('a cached generation whose table a rebuild dropped: gets and history read the catalog again and answer from the new one', async () => {
+it('a cached generation whose table a rebuild dropped: gets, history and scans read the catalog again and answer from the new one', async () => {
   const shapes: StoreShape[] = [
     { store: 'dropped-v', kind: 'versioned', scope: 'global', historyRetentionMs: 1_000_000 },
     { store: 'dropped-e', kind: 'versioned', scope: 'global', historyRetentionMs: 1_000_000, edges: true },
@@ -358,12 +358,25 @@ it('a cached generation whose table a rebuild dropped: gets and history read the
   const l = await openLookup({ client, keyspace, generationCacheMs: 600_000 });
   const pinned = await l.store(shapes[0].store).pinned();
   for (const s of shapes) expect(await l.store(s.store).getValue('a')).toBe('g1');
+  // Two more lookups whose first read after the drop is a scan (all) and a page of the kv store.
+  const [scans, pages] = [
+    await openLookup({ client, keyspace, generationCacheMs: 600_000 }),
+    await openLookup({ client, keyspace, generationCacheMs: 600_000 }),
+  ];
+  const kvStore = shapes[2].store;
+  for (const x of [scans, pages]) expect(await x.store(kvStore).getValue('a')).toBe('g1');
   const catalog = new StoreCatalog(client, keyspace);
   for (const s of shapes) {
     await switchGeneration(client, keyspace, s, [{ key: 'a', value: 'g2', ts: versioned(s) ? 20 : undefined }]);
     const entry = (await catalog.get(s.store))!;
     await client.execute(`DROP TABLE ${keyspace}.${generationTable(entry.baseTable, 1)}`);
   }
+  // Scans move to the current generation too, before their first entry.
+  expect((await collect(scans.store<string, string>(kvStore).all())).map((e) => e.value)).toEqual(['g2']);
+  expect(await pages.store<string, string>(kvStore).page({ limit: 10 })).toMatchObject({
+    items: [{ key: 'a', value: 'g2' }],
+    generation: 2,
+  });
   for (const s of shapes) {
     expect(await l.store(s.store).getValue('a')).toBe('g2');
     expect((await l.store(s.store).info()).generation).toBe(2);
@@ -383,7 +396,7 @@ it('a cached generation whose table a rebuild dropped: gets and history read the
     context: { store: shapes[0].store, table: expect.stringMatching(/_g1$/) },
   });
   expect((gone as Error).message).toMatch(/dropped .* or not created yet/);
-  await l.close();
+  await Promise.all([l.close(), scans.close(), pages.close()]);
 });
 
 it('read cache: latest-value gets are served from the LRU and purged on generation change', async () => {
