@@ -17,6 +17,8 @@ import { VersionedReads } from './versioned-reads';
  * and this coordinator has not seen the schema change yet.
  */
 const MISSING_TABLE_WAITS_MS = [0, 200, 1000];
+/** The attempt number of a read that may not be retried (a scan that has already yielded entries). */
+const NO_RETRY = Number.POSITIVE_INFINITY;
 
 /**
  * Cassandra does not know the table (or, with "unprepared" surfacing, its statement's table was dropped), or has not
@@ -222,7 +224,7 @@ export class StoreLookup<K = unknown, V = unknown> {
         }
         return;
       } catch (e) {
-        await this.afterMissingTable(e, yielded ? Number.POSITIVE_INFINITY : attempt);
+        await this.afterMissingTable(e, yielded ? NO_RETRY : attempt);
       }
     }
   }
@@ -248,7 +250,7 @@ export class StoreLookup<K = unknown, V = unknown> {
   }
 
   /**
-   * After a failed read (`attempt` retries made so far): rethrows a failure that is not a missing table; gives up with
+   * After a failed read (`attempt` retries made so far, NO_RETRY when none may follow): rethrows a failure that is not a missing table; gives up with
    * TABLE_MISSING when pinned or out of waits; else waits and forgets the catalog entry, for the caller to read again.
    */
   private async afterMissingTable(e: unknown, attempt: number): Promise<void> {

@@ -65,10 +65,12 @@ describe(`fault: Kafka paused mid-load (${PROFILE} profile)`, () => {
     ).catch(async (e: Error) => {
       // Which side stalled: the test's producer (nothing new to commit) or the worker (end offsets ahead of commits).
       const at = async (f: () => Promise<Map<number, bigint>>) => f().then((m) => [...m].map(([p, o]) => `${p}:${o}`).join(' '), String);
-      e.message =
-        `${e.message.split('\n')[0]}; produced ${sent()}/${records.length}, committed after the resume ${totalOf(afterPause)}, ` +
-        `now end offsets ${await at(() => endOffsets(admin, n.topic))}, committed ${await at(() => committedOffsets(admin, group, n.topic))}` +
-        e.message.slice(e.message.split('\n')[0].length);
+      const [head, ...rest] = e.message.split('\n');
+      e.message = [
+        `${head}; produced ${sent()}/${records.length}, committed after the resume ${totalOf(afterPause)}, ` +
+          `now end offsets ${await at(() => endOffsets(admin, n.topic))}, committed ${await at(() => committedOffsets(admin, group, n.topic))}`,
+        ...rest,
+      ].join('\n');
       throw e;
     });
     note(`recovered ${Date.now() - resumedAt} ms after the resume`);

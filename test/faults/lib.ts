@@ -10,6 +10,7 @@ import { stackSettings } from '../../tools/devstack/endpoints';
 import { MemoryVersionedStore } from '../../src/store/memory/memory-versioned-store';
 import { serdeByName } from '../../src/store/serde';
 import { PUT_RETURN_CODE_NOT_PUT } from '../../src/store/types';
+import { withKafkaTimeout } from '../../src/kafka/kafka-retry';
 import {
   committedOffsets,
   configDoc,
@@ -81,19 +82,6 @@ export function genRecords(n: number, keys: number, base = Date.now() - 60 * 60_
 /** How long one batch's send may take before the test's producer is said to hang and the batch is sent again. */
 const SEND_TIMEOUT_MS = 60_000;
 
-/** A send bounded in time: a send that never settles (a suspect in one CI failure after a broker freeze) fails and is noted instead of hanging the load. */
-async function sendWithin<T>(ms: number, send: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the test's producer did not settle a send within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([send, hung]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** Sends records in batches (acks all); a failed batch (broker paused) is retried until it goes through. */
 export async function produceAll(
   producer: Producer,
@@ -106,7 +94,8 @@ export async function produceAll(
     const messages = records.slice(i, i + batch).map((r) => ({ key: r.key, value: r.value, timestamp: String(r.timestamp) }));
     for (let attempt = 1; ; attempt++) {
       try {
-        await sendWithin(SEND_TIMEOUT_MS, producer.send({ topic, acks: -1, messages }));
+        // A send that never settles (a suspect in one CI failure after a broker freeze) fails, is noted and sent again.
+        await withKafkaTimeout("the test producer's send", producer.send({ topic, acks: -1, messages }), SEND_TIMEOUT_MS);
         break;
       } catch (e) {
         if (attempt > 60) throw e;

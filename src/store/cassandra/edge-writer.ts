@@ -19,6 +19,8 @@ const MARKER_CELL = Buffer.alloc(0);
  * only add a cell tombstone to every marker; the INSERT's row liveness keeps the row, read back with value null.
  */
 const MARKER_VALUE = types.unset;
+/** A marker row's size as Cassandra counts it: the clustering (two bigints and the empty writer), no value cell. */
+const MARKER_BYTES = versionRowDataBytes(undefined, null, MARKER_CELL, false) + 8;
 
 /**
  * A row the store refused for this record: later versions of its key may already be linked to it, so it cannot be
@@ -237,14 +239,14 @@ export class EdgeWriter {
     const prevCell = int64Bytes(plan.prev);
     const fromCell = int64Bytes(t);
     this.reader.exec.issueRow(
-      this.row(state.key, hash, prevCell, fromCell, put.value, this.writerCell, versionRowId(hash, t)),
+      this.row(state.key, hash, prevCell, fromCell, put.value, this.writerCell, versionRowId(hash, t), this.valueRowBytes(put.value)),
       'write version',
       put,
     );
     if (plan.marker) {
       const next = plan.next!;
       this.reader.exec.issueRow(
-        this.row(state.key, hash, fromCell, int64Bytes(next), MARKER_VALUE, MARKER_CELL, ~versionRowId(hash, next)),
+        this.row(state.key, hash, fromCell, int64Bytes(next), MARKER_VALUE, MARKER_CELL, ~versionRowId(hash, next), MARKER_BYTES),
         'write version',
         put,
       );
@@ -259,6 +261,7 @@ export class EdgeWriter {
     value: Buffer | null | typeof MARKER_VALUE,
     writer: Buffer,
     rowId: number,
+    bytes: number,
   ): CoalescedWrite {
     return {
       query: this.reader.edges.insert,
@@ -266,9 +269,13 @@ export class EdgeWriter {
       routingKey: key,
       partitionHash: hash,
       rowId,
-      // Cassandra's measure: the clustering (two bigints and the writer) and the value cell.
-      bytes: versionRowDataBytes(undefined, Buffer.isBuffer(value) ? value : null, writer, false) + 8,
+      bytes,
     };
+  }
+
+  /** A value row's size as Cassandra counts it: the clustering (two bigints and the writer) and the value cell. */
+  private valueRowBytes(value: Buffer | null): number {
+    return versionRowDataBytes(undefined, value, this.writerCell, false) + 8;
   }
 
   /**
