@@ -7,14 +7,13 @@
 import { Message } from 'kafkajs';
 import { eventually, names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
 import { killWorker } from '../integration/worker/processes';
-import { useStack } from '../integration/worker/harness';
-import { note, PROFILE, SIZES, waitOutput, workerDoc } from './lib';
+import { note, PROFILE, SIZES, useFaultStack, waitOutput, workerDoc } from './lib';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { DEFAULT_NODE_FLAGS } = require('../../bin/node-flags.js') as { DEFAULT_NODE_FLAGS: string[] };
 
 describe(`fault: 1 MB records at the container heap limit (${PROFILE} profile)`, () => {
-  const stack = useStack();
+  const stack = useFaultStack();
 
   it(`${SIZES.bigRecords.records} records of ${SIZES.bigRecords.valueBytes / 1e6} MB with 60 KB keys are all stored by a worker with a 128 MB old space`, async () => {
     const size = SIZES.bigRecords;

@@ -11,8 +11,8 @@ import { silentLogger } from '../../src/observability/logger';
 import { AdjunctMetrics } from '../../src/observability/metrics';
 import { Worker } from '../../src/worker/worker';
 import { createTopic } from '../integration/helpers';
-import { configDoc, names, useStack, writeConfigFile } from '../integration/worker/harness';
-import { note } from './lib';
+import { configDoc, names, writeConfigFile } from '../integration/worker/harness';
+import { note, useFaultStack } from './lib';
 
 const INJECT = "LeveledCompactionStrategy'}; DROP TABLE x; --";
 
@@ -55,7 +55,7 @@ async function tablesOf(client: Client, ks: string): Promise<string[]> {
 }
 
 describe('fault: hostile configuration', () => {
-  const stack = useStack();
+  const stack = useFaultStack();
   const workers: Worker[] = [];
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((w) => w.stop()));

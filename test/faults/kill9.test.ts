@@ -16,14 +16,13 @@ import {
   PROFILE,
   SIZES,
   totalOf,
+  useFaultStack,
   waitOutput,
   workerDoc,
 } from './lib';
 
-import { useStack } from '../integration/worker/harness';
-
 describe(`fault: kill -9 during a load (${PROFILE} profile)`, () => {
-  const stack = useStack();
+  const stack = useFaultStack();
 
   it('a worker killed -9 repeatedly and restarted loses nothing and writes nothing wrong', async () => {
     const size = SIZES.kill9;

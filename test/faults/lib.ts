@@ -492,10 +492,14 @@ export async function expectTableEqualsReference(
   return { ...diff, records: all.length, notPut: ref.notPut, expired: ref.expired.size, tombstones: ref.tombstones };
 }
 
-/** The fixture of an outage test: frozen services are resumed first (before workers and clients close), then the usual clean-up. */
+/**
+ * The fixture of a fault test: frozen services are resumed first (before workers and clients close), then the usual
+ * clean-up. Its producers are plain: a fault test compares Cassandra with what Kafka holds, duplicates included, and a
+ * send must survive a broker frozen or killed under it, which an idempotent kafkajs producer may give up on.
+ */
 export function useFaultStack(): StackFixture {
   afterAll(resumeAllServices); // jest-circus runs afterAll hooks in declaration order
-  return useStack();
+  return useStack({});
 }
 
 /** A worker process under a steady load: its names, config file, records, the load still being sent, and when it started. */

@@ -8,17 +8,8 @@
  */
 import { Kafka } from 'kafkajs';
 import { createTopic } from '../integration/helpers';
-import {
-  committedOffsets,
-  configDoc,
-  eventually,
-  names,
-  pipelineGroup,
-  startWorker,
-  useStack,
-  waitCaughtUp,
-} from '../integration/worker/harness';
-import { note } from './lib';
+import { committedOffsets, configDoc, eventually, names, pipelineGroup, startWorker, waitCaughtUp } from '../integration/worker/harness';
+import { note, useFaultStack } from './lib';
 
 type Policy = 'fail' | 'latest' | 'reload';
 
@@ -37,7 +28,7 @@ async function send(kafka: Kafka, topic: string, from: number, to: number): Prom
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, j) => from + j);
 
 describe('fault: offsets deleted by retention before the pipeline read them', () => {
-  const stack = useStack();
+  const stack = useFaultStack();
 
   const storedKeys = async (keyspace: string, table: string) =>
     (await stack.client.execute(`SELECT key FROM ${keyspace}.${table}`)).rows

@@ -19,6 +19,7 @@ import {
   note,
   PROFILE,
   SIZES,
+  useFaultStack,
   waitOutput,
   workerDoc,
 } from './lib';
@@ -124,10 +125,8 @@ function jsonTopicMessages(valid: number, bad: number, keys: number): Message[] 
   );
 }
 
-import { useStack } from '../integration/worker/harness';
-
 describe(`fault: poison records (${PROFILE} profile)`, () => {
-  const stack = useStack();
+  const stack = useFaultStack();
 
   it('tolerance all: every bad record is dead-lettered with its context headers, every valid one is stored, the worker keeps running', async () => {
     const size = SIZES.poison;

@@ -5,12 +5,21 @@
 import { createTopic } from '../integration/helpers';
 import { eventually, names, pipelineGroup, waitCaughtUp, writeConfigFile } from '../integration/worker/harness';
 import { killWorker } from '../integration/worker/processes';
-import { expectTableEqualsReference, FAULT_RETENTION, genRecords, note, produceAll, PROFILE, SIZES, waitOutput, workerDoc } from './lib';
-
-import { useStack } from '../integration/worker/harness';
+import {
+  expectTableEqualsReference,
+  FAULT_RETENTION,
+  genRecords,
+  note,
+  produceAll,
+  PROFILE,
+  SIZES,
+  useFaultStack,
+  waitOutput,
+  workerDoc,
+} from './lib';
 
 describe(`fault: rebalances under load (${PROFILE} profile)`, () => {
-  const stack = useStack();
+  const stack = useFaultStack();
 
   const members = async (group: string) => (await stack.admin.describeGroups([group])).groups[0]?.members.length ?? 0;
 

@@ -3,7 +3,7 @@
  */
 import { randomBytes, randomInt } from 'crypto';
 import { Client } from 'cassandra-driver';
-import { Admin, Kafka, KafkaMessage, logLevel } from 'kafkajs';
+import { Admin, Kafka, KafkaMessage, logLevel, ProducerConfig } from 'kafkajs';
 import * as http from 'http';
 import * as net from 'net';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
@@ -11,6 +11,13 @@ import { stackEndpoints } from '../../tools/devstack/endpoints';
 
 const RUN_ID = `${Date.now().toString(36).slice(-5)}${randomBytes(2).toString('hex')}`;
 let counter = 0;
+
+/**
+ * Producer settings under which a retried send never writes a record twice (idempotent, one request in flight). A send
+ * right after a topic is created can meet "not the leader for that topic-partition" and be retried whole; without
+ * these, the partitions the broker had already written get the records again, and a count of the topic is off.
+ */
+export const NO_DUPLICATES: ProducerConfig = { idempotent: true, maxInFlightRequests: 1 };
 
 /** A name unique to this test run, lowercase [a-z0-9_] and at most 48 chars (valid for keyspaces, tables, topics, groups). */
 export function uniqueName(prefix: string): string {

@@ -4,7 +4,7 @@
 import type { Client } from 'cassandra-driver';
 import type { Consumer, Kafka, Producer } from 'kafkajs';
 import { SchemaType } from '@kafkajs/confluent-schema-registry';
-import { cleanUp, createKeyspace, createTopic, newCassandraClient, newKafka, newRegistry, uniqueName } from './helpers';
+import { cleanUp, createKeyspace, createTopic, newCassandraClient, newKafka, newRegistry, NO_DUPLICATES, uniqueName } from './helpers';
 
 /** Consumes `count` messages from the start of a topic with a fresh group. */
 async function consumeN(kafka: Kafka, topic: string, count: number): Promise<{ key: string | null; value: Buffer | null }[]> {
@@ -40,7 +40,7 @@ describe('local stack', () => {
   beforeAll(async () => {
     kafka = newKafka();
     // Idempotent: a send retried after "not the leader" (a leader settling just after the topic's creation) is not duplicated.
-    producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    producer = kafka.producer(NO_DUPLICATES);
     await producer.connect();
     cassandra = await newCassandraClient();
   });

@@ -3,16 +3,16 @@
  * move, the worker keeps consuming and committing while the broker is dead, a kill -9 of the worker shows nothing
  * below the committed offsets is missing, and the final table equals the MemoryVersionedStore reference.
  */
-import { endOffsets, useStack } from '../../integration/worker/harness';
+import { endOffsets } from '../../integration/worker/harness';
 import { killWorker } from '../../integration/worker/processes';
-import { checkBelowCommitted, expectTableEqualsReference, note, PROFILE, totalOf } from '../lib';
+import { checkBelowCommitted, expectTableEqualsReference, note, PROFILE, totalOf, useFaultStack } from '../lib';
 import { killNodeUnderLoad, restoreAndFinish } from './kill-under-load';
 import { busiestLeader, clientAt, expectRingStack, useRingRestore } from './ring';
 
 const SIZE = { records: PROFILE === 'full' ? 80_000 : 20_000, keys: 500, partitions: 6 };
 
 describe(`multi-node fault: a Kafka broker killed under load (${PROFILE} profile)`, () => {
-  const stack = useStack();
+  const stack = useFaultStack();
   useRingRestore();
 
   it('leaders move to the surviving replicas, the worker keeps going, and nothing is lost', async () => {

@@ -3,9 +3,8 @@
  * moving while the node is dead (the driver routes around it), the worker never stops, and the table, read at
  * LOCAL_QUORUM with the node still dead and again at ALL after it is back, equals the MemoryVersionedStore reference.
  */
-import { useStack } from '../../integration/worker/harness';
 import { killWorker } from '../../integration/worker/processes';
-import { checkBelowCommitted, expectTableEqualsReference, note, PROFILE } from '../lib';
+import { checkBelowCommitted, expectTableEqualsReference, note, PROFILE, useFaultStack } from '../lib';
 import { killNodeUnderLoad, restoreAndFinish } from './kill-under-load';
 import { clientAt, expectRingStack, useRingRestore } from './ring';
 
@@ -14,7 +13,7 @@ const SIZE = { records: PROFILE === 'full' ? 80_000 : 20_000, keys: 500, partiti
 const VICTIM = 'cassandra-1';
 
 describe(`multi-node fault: a Cassandra node killed under load at LOCAL_QUORUM (${PROFILE} profile)`, () => {
-  const stack = useStack();
+  const stack = useFaultStack();
   useRingRestore();
 
   it('writes continue on the two remaining replicas, nothing is lost, and the node rejoins', async () => {

@@ -5,15 +5,14 @@
  * in-memory reference (read at LOCAL_QUORUM), the DLQ holds exactly 0 records, no table is dropped while a live worker
  * heartbeats it, no write fails, and every live worker's generation shows in `adjunct status` and `/status`.
  */
-import { useStack } from '../../integration/worker/harness';
 import { runGenerationsScenario } from '../../integration/worker/generations-scenario';
-import { note, PROFILE } from '../lib';
+import { note, PROFILE, useFaultStack } from '../lib';
 import { clientAt, createReplicatedKeyspace, createReplicatedTopic, expectRingStack, ringWorkerDoc, useRingRestore } from './ring';
 
 const SIZE = { records: PROFILE === 'full' ? 80_000 : 20_000, keys: 500, partitions: 6 };
 
 describe(`multi-node fault: coordinated generations on the ring (${PROFILE} profile)`, () => {
-  const stack = useStack();
+  const stack = useFaultStack();
   useRingRestore();
 
   it('three workers: reload mid-load, kill -9 during the build, rollback, keep time: equal to the reference, 0 dead letters, no drop under a writer', async () => {

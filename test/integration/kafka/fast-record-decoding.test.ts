@@ -7,7 +7,7 @@ import { execFile } from 'child_process';
 import * as path from 'path';
 import { promisify } from 'util';
 import { CompressionTypes } from 'kafkajs';
-import { createTopic, newKafka, uniqueName } from '../helpers';
+import { createTopic, newKafka, NO_DUPLICATES, uniqueName } from '../helpers';
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, '..', '..', '..');
@@ -40,7 +40,7 @@ describe('fast kafkajs record decoding against the real broker', () => {
     const kafka = newKafka();
     const topic = uniqueName('fast_decoding');
     await createTopic(kafka, topic, 2);
-    const producer = kafka.producer();
+    const producer = kafka.producer(NO_DUPLICATES);
     await producer.connect();
     const base = Date.now() - 60_000;
     const plain = Array.from({ length: 300 }, (_, i) => ({

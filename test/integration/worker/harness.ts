@@ -1,7 +1,7 @@
 /** Test harness for running real workers against the local stack. */
 import { generationGroup } from '../../../src/generations/names';
 import { Client } from 'cassandra-driver';
-import { Admin, Kafka, Producer } from 'kafkajs';
+import { Admin, Kafka, Producer, ProducerConfig } from 'kafkajs';
 import { stringify } from 'yaml';
 import { parseConfig } from '../../../src/config';
 import { stackEndpoints } from '../../../tools/devstack/endpoints';
@@ -204,14 +204,17 @@ export interface StackFixture {
   worker?: Worker;
   /** Worker processes spawned by the tests; killed after the block. */
   procs: WorkerProcess[];
-  /** A connected producer, disconnected after the test. */
+  /** A connected producer (the fixture's producer settings), disconnected after the test. */
   producer(): Promise<Producer>;
   /** Spawns an `adjunct run` worker process that is killed after the block if still alive (HTTP API only when `http`). */
   spawn(configFile: string, env?: NodeJS.ProcessEnv, http?: boolean): WorkerProcess;
 }
 
-/** Opens a Kafka admin and a Cassandra client for the describe block; stops the test's worker and producers after each test. */
-export function useStack(): StackFixture {
+/**
+ * Opens a Kafka admin and a Cassandra client for the describe block; stops the test's worker and producers after each test.
+ * Producers write each record once (`NO_DUPLICATES`) unless `producerConfig` says otherwise.
+ */
+export function useStack(producerConfig?: ProducerConfig): StackFixture {
   const producers: Producer[] = [];
   let closed = false;
   /** A test body still running after jest's timeout must not open what the clean-up has already closed. */
@@ -222,7 +225,9 @@ export function useStack(): StackFixture {
     procs: [] as WorkerProcess[],
     async producer() {
       open();
-      const p = s.kafka.producer();
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { NO_DUPLICATES } = require('../helpers') as typeof import('../helpers');
+      const p = s.kafka.producer(producerConfig ?? NO_DUPLICATES);
       await p.connect();
       producers.push(p);
       return p;
