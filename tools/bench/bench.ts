@@ -162,6 +162,7 @@ async function run(o: BenchOptions): Promise<void> {
         if (r.found.libraryValue !== r.found.library)
           throw new Error(`getValue found ${r.found.libraryValue} values where get found ${r.found.library}`);
         log(`${[r.raw, r.rawPair, r.library, r.libraryValue].map(line).join('\n')} (found: ${JSON.stringify(r.found)})`);
+        log(`SSTables read by the lookups, after flushing both tables: ${JSON.stringify(r.raw.extra?.sstables)}`);
       }
     } finally {
       pin?.restore();

@@ -5,6 +5,7 @@ import { Dataset, mulberry32 } from '../dataset';
 import { runPool } from '../pool';
 import { medianPhase } from '../report';
 import { serverCpuWindow, settleCassandra } from '../server-cpu';
+import { flushForReads } from '../table-state';
 import { cpuMicrosSince, LatencyRecorder, msSince, ratePerSec } from '../stats';
 import { PhaseResult } from './types';
 
@@ -61,6 +62,11 @@ export async function lookupPhases(
   const rawLookup = await openLookup({ client, keyspace: rawKeyspace });
   const table = (await rawLookup.store(storeName).info()).table;
   await rawLookup.close();
+  // Both tables flushed alike: a table just filled would otherwise answer partly from its memtable.
+  const sstables = await flushForReads(client, stackDir, [
+    { keyspace, table: (await store.info()).table },
+    { keyspace: rawKeyspace, table },
+  ]);
   const cql = `SELECT valid_from, value FROM ${rawKeyspace}.${table} WHERE key = ? AND valid_from <= ? LIMIT 1`;
   const nextCql = `SELECT valid_from FROM ${rawKeyspace}.${table} WHERE key = ? AND valid_from > ? ORDER BY valid_from ASC LIMIT 1`;
   const opts = { prepare: true, consistency: types.consistencies.localQuorum, isIdempotent: true };
@@ -94,7 +100,7 @@ export async function lookupPhases(
     const t0 = process.hrtime.bigint();
     await runPool(count, concurrency, fn, lat);
     const ms = msSince(t0);
-    const extra = { ...serverCpu(count), cpuMicrosPerRecord: cpuMicrosSince(cpu0) / count };
+    const extra = { ...serverCpu(count), cpuMicrosPerRecord: cpuMicrosSince(cpu0) / count, sstables };
     return { phase: name, count, unit: 'lookups', seconds: ms / 1000, ratePerSec: ratePerSec(count, ms), latency: lat.summary(), extra };
   };
   await settleCassandra(stackDir);
