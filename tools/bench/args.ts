@@ -23,6 +23,8 @@ export interface BenchOptions {
   commitInterval: number;
   /** Rounds of the timed write phases, in rotated order (medians reported). */
   rounds: number;
+  /** Untimed rounds of the same phases first (1): a freshly started Cassandra is still compiling its hot paths in round 1. */
+  warmupRounds: number;
   /** Batch bounds of the worker and of the raw batched baseline (the worker's defaults). */
   batchMaxBytes: number;
   batchMaxRows: number;
@@ -53,6 +55,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   lookupConcurrency: 64,
   commitInterval: 100,
   rounds: 3,
+  warmupRounds: 1,
   batchMaxBytes: CASSANDRA_BATCH_WARN_BYTES,
   batchMaxRows: 64,
   pin: false,
@@ -74,6 +77,7 @@ const NUMERIC: Record<string, keyof BenchOptions> = {
   '--lookup-concurrency': 'lookupConcurrency',
   '--commit-interval': 'commitInterval',
   '--rounds': 'rounds',
+  '--warmup-rounds': 'warmupRounds',
   '--batch-max-bytes': 'batchMaxBytes',
   '--batch-max-rows': 'batchMaxRows',
   '--seed': 'seed',
@@ -82,7 +86,7 @@ const NUMERIC: Record<string, keyof BenchOptions> = {
 /** Usage text. */
 export const USAGE = `npm run bench -- [--records N=200000] [--keys K=10000] [--out-of-order 0.05] [--lookups M=100000]
   [--concurrency C=64] [--partitions 6] [--lookup-concurrency 64] [--commit-interval 100] [--seed 42]
-  [--rounds 3] [--batch-max-bytes 5120] [--batch-max-rows 64] [--pin] [--compaction CLASS] [--layout edges|rows]
+  [--rounds 3] [--warmup-rounds 1] [--batch-max-bytes 5120] [--batch-max-rows 64] [--pin] [--compaction CLASS] [--layout edges|rows]
   [--phases raw-insert,raw-batched-insert,raw-consume,adjunct,seed-path,lookups] [--profile] [--keep] [--no-record]`;
 
 function parseNumber(flag: string, raw: string | undefined): number {
@@ -133,10 +137,12 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     'lookupConcurrency',
     'commitInterval',
     'rounds',
+    'warmupRounds',
     'batchMaxBytes',
     'batchMaxRows',
   ] as const) {
-    if (!Number.isSafeInteger(o[k]) || o[k] < (k === 'lookups' ? 0 : 1)) throw new Error(`--${k} must be a positive integer, got ${o[k]}`);
+    if (!Number.isSafeInteger(o[k]) || o[k] < (k === 'lookups' || k === 'warmupRounds' ? 0 : 1))
+      throw new Error(`--${k} must be a positive integer, got ${o[k]}`);
   }
   if (!(o.outOfOrder >= 0 && o.outOfOrder < 1)) throw new Error(`--out-of-order must be in [0, 1), got ${o.outOfOrder}`);
   if (o.phases.includes('lookups') && !o.phases.includes('adjunct'))

@@ -75,7 +75,10 @@ async function run(o: BenchOptions): Promise<void> {
     if (pin) log(`pinned: ${JSON.stringify(pin.pinned)} (servers on CPU 0, client on CPU ${CLIENT_CPUS})`);
     try {
       // Timed write phases run in every round, in rotated order, so none always meets the coldest Cassandra.
-      /** One adjunct run into its own keyspace and group (`round` = o.rounds is the untimed fill the lookups read). */
+      // Warm-up rounds come first and are not counted; rounds are numbered from 0 across both (keyspace and group names).
+      const warm = o.warmupRounds;
+      const allRounds = warm + o.rounds;
+      /** One adjunct run into its own keyspace and group (`round` = allRounds is the untimed fill the lookups read). */
       const runAdjunct = (round: number, profileThis: boolean, layout = o.layout) =>
         adjunctPhase(admin, kafka, c, {
           topic,
@@ -96,7 +99,9 @@ async function run(o: BenchOptions): Promise<void> {
       const timed = ROUND_PHASES.filter(has);
       const byRound = new Map<Phase, PhaseResult[]>();
       const adjRounds: AdjunctDetails[] = [];
-      for (let round = 0; round < o.rounds; round++) {
+      for (let round = 0; round < allRounds; round++) {
+        const counted = round >= warm;
+        const label = counted ? `round ${round - warm + 1}/${o.rounds}` : `warm-up round ${round + 1}/${warm} (not counted)`;
         const order = timed.map((_, i) => timed[(i + round) % timed.length]);
         for (const phase of order) {
           const rks = `${ks}_r${round}`;
@@ -112,11 +117,11 @@ async function run(o: BenchOptions): Promise<void> {
             await createKeyspace(c, rks);
             r = await seedPath(c, rks, d, o.concurrency);
           } else {
-            const a = await runAdjunct(round, o.profile && round === o.rounds - 1);
-            adjRounds.push(a.details);
+            const a = await runAdjunct(round, o.profile && round === allRounds - 1);
+            if (counted) adjRounds.push(a.details);
             r = { phase: a.phase, count: a.count, unit: a.unit, seconds: a.seconds, ratePerSec: a.ratePerSec, extra: a.extra };
             log(
-              `round ${round + 1}: peak RSS ${a.details.peakRssMb.toFixed(0)} MB; ${a.details.requestsPerRecord.toFixed(3)} requests/record; written ${a.details.written}, expired ${a.details.expired}`,
+              `${label}: peak RSS ${a.details.peakRssMb.toFixed(0)} MB; ${a.details.requestsPerRecord.toFixed(3)} requests/record; written ${a.details.written}, expired ${a.details.expired}`,
             );
             if (a.details.profileFile) {
               profile = summariseProfileFile(a.details.profileFile, path.join(repoRoot(), 'bench', '.build', 'worker-child.js'), 40);
@@ -125,8 +130,8 @@ async function run(o: BenchOptions): Promise<void> {
           }
           // A phase that measured its own timed window (the adjunct phase: spawn → caught up) keeps its figures.
           r.extra = { ...serverCpu(r.count), ...r.extra };
-          byRound.set(phase, [...(byRound.get(phase) ?? []), r]);
-          log(`round ${round + 1}/${o.rounds}: ${line(r)}`);
+          if (counted) byRound.set(phase, [...(byRound.get(phase) ?? []), r]);
+          log(`${label}: ${line(r)}`);
           // Every phase starts on an idle Cassandra: the previous phase's tables are dropped (a kept table's memtables
           // would be flushed and compacted during a later phase) and its flushes and compactions have finished.
           if (!o.keep) await dropKeyspace(c, phase === 'adjunct' ? `${adjKs}${round}` : rks);
@@ -148,12 +153,12 @@ async function run(o: BenchOptions): Promise<void> {
       if (has('lookups') && o.lookups > 0) {
         // The lookups read a table filled by one more (untimed) adjunct run, after every timed phase.
         // With --keep the last timed adjunct table is still there to read; otherwise one more run fills its own.
-        const fillRound = o.keep && has('adjunct') ? o.rounds - 1 : o.rounds;
-        if (fillRound === o.rounds) await runAdjunct(fillRound, false);
+        const fillRound = o.keep && has('adjunct') ? allRounds - 1 : allRounds;
+        if (fillRound === allRounds) await runAdjunct(fillRound, false);
         const lookupKs = `${adjKs}${fillRound}`;
         // The bare SELECTs read a table of the rows layout (a hand-written client's own best), filled by one more run.
-        const rawKs = o.layout === 'rows' ? lookupKs : `${adjKs}${o.rounds + 1}`;
-        if (o.layout !== 'rows') await runAdjunct(o.rounds + 1, false, 'rows');
+        const rawKs = o.layout === 'rows' ? lookupKs : `${adjKs}${allRounds + 1}`;
+        if (o.layout !== 'rows') await runAdjunct(allRounds + 1, false, 'rows');
         const target = { keyspace: lookupKs, rawKeyspace: rawKs, storeName, stackDir: stackSettings().stackDir };
         const r = await lookupPhases(c, target, d, o.lookups, o.lookupConcurrency, o.seed, o.rounds);
         phases.push(r.raw, r.rawPair, r.library, r.libraryValue);
@@ -172,14 +177,17 @@ async function run(o: BenchOptions): Promise<void> {
       log('cleaning up (topic, keyspaces, groups); --keep keeps them');
       if (client) {
         await dropKeyspace(client, ks);
-        for (let r = 0; r <= o.rounds + 1; r++) {
+        for (let r = 0; r <= o.warmupRounds + o.rounds + 1; r++) {
           await dropKeyspace(client, `${ks}_r${r}`);
           await dropKeyspace(client, `${adjKs}${r}`);
         }
       }
       await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
       await admin
-        .deleteGroups([`${groupBase}-raw`, ...Array.from({ length: o.rounds + 2 }, (_, r) => `${groupBase}-r${r}.bench.g1`)])
+        .deleteGroups([
+          `${groupBase}-raw`,
+          ...Array.from({ length: o.warmupRounds + o.rounds + 2 }, (_, r) => `${groupBase}-r${r}.bench.g1`),
+        ])
         .catch(() => undefined);
     }
     await admin.disconnect();

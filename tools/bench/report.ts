@@ -98,7 +98,7 @@ export function reportMarkdown(r: BenchReport): string {
       .map((p) => `${p.phase} ${f1(p.extra!.kafkaCpuMicrosPerRecord as number, 1)}`)
       .join(' / ')} | |`,
     '',
-    `Rates are medians of ${r.options.rounds} rounds in rotated phase order${r.pinned ? '; Cassandra and Kafka pinned to CPU 0, the client under test to CPU 1' : ', unpinned'}. The adjunct phase is timed from process spawn to its last commit (commit interval ${r.options.commitInterval} ms).`,
+    `Rates are medians of ${r.options.rounds} rounds in rotated phase order, after ${r.options.warmupRounds ?? 0} untimed warm-up round(s)${r.pinned ? '; Cassandra and Kafka pinned to CPU 0, the client under test to CPU 1' : ', unpinned'}. The adjunct phase is timed from process spawn to its last commit (commit interval ${r.options.commitInterval} ms).`,
     '',
     `Cassandra requests per record: ${Object.entries(r.statementsPerRecord)
       .map(([k, v]) => `${k} ${f1(v, 3)}`)

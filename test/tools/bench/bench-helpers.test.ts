@@ -94,6 +94,9 @@ describe('bench lanes and args', () => {
     const r = parseBenchArgs(['--rounds', '5', '--pin', '--batch-max-bytes', '2048', '--batch-max-rows=16']);
     expect([r.rounds, r.pin, r.batchMaxBytes, r.batchMaxRows]).toEqual([5, true, 2048, 16]);
     expect(() => parseBenchArgs(['--rounds', '0'])).toThrow(/rounds/);
+    expect(parseBenchArgs([]).warmupRounds).toBe(1);
+    expect(parseBenchArgs(['--warmup-rounds', '0']).warmupRounds).toBe(0);
+    expect(() => parseBenchArgs(['--warmup-rounds', '-1'])).toThrow(/warmupRounds/);
   });
 });
 
