@@ -141,8 +141,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     'batchMaxBytes',
     'batchMaxRows',
   ] as const) {
-    if (!Number.isSafeInteger(o[k]) || o[k] < (k === 'lookups' || k === 'warmupRounds' ? 0 : 1))
-      throw new Error(`--${k} must be a positive integer, got ${o[k]}`);
+    const min = k === 'lookups' || k === 'warmupRounds' ? 0 : 1;
+    if (!Number.isSafeInteger(o[k]) || o[k] < min) throw new Error(`--${k} must be a whole number ≥ ${min}, got ${o[k]}`);
   }
   if (!(o.outOfOrder >= 0 && o.outOfOrder < 1)) throw new Error(`--out-of-order must be in [0, 1), got ${o.outOfOrder}`);
   if (o.phases.includes('lookups') && !o.phases.includes('adjunct'))

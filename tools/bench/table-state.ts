@@ -2,17 +2,17 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Client } from 'cassandra-driver';
+import type { TableRef as StoreTableRef } from '../../src/store/cassandra/layout';
+import { StackSettings } from '../devstack/endpoints';
+import { nodeDirs, stackNode } from '../devstack/stack-node';
 import { flushTable } from '../partition-size/measure';
 
 /** A table by keyspace and name. */
-export interface TableRef {
-  keyspace: string;
-  table: string;
-}
+type TableRef = Pick<StoreTableRef, 'keyspace' | 'table'>;
 
-/** The number of SSTables (`*-Data.db` files) of a table in the dev stack's data folder, or undefined when not found. */
-export function sstableCount(stackDir: string, t: TableRef): number | undefined {
-  const ksDir = path.join(stackDir, 'cassandra', 'data', 'data', t.keyspace);
+/** The number of SSTables (`*-Data.db` files) of a table on the single-node stack's Cassandra, or undefined when not found. */
+export function sstableCount(s: StackSettings, t: TableRef): number | undefined {
+  const ksDir = path.join(nodeDirs(s, stackNode('cassandra', 1, 1)).data, 'data', t.keyspace);
   if (!fs.existsSync(ksDir)) return undefined;
   const dirs = fs.readdirSync(ksDir).filter((d) => d.startsWith(`${t.table}-`));
   if (dirs.length === 0) return undefined;
@@ -23,7 +23,7 @@ export function sstableCount(stackDir: string, t: TableRef): number | undefined 
  * Flushes every table's memtable, so that no table of a comparison is read partly from memory while another is read
  * from disk only; returns each table's SSTable count afterwards (keyed `keyspace.table`).
  */
-export async function flushForReads(client: Client, stackDir: string, tables: TableRef[]): Promise<Record<string, number | null>> {
+export async function flushForReads(client: Client, s: StackSettings, tables: TableRef[]): Promise<Record<string, number | null>> {
   for (const t of tables) await flushTable(client, t.keyspace, t.table);
-  return Object.fromEntries(tables.map((t) => [`${t.keyspace}.${t.table}`, sstableCount(stackDir, t) ?? null]));
+  return Object.fromEntries(tables.map((t) => [`${t.keyspace}.${t.table}`, sstableCount(s, t) ?? null]));
 }

@@ -6,6 +6,7 @@ import { runPool } from '../pool';
 import { medianPhase } from '../report';
 import { serverCpuWindow, settleCassandra } from '../server-cpu';
 import { flushForReads } from '../table-state';
+import { stackSettings } from '../../devstack/endpoints';
 import { cpuMicrosSince, LatencyRecorder, msSince, ratePerSec } from '../stats';
 import { PhaseResult } from './types';
 
@@ -63,7 +64,7 @@ export async function lookupPhases(
   const table = (await rawLookup.store(storeName).info()).table;
   await rawLookup.close();
   // Both tables flushed alike: a table just filled would otherwise answer partly from its memtable.
-  const sstables = await flushForReads(client, stackDir, [
+  const sstables = await flushForReads(client, stackSettings(), [
     { keyspace, table: (await store.info()).table },
     { keyspace: rawKeyspace, table },
   ]);
