@@ -8,7 +8,7 @@ const SINGLE_NODE_GROUP = '*';
  * The batch group of a routing key: its replica set from the driver's token map (so a batch never fans out from its
  * coordinator), or the partition key itself when the token map is not known.
  */
-function replicaGroupOf(exec: CqlExecutor, keyspace: string): (routingKey: Buffer) => string {
+export function replicaGroupOf(exec: CqlExecutor, keyspace: string): (routingKey: Buffer) => string {
   const client = exec.client;
   // The driver returns one cached replica array per token range: its group name is computed once.
   const names = new WeakMap<object, string>();

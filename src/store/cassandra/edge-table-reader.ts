@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '../../errors';
 import { CqlExecutor, toNumber } from './cql-executor';
 import { qualified, TableRef } from './layout';
 import { pagedRows } from './paging';
+import { replicaGroupOf } from './batch-sender';
 import { answerFromSlice, EdgeRow, NO_PREV, SliceAnswer, sliceHead } from './version-edges';
 import { AsOfPair, HistoryRows, historyFrom, RawVersion, RowLocator, VersionReads } from './versioned-table-reader';
 
@@ -24,6 +25,8 @@ export interface EdgeStatements {
   slice: string;
   /** Every row with prev <= ?, in table order (paged). */
   sliceAll: string;
+  /** The first `SLICE_LIMIT` rows of each key IN ?, in table order, without the values (grouped reads of keys seen first). */
+  firstRows: string;
   /** Range delete of the rows with prev < ?. */
   deleteBelow: string;
 }
@@ -36,6 +39,7 @@ export function edgeStatements(ref: TableRef): EdgeStatements {
     insert: `INSERT INTO ${t} (key, prev, valid_from, value, writer) VALUES (?, ?, ?, ?, ?)`,
     slice: `${sel} LIMIT ?`,
     sliceAll: sel,
+    firstRows: `SELECT key, prev, valid_from, writer FROM ${t} WHERE key IN ? PER PARTITION LIMIT ${SLICE_LIMIT}`,
     deleteBelow: `DELETE FROM ${t} WHERE key = ? AND prev < ?`,
   };
 }
@@ -61,6 +65,25 @@ export interface EdgeSliceRead {
   first?: number;
 }
 
+/** One key of a grouped read, and the time its slice is read as of. */
+export interface SliceRequest {
+  key: Buffer;
+  t: number;
+}
+
+/**
+ * What the slice `prev <= t` answers, from a key's first rows in table order (read without a bound on prev, at most
+ * SLICE_LIMIT of them), or undefined when they cannot tell: a row with prev after t (the slice starts further on), or a
+ * value row beyond them. When every row has prev <= t they are the slice's own first rows.
+ */
+export function sliceFromFirstRows(rows: readonly StoredEdge[], t: number): EdgeSliceRead | undefined {
+  if (rows.length === 0) return { answer: null };
+  if (rows[0].prev > t) return undefined;
+  const answer = answerFromSlice(rows, t);
+  if (answer === 'more') return undefined;
+  return answer === null ? { answer: null, first: rows[0].from } : { answer };
+}
+
 /**
  * Read side of an edge-layout table. An as-of get with its validTo, a latest get and an as-of value are each one read
  * of `LIMIT 4` rows (a second, paged read when the floor's value row lies further on); history is one paged read.
@@ -68,6 +91,7 @@ export interface EdgeSliceRead {
 export class EdgeTableReader implements VersionReads {
   /** The CQL of every statement on this table. */
   readonly edges: EdgeStatements;
+  private replicaGroup?: (key: Buffer) => string;
 
   constructor(
     readonly exec: CqlExecutor,
@@ -91,6 +115,30 @@ export class EdgeTableReader implements VersionReads {
     }
     // Only a row deleted between the two reads (a retention clean-up of an expired version) ends here.
     return { answer: { ...head, row: { prev: NO_PREV, from: head.from, marker: false, value: { validFrom: head.from, value: null } } } };
+  }
+
+  /**
+   * For each request, what `slice(key, t)` would answer, read for all of them at once: one read of the first rows of
+   * every key (the keys must share a replica set: the read is routed to the first key's replicas), without values.
+   * undefined where those rows do not settle it (a row after t, or a value row further on): `slice` it then.
+   */
+  async firstSlices(reqs: readonly SliceRequest[], abandoned?: () => boolean): Promise<(EdgeSliceRead | undefined)[]> {
+    const keys = reqs.map((r) => r.key);
+    const rs = await this.exec.read(this.edges.firstRows, [keys], 'read versions of keys seen first', { routingKey: keys[0] }, abandoned);
+    const byKey = new Map<string, StoredEdge[]>();
+    for (const row of rs.rows) {
+      const id = (row.key as Buffer).toString('latin1');
+      let rows = byKey.get(id);
+      if (rows === undefined) byKey.set(id, (rows = []));
+      rows.push(toEdge(row));
+    }
+    return reqs.map((r) => sliceFromFirstRows(byKey.get(r.key.toString('latin1')) ?? [], r.t));
+  }
+
+  /** The replica group of a key (its replica set; one group on a single node): the keys one firstSlices read may hold. */
+  groupOf(key: Buffer): string {
+    this.replicaGroup ??= replicaGroupOf(this.exec, this.ref.keyspace);
+    return this.replicaGroup(key);
   }
 
   /** The newest stored version (possibly a tombstone): one read. */

@@ -2,14 +2,16 @@ import { types } from 'cassandra-driver';
 import { AdjunctError, isRecordFailure } from '../../errors';
 import { RowListener } from '../types';
 import { versionRowDataBytes } from './batch-data-size';
-import { EdgeTableReader } from './edge-table-reader';
+import { EdgeSliceRead, EdgeTableReader } from './edge-table-reader';
 import { int64Bytes } from './cql-types';
 import { versionRowId } from './key-hash';
 import { CoalescedWrite } from './write-batcher';
 import { EdgePlan, KnownTimes, NO_PREV, planFromKnown, planFromRead, rememberPut } from './version-edges';
 
-/** Version times kept per key (a late version older than all of them costs a read). */
-const RING = 8;
+/** Default version times kept per key (a late version older than all of them costs a read). */
+export const DEFAULT_EDGE_RING = 16;
+/** Most keys seen first that one grouped read asks for (one request; its keys share a replica set). */
+export const FIRST_READ_KEYS = 32;
 /** Default most keys whose version times a writer keeps (least recently written forgotten first). */
 export const DEFAULT_EDGE_KEYS = 20_000;
 /** The marker cell of `writer`, encoded once. */
@@ -120,13 +122,16 @@ export class EdgeWriter {
   private readonly keys = new Map<number | string, KeyState>();
   /** Keys whose keyHash another key holds, by their bytes as latin1. */
   private readonly collided = new Map<string, KeyState>();
-  /** Reads made to plan puts (first-seen keys, versions older than those kept). */
+  /** Keys not known whose first waiting put waits for the next grouped read (sent on a microtask). */
+  private unknown: KeyState[] = [];
+  /** Reads made to plan puts (grouped reads of keys seen first, slices of versions older than those kept). */
   reads = 0;
 
   constructor(
     private readonly reader: EdgeTableReader,
     private readonly writerCell: Buffer,
     private readonly maxKeys = DEFAULT_EDGE_KEYS,
+    private readonly ring = DEFAULT_EDGE_RING,
   ) {}
 
   /** Keys whose version times are kept. */
@@ -144,7 +149,7 @@ export class EdgeWriter {
     }
     const plan = state.known ? planFromKnown(state, t) : undefined;
     if (plan !== undefined) {
-      rememberPut(state, t, RING);
+      rememberPut(state, t, this.ring);
       this.issue(put, plan);
       return;
     }
@@ -173,40 +178,92 @@ export class EdgeWriter {
     return this.collided.size === 0 ? undefined : this.collided.get(key.toString('latin1'));
   }
 
-  /** Reads the key's versions around the first waiting put, plans it, then plans the others in order. */
+  /**
+   * Reads the key's versions around the first waiting put, plans it, then plans the others in order. A key not known
+   * joins the next grouped read (the keys met first by one fetched batch share a few requests); a put older than the
+   * times kept reads its own slice.
+   */
   private readAndPlan(state: KeyState): void {
+    state.reading = true;
+    if (state.known) return this.readSlice(state);
+    if (this.unknown.push(state) === 1) queueMicrotask(() => this.readUnknown());
+  }
+
+  /** One read of the slice `prev <= t` for the key's first waiting put. */
+  private readSlice(state: KeyState): void {
     const put = state.waiting![0];
     this.reads++;
-    state.reading = true;
     // A stopped task's put stops its read's retries: nothing will commit it.
     this.reader
       .slice(state.key, put.t, () => put.abandoned())
       .then(
-        ({ answer, first }) => {
-          state.reading = false;
-          const { plan, known } = planFromRead(answer, first, put.t);
-          state.known = known !== undefined;
-          state.times = known?.times ?? [];
-          state.complete = known?.complete ?? false;
-          // A put leaves the queue before it is issued: a row failed at once must not find it waiting still.
-          state.waiting!.shift();
-          this.issue(put, plan);
-          this.resume(state);
+        (read) => this.planRead(state, put, read),
+        (e: unknown) => this.readFailed(state, put, e),
+      );
+  }
+
+  /** Reads the keys not known in groups of one replica set (at most FIRST_READ_KEYS each); a key they do not settle reads its slice. */
+  private readUnknown(): void {
+    const groups = new Map<string, KeyState[]>();
+    for (const state of this.unknown) {
+      const g = this.reader.groupOf(state.key);
+      const members = groups.get(g);
+      if (members === undefined) groups.set(g, [state]);
+      else members.push(state);
+    }
+    this.unknown = [];
+    for (const members of groups.values())
+      for (let i = 0; i < members.length; i += FIRST_READ_KEYS) this.readGroup(members.slice(i, i + FIRST_READ_KEYS));
+  }
+
+  /** One grouped read for keys of one replica set; each key it settles is planned, the others read their slice. */
+  private readGroup(states: KeyState[]): void {
+    const puts = states.map((s) => s.waiting![0]);
+    this.reads++;
+    this.reader
+      .firstSlices(
+        puts.map((p, i) => ({ key: states[i].key, t: p.t })),
+        () => puts.every((p) => p.abandoned()),
+      )
+      .then(
+        (reads) => {
+          for (let i = 0; i < states.length; i++) {
+            const read = reads[i];
+            if (read === undefined) this.readSlice(states[i]);
+            else this.planRead(states[i], puts[i], read);
+          }
         },
         (e: unknown) => {
-          state.reading = false;
-          state.waiting!.shift();
-          // The read was retried as any read is; the put fails as its write would, and so do the waiting puts of a
-          // stopped task (no read is started for them).
-          put.failUnissued(e);
-          const waiting = state.waiting!;
-          for (let i = 0; i < waiting.length;) {
-            if (waiting[i].abandoned()) waiting.splice(i, 1)[0].failUnissued(e);
-            else i++;
-          }
-          this.resume(state);
+          for (let i = 0; i < states.length; i++) this.readFailed(states[i], puts[i], e);
         },
       );
+  }
+
+  /** Plans the first waiting put from what its read found, then the puts waiting behind it. */
+  private planRead(state: KeyState, put: PutRows, { answer, first }: EdgeSliceRead): void {
+    state.reading = false;
+    const { plan, known } = planFromRead(answer, first, put.t);
+    state.known = known !== undefined;
+    state.times = known?.times ?? [];
+    state.complete = known?.complete ?? false;
+    // A put leaves the queue before it is issued: a row failed at once must not find it waiting still.
+    state.waiting!.shift();
+    this.issue(put, plan);
+    this.resume(state);
+  }
+
+  /** The read failed (after the executor's retries): its put fails as its write would, and so do the waiting puts of a stopped task. */
+  private readFailed(state: KeyState, put: PutRows, e: unknown): void {
+    state.reading = false;
+    state.waiting!.shift();
+    // No read is started for a stopped task's waiting puts: they fail with it.
+    put.failUnissued(e);
+    const waiting = state.waiting!;
+    for (let i = 0; i < waiting.length;) {
+      if (waiting[i].abandoned()) waiting.splice(i, 1)[0].failUnissued(e);
+      else i++;
+    }
+    this.resume(state);
   }
 
   /** Plans the waiting puts in order while the key's times are known; the first that needs a read waits for it. */
@@ -217,7 +274,7 @@ export class EdgeWriter {
       const plan = state.known ? planFromKnown(state, put.t) : undefined;
       if (plan === undefined) break;
       waiting.shift();
-      rememberPut(state, put.t, RING);
+      rememberPut(state, put.t, this.ring);
       this.issue(put, plan);
     }
     if (waiting.length === 0) state.waiting = null;

@@ -2,7 +2,13 @@
 import { types } from 'cassandra-driver';
 import fc from 'fast-check';
 import { AdjunctError, isRecordFailure } from '../../../src/errors';
-import { EdgeTableReader, EdgeSliceRead, StoredEdge } from '../../../src/store/cassandra/edge-table-reader';
+import {
+  EdgeTableReader,
+  EdgeSliceRead,
+  SliceRequest,
+  sliceFromFirstRows,
+  StoredEdge,
+} from '../../../src/store/cassandra/edge-table-reader';
 import { EdgeWriter } from '../../../src/store/cassandra/edge-writer';
 import { CoalescedWrite } from '../../../src/store/cassandra/write-batcher';
 import { answerFromSlice, NO_PREV, tableOrder } from '../../../src/store/cassandra/version-edges';
@@ -47,11 +53,35 @@ class FakeTable {
   }
 
   slice(key: Buffer, asOf: number): EdgeSliceRead {
-    const rows = [...(this.rows.get(key.toString('hex'))?.values() ?? [])].filter((r) => r.prev <= asOf).sort(tableOrder);
+    const rows = this.stored(key).filter((r) => r.prev <= asOf);
     const answer = answerFromSlice(rows, asOf);
     if (answer === 'more') throw new Error('a full slice always holds the value row');
     return answer === null ? (rows.length === 0 ? { answer } : { answer, first: rows[0].from }) : { answer };
   }
+
+  /** As the grouped read: each key's first 4 rows whatever their prev, then sliceFromFirstRows. */
+  firstSlices(reqs: readonly SliceRequest[]): (EdgeSliceRead | undefined)[] {
+    this.groupedReads++;
+    return reqs.map((r) => sliceFromFirstRows(this.stored(r.key).slice(0, 4), r.t));
+  }
+
+  groupedReads = 0;
+
+  private stored(key: Buffer): StoredEdge[] {
+    return [...(this.rows.get(key.toString('hex'))?.values() ?? [])].sort(tableOrder);
+  }
+}
+
+/** A reader over the fake table: grouped reads of keys seen first resolve on a later tick, as a request would. */
+function fakeReader(table: FakeTable): EdgeTableReader {
+  const reader = {
+    exec: table,
+    edges: { insert: 'INSERT' },
+    groupOf: () => '*',
+    slice: async (k: Buffer, t: number) => table.slice(k, t),
+    firstSlices: async (reqs: readonly SliceRequest[]) => table.firstSlices(reqs),
+  };
+  return reader as unknown as EdgeTableReader;
 }
 
 const step = fc.oneof(
@@ -66,68 +96,73 @@ const step = fc.oneof(
 describe('EdgeWriter', () => {
   it('plans from what it keeps, reads after a key’s writes land, forgets keys and tells colliding keys apart', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { maxLength: 60 }), fc.integer({ min: 1, max: 3 }), fc.boolean(), async (steps, maxKeys, collide) => {
-        const table = new FakeTable();
-        const reader = { exec: table, edges: { insert: 'INSERT' }, slice: async (k: Buffer, t: number) => table.slice(k, t) };
-        const writer = new EdgeWriter(reader as unknown as EdgeTableReader, Buffer.from('w'), maxKeys);
-        const model = new Map<string, Map<number, number>>();
-        const plans: (() => void)[] = [];
-        let settled = 0;
-        let issued = 0;
-        const listener: RowListener = {
-          rowWritten: () => settled++,
-          rowFailed: (e) => {
-            throw e;
-          },
-        };
-        for (const s of steps) {
-          if ('put' in s) {
-            const key = Buffer.from(s.put);
-            // The validTo planned: the next version after t among the puts of the key sent before it.
-            const expected = [...(model.get(s.put)?.keys() ?? [])].filter((x) => x > s.t).sort((x, y) => x - y)[0];
-            let planned: number | undefined | null = null;
-            // Forced collisions: a and c share a hash (and evictions happen in both of the writer's maps).
-            writer.send(
-              key,
-              collide ? s.put.charCodeAt(0) % 2 : s.put.charCodeAt(0),
-              s.t,
-              Buffer.from([s.v]),
-              listener,
-              (next) => (planned = next),
-            );
-            plans.push(() => expect(planned).toBe(expected));
-            issued++;
-            if (!model.has(s.put)) model.set(s.put, new Map());
-            model.get(s.put)!.set(s.t, s.v);
-          } else if ('land' in s) table.land(s.land);
-          else await new Promise((r) => setImmediate(r));
-        }
-        // Land everything (reads wait for writes, and writes for reads).
-        for (let i = 0; i < 1000 && settled < issued; i++) {
-          table.land(0);
-          await new Promise((r) => setImmediate(r));
-        }
-        expect(settled).toBe(issued);
-        for (const check of plans) check();
-        // Keys with writes in flight are kept; once idle, a new key brings the count back within maxKeys (per map).
-        writer.send(Buffer.from('z'), collide ? 7 : 1, 0, null, listener);
-        table.land(0);
-        expect(writer.size).toBeLessThanOrEqual(collide ? maxKeys + 1 : maxKeys);
-        for (const [k, versions] of model) {
-          const times = [...versions.keys()].sort((x, y) => x - y);
-          for (let asOf = -1; asOf <= 31; asOf++) {
-            const floor = times.filter((x) => x <= asOf).pop();
-            const got = table.slice(Buffer.from(k), asOf).answer;
-            if (floor === undefined) expect(got).toBeNull();
-            else
-              expect(got && { from: got.from, validTo: got.validTo, value: got.row.value!.value![0] }).toEqual({
-                from: floor,
-                validTo: times.find((x) => x > asOf) ?? null,
-                value: versions.get(floor),
-              });
+      fc.asyncProperty(
+        fc.array(step, { maxLength: 60 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.boolean(),
+        fc.constantFrom(2, 3, 16),
+        async (steps, maxKeys, collide, ring) => {
+          const table = new FakeTable();
+          const writer = new EdgeWriter(fakeReader(table), Buffer.from('w'), maxKeys, ring);
+          const model = new Map<string, Map<number, number>>();
+          const plans: (() => void)[] = [];
+          let settled = 0;
+          let issued = 0;
+          const listener: RowListener = {
+            rowWritten: () => settled++,
+            rowFailed: (e) => {
+              throw e;
+            },
+          };
+          for (const s of steps) {
+            if ('put' in s) {
+              const key = Buffer.from(s.put);
+              // The validTo planned: the next version after t among the puts of the key sent before it.
+              const expected = [...(model.get(s.put)?.keys() ?? [])].filter((x) => x > s.t).sort((x, y) => x - y)[0];
+              let planned: number | undefined | null = null;
+              // Forced collisions: a and c share a hash (and evictions happen in both of the writer's maps).
+              writer.send(
+                key,
+                collide ? s.put.charCodeAt(0) % 2 : s.put.charCodeAt(0),
+                s.t,
+                Buffer.from([s.v]),
+                listener,
+                (next) => (planned = next),
+              );
+              plans.push(() => expect(planned).toBe(expected));
+              issued++;
+              if (!model.has(s.put)) model.set(s.put, new Map());
+              model.get(s.put)!.set(s.t, s.v);
+            } else if ('land' in s) table.land(s.land);
+            else await new Promise((r) => setImmediate(r));
           }
-        }
-      }),
+          // Land everything (reads wait for writes, and writes for reads).
+          for (let i = 0; i < 1000 && settled < issued; i++) {
+            table.land(0);
+            await new Promise((r) => setImmediate(r));
+          }
+          expect(settled).toBe(issued);
+          for (const check of plans) check();
+          // Keys with writes in flight are kept; once idle, a new key brings the count back within maxKeys (per map).
+          writer.send(Buffer.from('z'), collide ? 7 : 1, 0, null, listener);
+          table.land(0);
+          expect(writer.size).toBeLessThanOrEqual(collide ? maxKeys + 1 : maxKeys);
+          for (const [k, versions] of model) {
+            const times = [...versions.keys()].sort((x, y) => x - y);
+            for (let asOf = -1; asOf <= 31; asOf++) {
+              const floor = times.filter((x) => x <= asOf).pop();
+              const got = table.slice(Buffer.from(k), asOf).answer;
+              if (floor === undefined) expect(got).toBeNull();
+              else
+                expect(got && { from: got.from, validTo: got.validTo, value: got.row.value!.value![0] }).toEqual({
+                  from: floor,
+                  validTo: times.find((x) => x > asOf) ?? null,
+                  value: versions.get(floor),
+                });
+            }
+          }
+        },
+      ),
       {
         numRuns: 1000,
         examples: [
@@ -146,6 +181,7 @@ describe('EdgeWriter', () => {
             ],
             1,
             false,
+            16,
           ],
         ],
       },
@@ -169,7 +205,13 @@ describe('EdgeWriter when the store refuses a row', () => {
         } else listener.rowWritten();
       },
     };
-    const reader = { exec, edges: { insert: 'INSERT' }, slice: async () => (reads++, { answer: null }) };
+    const reader = {
+      exec,
+      edges: { insert: 'INSERT' },
+      groupOf: () => '*',
+      slice: async () => (reads++, { answer: null }),
+      firstSlices: async (reqs: readonly SliceRequest[]) => (reads++, reqs.map(() => ({ answer: null }))),
+    };
     const writer = new EdgeWriter(reader as unknown as EdgeTableReader, Buffer.from('w'), 10);
     const failures: unknown[] = [];
     let written = 0;
@@ -201,11 +243,13 @@ describe('EdgeWriter when the store refuses a row', () => {
       exec,
       edges: { insert: 'INSERT' },
       // As the executor does once `abandoned` holds: the retries stop and the last failure is thrown.
-      slice: async (_k: Buffer, _t: number, abandoned?: () => boolean) => {
+      groupOf: () => '*',
+      slice: () => Promise.reject(new Error('a key not known is read by the grouped read')),
+      firstSlices: async (reqs: readonly SliceRequest[], abandoned?: () => boolean) => {
         reads.push(abandoned!);
         await new Promise((r) => setImmediate(r));
         if (abandoned!()) throw outage;
-        return { answer: null };
+        return reqs.map(() => ({ answer: null }));
       },
     };
     const writer = new EdgeWriter(reader as unknown as EdgeTableReader, Buffer.from('w'), 10);
