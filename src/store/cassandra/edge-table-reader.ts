@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '../../errors';
 import { CqlExecutor, toNumber } from './cql-executor';
 import { qualified, TableRef } from './layout';
 import { pagedRows } from './paging';
-import { replicaGroupOf } from './batch-sender';
+import { replicaGroupOf } from './replica-group';
 import { answerFromSlice, EdgeRow, NO_PREV, SliceAnswer, sliceHead } from './version-edges';
 import { AsOfPair, HistoryRows, historyFrom, RawVersion, RowLocator, VersionReads } from './versioned-table-reader';
 
@@ -121,6 +121,7 @@ export class EdgeTableReader implements VersionReads {
    * For each request, what `slice(key, t)` would answer, read for all of them at once: one read of the first rows of
    * every key (the keys must share a replica set: the read is routed to the first key's replicas), without values.
    * undefined where those rows do not settle it (a row after t, or a value row further on): `slice` it then.
+   * Values are not read: the answers' rows carry their links with null values (enough to plan a put, not to answer a get).
    */
   async firstSlices(reqs: readonly SliceRequest[], abandoned?: () => boolean): Promise<(EdgeSliceRead | undefined)[]> {
     const keys = reqs.map((r) => r.key);
