@@ -4,14 +4,18 @@ import { CqlExecutor, toNumber } from './cql-executor';
 import { qualified, TableRef } from './layout';
 import { pagedRows } from './paging';
 import { replicaGroupOf } from './replica-group';
-import { answerFromSlice, EdgeRow, NO_PREV, SliceAnswer, sliceHead } from './version-edges';
+import { answerFromSlice, EdgeRow, NO_PREV, SliceAnswer, sliceHead, valueRowBound, valueRowOf } from './version-edges';
 import { AsOfPair, HistoryRows, historyFrom, RawVersion, RowLocator, VersionReads } from './versioned-table-reader';
 
 /** The `writer` of a marker row (writer identities are never empty): a row that links two versions and carries no value. */
 export const MARKER_WRITER = '';
 
-/** Rows of the first slice read: the floor's successor, and in most cases the floor's value row among the next three. */
-const SLICE_LIMIT = 4;
+/** Rows of a slice read: the floor's successor, and in most cases the floor's value row right after it. */
+const SLICE_LIMIT = 2;
+/** Rows of the second read, from just below the floor (its value row lies past markers or rows made stale). */
+const VALUE_ROW_LIMIT = 16;
+/** Rows of a grouped read of keys seen first, per key (values are not read, so more rows cost little). */
+const FIRST_ROWS_LIMIT = 4;
 const PAGE = 100;
 /** Long.MIN, the `prev` of a key's first version. */
 const LONG_MIN = types.Long.MIN_VALUE;
@@ -25,7 +29,7 @@ export interface EdgeStatements {
   slice: string;
   /** Every row with prev <= ?, in table order (paged). */
   sliceAll: string;
-  /** The first `SLICE_LIMIT` rows of each key IN ?, in table order, without the values (grouped reads of keys seen first). */
+  /** The first `FIRST_ROWS_LIMIT` rows of each key IN ?, in table order, without the values (grouped reads of keys seen first). */
   firstRows: string;
   /** Range delete of the rows with prev < ?. */
   deleteBelow: string;
@@ -39,7 +43,7 @@ export function edgeStatements(ref: TableRef): EdgeStatements {
     insert: `INSERT INTO ${t} (key, prev, valid_from, value, writer) VALUES (?, ?, ?, ?, ?)`,
     slice: `${sel} LIMIT ?`,
     sliceAll: sel,
-    firstRows: `SELECT key, prev, valid_from, writer FROM ${t} WHERE key IN ? PER PARTITION LIMIT ${SLICE_LIMIT}`,
+    firstRows: `SELECT key, prev, valid_from, writer FROM ${t} WHERE key IN ? PER PARTITION LIMIT ${FIRST_ROWS_LIMIT}`,
     deleteBelow: `DELETE FROM ${t} WHERE key = ? AND prev < ?`,
   };
 }
@@ -73,7 +77,7 @@ export interface SliceRequest {
 
 /**
  * What the slice `prev <= t` answers, from a key's first rows in table order (read without a bound on prev, at most
- * SLICE_LIMIT of them), or undefined when they cannot tell: a row with prev after t (the slice starts further on), or a
+ * FIRST_ROWS_LIMIT of them), or undefined when they cannot tell: a row with prev after t (the slice starts further on), or a
  * value row beyond them. When every row has prev <= t they are the slice's own first rows.
  */
 export function sliceFromFirstRows(rows: readonly StoredEdge[], t: number): EdgeSliceRead | undefined {
@@ -86,7 +90,9 @@ export function sliceFromFirstRows(rows: readonly StoredEdge[], t: number): Edge
 
 /**
  * Read side of an edge-layout table. An as-of get with its validTo, a latest get and an as-of value are each one read
- * of `LIMIT 4` rows (a second, paged read when the floor's value row lies further on); history is one paged read.
+ * of `LIMIT 2` rows; when the floor's value row is not the second (a late version left a marker or a stale row between
+ * them), a second read of up to 16 rows from just below the floor follows, paged on only past those. History is one
+ * paged read.
  */
 export class EdgeTableReader implements VersionReads {
   /** The CQL of every statement on this table. */
@@ -109,12 +115,26 @@ export class EdgeTableReader implements VersionReads {
     if (answer === null) return rows.length === 0 ? { answer: null } : { answer: null, first: rows[0].from };
     if (answer !== 'more') return { answer };
     const head = sliceHead(rows, t)!;
-    for await (const row of pagedRows(this.exec, this.edges.sliceAll, [key, this.exec.long(t)], 'read version as of', PAGE)) {
-      const edge = toEdge(row);
-      if (edge.from === head.from && !edge.marker) return { answer: { ...head, row: edge } };
+    return { answer: { ...head, row: await this.valueRow(key, head.from, abandoned) } };
+  }
+
+  /**
+   * The value row of version `from`: one read of up to VALUE_ROW_LIMIT rows of the slice just below it, then pages of
+   * that slice past them. A tombstone's row when none is left.
+   */
+  private async valueRow(key: Buffer, from: number, abandoned?: () => boolean): Promise<StoredEdge> {
+    const bound = this.exec.long(valueRowBound(from));
+    const rs = await this.exec.read(this.edges.slice, [key, bound, VALUE_ROW_LIMIT], 'read version as of', {}, abandoned);
+    const found = valueRowOf(rs.rows.map(toEdge), from);
+    if (found !== undefined) return found;
+    if (rs.rows.length === VALUE_ROW_LIMIT) {
+      for await (const row of pagedRows(this.exec, this.edges.sliceAll, [key, bound], 'read version as of', PAGE)) {
+        const edge = toEdge(row);
+        if (edge.from === from && !edge.marker) return edge;
+      }
     }
     // Only a row deleted between the two reads (a retention clean-up of an expired version) ends here.
-    return { answer: { ...head, row: { prev: NO_PREV, from: head.from, marker: false, value: { validFrom: head.from, value: null } } } };
+    return { prev: NO_PREV, from, marker: false, value: { validFrom: from, value: null } };
   }
 
   /**

@@ -57,6 +57,15 @@ export function sliceHead<V>(slice: readonly EdgeRow<V>[], asOf: number): { from
   return newest ? { from: first.from, validTo: null } : { from: first.prev, validTo: first.from };
 }
 
+/**
+ * The bound of the slice `prev <= bound` that starts just below version `from`: every row of `from` (its value rows
+ * and markers) has an earlier `prev`, so this slice holds them in table order without the links of its successors.
+ * Times are whole milliseconds.
+ */
+export function valueRowBound(from: number): number {
+  return from - 1;
+}
+
 /** The value row of version `from` in rows in table order: the first that is not a marker (the latest written). */
 export function valueRowOf<V>(rows: readonly EdgeRow<V>[], from: number): EdgeRow<V> | undefined {
   for (const r of rows) if (r.from === from && !r.marker) return r;

@@ -294,7 +294,7 @@ describe('cost model (edge layout)', () => {
       batcher,
     });
 
-  it('a key seen first costs one read, later puts none; a late put writes a marker; an as-of get with validTo is one read', async () => {
+  it('a key seen first costs one read, later puts none; a late put writes a marker; an as-of get with validTo is one read (two past a stale row)', async () => {
     const n = ++counter;
     const s = await openEdges(n, 1_000);
     expect(await measure(() => s.write('k', 'a', 1000))).toEqual({ result: 'written', reads: 1, writes: 1 });
@@ -302,8 +302,10 @@ describe('cost model (edge layout)', () => {
     // Late, between two known versions: its row under 1000, and a marker under it for 1100.
     expect(await measure(() => s.write('k', 'c', 1050))).toEqual({ result: 'written', reads: 0, writes: 2 });
     expect(await measure(() => s.get('k', 1075))).toEqual({ result: { value: 'c', timestamp: 1050, validTo: 1100 }, reads: 1, writes: 0 });
-    expect(await measure(() => s.get('k', 1020))).toEqual({ result: { value: 'a', timestamp: 1000, validTo: 1050 }, reads: 1, writes: 0 });
-    expect(await measure(() => s.get('k'))).toEqual({ result: { value: 'b', timestamp: 1100 }, reads: 1, writes: 0 });
+    // The row (1000, 1100) the late put made stale lies between 1000's successor and its value row: a second read.
+    expect(await measure(() => s.get('k', 1020))).toEqual({ result: { value: 'a', timestamp: 1000, validTo: 1050 }, reads: 2, writes: 0 });
+    // The newest version's marker (1050, 1100) comes first, its value row third: a second read.
+    expect(await measure(() => s.get('k'))).toEqual({ result: { value: 'b', timestamp: 1100 }, reads: 2, writes: 0 });
     // put() returns the validTo it planned, without a read of its own.
     expect(await measure(() => s.put('k', 'c2', 1050))).toEqual({ result: 1100, reads: 0, writes: 1 });
     await s.flush();
@@ -312,6 +314,13 @@ describe('cost model (edge layout)', () => {
     expect(await measure(() => again.write('k', 'd', 1200))).toEqual({ result: 'written', reads: 1, writes: 1 });
     expect(await measure(() => again.write('k', 'e', 1300))).toEqual({ result: 'written', reads: 0, writes: 1 });
     expect(await again.get('k', 1060)).toEqual({ value: 'c2', timestamp: 1050, validTo: 1100 });
+    // With a version after it and no late one in between, an as-of get is one read again.
+    expect(await measure(() => again.get('k', 1250))).toEqual({
+      result: { value: 'd', timestamp: 1200, validTo: 1300 },
+      reads: 1,
+      writes: 0,
+    });
+    expect(await measure(() => again.get('k'))).toEqual({ result: { value: 'e', timestamp: 1300 }, reads: 1, writes: 0 });
     await again.flush();
     // A first put older than the key's newest rows: the grouped read of keys seen first cannot settle it, its slice does.
     const third = await openEdges(n, 1_000);

@@ -8,7 +8,10 @@ import {
   planFromKnown,
   planFromRead,
   rememberPut,
+  sliceHead,
   tableOrder,
+  valueRowBound,
+  valueRowOf,
 } from '../../../src/store/cassandra/version-edges';
 
 /** A table of one key: rows upserted by (prev, from, marker), kept in table order (a marker's writer is its own clustering value). */
@@ -25,6 +28,17 @@ class EdgeTable {
       .sort(tableOrder)
       .slice(0, limit);
   }
+}
+
+/** What the reader answers: a slice of `limit` rows, then (its value row further on) the slice from just below the floor. */
+function readAsReader(table: EdgeTable, asOf: number, limit: number): ReturnType<typeof answerFromSlice<string>> {
+  const first = table.slice(asOf, limit);
+  const got = answerFromSlice(first, asOf);
+  if (got !== 'more') return got;
+  const head = sliceHead(first, asOf)!;
+  const row = valueRowOf(table.slice(valueRowBound(head.from), 1000), head.from);
+  if (row === undefined) throw new Error(`no value row of ${head.from} below it`);
+  return { ...head, row };
 }
 
 const puts = fc.array(fc.record({ t: fc.integer({ min: 0, max: 40 }), v: fc.string({ maxLength: 3 }) }), { maxLength: 40 });
@@ -45,9 +59,7 @@ describe('version edges', () => {
           const floor = versions.filter((x) => x <= asOf).pop();
           const next = versions.find((x) => x > asOf);
           const want = floor === undefined ? null : { from: floor, validTo: next ?? null, value: model.get(floor) };
-          let got = answerFromSlice(table.slice(asOf, limit), asOf);
-          // 'more': the reader's second, longer read.
-          if (got === 'more') got = answerFromSlice(table.slice(asOf, 1000), asOf);
+          const got = readAsReader(table, asOf, limit);
           expect(got && got !== 'more' ? { from: got.from, validTo: got.validTo, value: got.row.value } : got).toEqual(want);
         }
       }),
@@ -63,10 +75,7 @@ describe('version edges', () => {
         const versions: number[] = [];
         const model = new Map<number, string>();
         let known: KnownTimes | undefined;
-        const read = (asOf: number) => {
-          const got = answerFromSlice(table.slice(asOf, limit), asOf);
-          return got === 'more' ? answerFromSlice(table.slice(asOf, 1000), asOf) : got;
-        };
+        const read = (asOf: number) => readAsReader(table, asOf, limit);
         for (const { t, v, forget } of ps) {
           if (forget) known = undefined;
           let plan = known === undefined ? undefined : planFromKnown(known, t);
