@@ -120,3 +120,31 @@ describe('version edges', () => {
     expect(edgeRowsForPut([10, 20], 20, 'b2')).toEqual([{ prev: 10, from: 20, marker: false, value: 'b2' }]);
   });
 });
+
+describe('rememberPut', () => {
+  /** The ring's rule spelled out: insert in order, then drop the oldest past `ring` (which makes it incomplete). */
+  function reference(known: KnownTimes, t: number, ring: number): void {
+    if (known.times.includes(t)) return;
+    known.times.push(t);
+    known.times.sort((a, b) => a - b);
+    if (known.times.length > ring) {
+      known.times.shift();
+      known.complete = false;
+    }
+  }
+
+  it('keeps the newest `ring` distinct times in order, and says when it dropped one (any order of puts)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 60 }), fc.integer({ min: 1, max: 17 }), (ts, ring) => {
+        const got: KnownTimes = { times: [], complete: true };
+        const want: KnownTimes = { times: [], complete: true };
+        for (const t of ts) {
+          rememberPut(got, t, ring);
+          reference(want, t, ring);
+          expect(got).toEqual(want);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
