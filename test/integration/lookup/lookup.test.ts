@@ -399,6 +399,45 @@ it('a cached generation whose table a rebuild dropped: gets, history and scans r
   await Promise.all([l.close(), scans.close(), pages.close()]);
 });
 
+it('a scan past its first entry whose table a rebuild dropped fails with TABLE_MISSING: it never goes on in another generation', async () => {
+  const shape: StoreShape = { store: 'dropped-mid-scan', kind: 'kv', scope: 'global' };
+  const keys = Array.from({ length: 1000 }, (_, i) => `k${String(i).padStart(4, '0')}`);
+  await seed(
+    client,
+    keyspace,
+    shape,
+    keys.map((key) => ({ key, value: 'g1' })),
+  );
+  const l = await openLookup({ client, keyspace, generationCacheMs: 600_000, fetchSize: 10 });
+  const it = l.store<string, string>(shape.store).all()[Symbol.asyncIterator]();
+  const seen: string[] = [];
+  for (let i = 0; i < 5; i++) seen.push((await it.next()).value.key);
+  await switchGeneration(
+    client,
+    keyspace,
+    shape,
+    keys.map((key) => ({ key, value: 'g2' })),
+  );
+  const entry = (await new StoreCatalog(client, keyspace).get(shape.store))!;
+  await client.execute(`DROP TABLE ${keyspace}.${generationTable(entry.baseTable, 1)}`);
+  // The first page of each bucket is already read (at most 10 keys each); a later page meets the dropped table.
+  const failed = await (async () => {
+    try {
+      for (let r = await it.next(); !r.done; r = await it.next()) seen.push(r.value.key);
+      return null;
+    } catch (e) {
+      return e;
+    }
+  })();
+  expect(failed).toMatchObject({ code: 'TABLE_MISSING', context: { store: shape.store, table: expect.stringMatching(/_g1$/) } });
+  expect(seen).toEqual(keys.slice(0, seen.length));
+  expect(seen.length).toBeLessThan(keys.length);
+  // A new scan reads the catalog again and answers from the new generation.
+  const l2 = await openLookup({ client, keyspace });
+  expect(new Set((await collect(l2.store<string, string>(shape.store).all())).map((e) => e.value))).toEqual(new Set(['g2']));
+  await Promise.all([l.close(), l2.close()]);
+});
+
 it('read cache: latest-value gets are served from the LRU and purged on generation change', async () => {
   const shape: StoreShape = { store: 'cached', kind: 'versioned', scope: 'global' };
   await seed(client, keyspace, shape, [{ key: 'a', value: 'g1', ts: 1 }]);
