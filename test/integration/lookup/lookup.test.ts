@@ -402,22 +402,13 @@ it('a cached generation whose table a rebuild dropped: gets, history and scans r
 it('a scan past its first entry whose table a rebuild dropped fails with TABLE_MISSING: it never goes on in another generation', async () => {
   const shape: StoreShape = { store: 'dropped-mid-scan', kind: 'kv', scope: 'global' };
   const keys = Array.from({ length: 1000 }, (_, i) => `k${String(i).padStart(4, '0')}`);
-  await seed(
-    client,
-    keyspace,
-    shape,
-    keys.map((key) => ({ key, value: 'g1' })),
-  );
+  const rows = (value: string) => keys.map((key) => ({ key, value }));
+  await seed(client, keyspace, shape, rows('g1'));
   const l = await openLookup({ client, keyspace, generationCacheMs: 600_000, fetchSize: 10 });
   const it = l.store<string, string>(shape.store).all()[Symbol.asyncIterator]();
   const seen: string[] = [];
   for (let i = 0; i < 5; i++) seen.push((await it.next()).value.key);
-  await switchGeneration(
-    client,
-    keyspace,
-    shape,
-    keys.map((key) => ({ key, value: 'g2' })),
-  );
+  await switchGeneration(client, keyspace, shape, rows('g2'));
   const entry = (await new StoreCatalog(client, keyspace).get(shape.store))!;
   await client.execute(`DROP TABLE ${keyspace}.${generationTable(entry.baseTable, 1)}`);
   // The first page of each bucket is already read (at most 10 keys each); a later page meets the dropped table.
