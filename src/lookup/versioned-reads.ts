@@ -27,7 +27,7 @@ export class VersionedReads {
 
   /** Latest record (asOf undefined) or the record valid as of asOf with its validTo, honouring the key's retention horizon. */
   async get(rs: ResolvedStore, key: Buffer, asOf: number | undefined, partition?: number): Promise<LookupRecord<unknown> | null> {
-    const loc = await this.locator(rs, key, partition);
+    const loc = this.knownLocator(rs, key, partition) ?? (await this.locator(rs, key, partition));
     if (loc === null) return null;
     const reader = this.reader(rs);
     if (asOf === undefined) return this.toRecord(rs, await reader.latest(loc));
@@ -84,9 +84,15 @@ export class VersionedReads {
     return { writer: latest.writer ?? '(any)', streamTime, horizon: streamTime - rs.entry.historyRetentionMs };
   }
 
+  /** Where a key's rows are when that needs no lookup (global scope, or its partition given); else undefined. */
+  private knownLocator(rs: ResolvedStore, key: Buffer, partition: number | undefined): RowLocator | undefined {
+    return rs.entry.scope === 'global' || partition !== undefined ? { key, partition } : undefined;
+  }
+
   /** Where a key's rows are: its partition when given (or global scope), else every partition of the table (null if none). */
   private async locator(rs: ResolvedStore, key: Buffer, partition: number | undefined): Promise<RowLocator | null> {
-    if (rs.entry.scope === 'global' || partition !== undefined) return { key, partition };
+    const known = this.knownLocator(rs, key, partition);
+    if (known !== undefined) return known;
     const partitions = await this.ctx.partitions(rs);
     return partitions.length === 0 ? null : { key, partitions };
   }

@@ -67,6 +67,12 @@ export function resolveConsistency(c: ConsistencyOption | undefined, fallback: t
   throw new InvalidArgumentError(`unknown consistency level ${String(c)}`);
 }
 
+/** True when an options object sets nothing. */
+function isEmpty(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
+}
+
 /** Converts a driver bigint/Long/number cell to a JS number. */
 export function toNumber(v: unknown): number {
   if (typeof v === 'number') return v;
@@ -107,8 +113,18 @@ export class CqlExecutor {
   }
 
   /** Executes a prepared read; `abandoned` stops its retries (a read made for a write of a task that stopped). */
-  read(query: string, params: unknown[], what: string, extra: QueryOptions = {}, abandoned?: () => boolean): Promise<types.ResultSet> {
-    return this.send([{ query, params }], { ...this.readOptions, ...extra }, what, abandoned);
+  read(query: string, params: unknown[], what: string, extra?: QueryOptions, abandoned?: () => boolean): Promise<types.ResultSet> {
+    // The driver only reads a request's options: reads without options of their own share one object.
+    const opts = extra === undefined || isEmpty(extra) ? this.readOptions : { ...this.readOptions, ...extra };
+    if (this.settings.retry === undefined) return this.sendOnce({ query, params }, opts, what);
+    return this.send([{ query, params }], opts, what, abandoned);
+  }
+
+  /** One statement without retries (a client without a retry policy): no closure or retry state per request. */
+  private sendOnce(s: Statement, opts: QueryOptions, what: string): Promise<types.ResultSet> {
+    return this.client.execute(s.query, s.params, opts).catch((e: unknown) => {
+      throw wrapCassandraError(e, what, 'store', this.context);
+    });
   }
 
   /**

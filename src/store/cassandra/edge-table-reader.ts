@@ -12,8 +12,12 @@ export const MARKER_WRITER = '';
 
 /** Rows of a slice read: the floor's successor, and in most cases the floor's value row right after it. */
 const SLICE_LIMIT = 2;
-/** Rows of the second read, from just below the floor (its value row lies past markers or rows made stale). */
-const VALUE_ROW_LIMIT = 16;
+/**
+ * Rows of the second read, from just below the floor: its value row lies past markers or rows made stale, third after
+ * one late version (marker, the late version's row, the stale row). Every row read costs Cassandra alike, so more late
+ * versions under one floor page on instead of every second read reading more.
+ */
+const VALUE_ROW_LIMIT = 4;
 /** Rows of a grouped read of keys seen first, per key (values are not read, so more rows cost little). */
 const FIRST_ROWS_LIMIT = 4;
 const PAGE = 100;
@@ -91,7 +95,7 @@ export function sliceFromFirstRows(rows: readonly StoredEdge[], t: number): Edge
 /**
  * Read side of an edge-layout table. An as-of get with its validTo, a latest get and an as-of value are each one read
  * of `LIMIT 2` rows; when the floor's value row is not the second (a late version left a marker or a stale row between
- * them), a second read of up to 16 rows from just below the floor follows, paged on only past those. History is one
+ * them), a second read of up to 4 rows from just below the floor follows, paged on only past those. History is one
  * paged read.
  */
 export class EdgeTableReader implements VersionReads {
@@ -109,7 +113,7 @@ export class EdgeTableReader implements VersionReads {
 
   /** The version as of t with its validTo, or (none) the key's first version after t: one read, two when the value row lies further. */
   async slice(key: Buffer, t: number, abandoned?: () => boolean): Promise<EdgeSliceRead> {
-    const rs = await this.exec.read(this.edges.slice, [key, this.exec.long(t), SLICE_LIMIT], 'read version as of', {}, abandoned);
+    const rs = await this.exec.read(this.edges.slice, [key, this.exec.long(t), SLICE_LIMIT], 'read version as of', undefined, abandoned);
     const rows = rs.rows.map(toEdge);
     const answer = answerFromSlice(rows, t);
     if (answer === null) return rows.length === 0 ? { answer: null } : { answer: null, first: rows[0].from };
@@ -124,7 +128,7 @@ export class EdgeTableReader implements VersionReads {
    */
   private async valueRow(key: Buffer, from: number, abandoned?: () => boolean): Promise<StoredEdge> {
     const bound = this.exec.long(valueRowBound(from));
-    const rs = await this.exec.read(this.edges.slice, [key, bound, VALUE_ROW_LIMIT], 'read version as of', {}, abandoned);
+    const rs = await this.exec.read(this.edges.slice, [key, bound, VALUE_ROW_LIMIT], 'read version as of', undefined, abandoned);
     const found = valueRowOf(rs.rows.map(toEdge), from);
     if (found !== undefined) return found;
     if (rs.rows.length === VALUE_ROW_LIMIT) {

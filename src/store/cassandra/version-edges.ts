@@ -41,7 +41,7 @@ export function answerFromSlice<V>(slice: readonly EdgeRow<V>[], asOf: number): 
   const head = sliceHead(slice, asOf);
   if (head === null) return null;
   const row = valueRowOf(slice, head.from);
-  return row === undefined ? 'more' : { ...head, row };
+  return row === undefined ? 'more' : { from: head.from, validTo: head.validTo, row };
 }
 
 /**

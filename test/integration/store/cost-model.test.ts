@@ -330,6 +330,28 @@ describe('cost model (edge layout)', () => {
     await Promise.all([s.close(), again.close(), third.close()]);
   });
 
+  it('a floor under several late versions: its value row lies past the second read, which pages on (three reads)', async () => {
+    const s = await openEdges(++counter, 1_000_000);
+    await s.write('k', 'a', 1000);
+    await s.write('k', 'b', 2000);
+    // Each late put lands just above 1000: its row under 1000, a marker under it for the version after it.
+    for (const t of [1900, 1800, 1700, 1600, 1500]) await s.write('k', `late${t}`, t);
+    // Below 2000: five markers, then 1000's rows (1500, 1600, …, 2000): 2000's value row is the 10th.
+    expect(await measure(() => s.get('k'))).toEqual({ result: { value: 'b', timestamp: 2000 }, reads: 3, writes: 0 });
+    expect(await measure(() => s.get('k', 1950))).toEqual({
+      result: { value: 'late1900', timestamp: 1900, validTo: 2000 },
+      reads: 3,
+      writes: 0,
+    });
+    // One late version under the floor: its value row is the third of the second read.
+    expect(await measure(() => s.get('k', 1550))).toEqual({
+      result: { value: 'late1500', timestamp: 1500, validTo: 1600 },
+      reads: 1,
+      writes: 0,
+    });
+    await s.close();
+  });
+
   it('with the write batcher, a late put and its marker share one batch; Cassandra warns about no batch', async () => {
     const batcher = workerBatcher();
     const s = await openEdges(++counter, 1_000_000, batcher);
