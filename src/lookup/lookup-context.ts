@@ -96,6 +96,12 @@ export class LookupContext {
     return e;
   }
 
+  /** The store as resolve() would answer it, when that needs no wait (its entry cached and fresh, and resolved before); else undefined. */
+  resolvedNow(store: string): ResolvedStore | undefined {
+    const entry = this.entries.peek(store)?.value;
+    return entry ? this.resolved.get(entry) : undefined;
+  }
+
   /** Resolves a store once for a call: entry, current generation table and serdes (throws UNKNOWN_STORE). */
   async resolve(store: string): Promise<ResolvedStore> {
     if (typeof store !== 'string' || store.length === 0) throw unknownStore(String(store));
@@ -151,6 +157,11 @@ export class LookupContext {
       read.then((c) => c.length === 0 && forget(), forget);
     }
     return columns;
+  }
+
+  /** The writers' stream times of a table when cached and fresh (what streamTimes would answer, without a wait); else undefined. */
+  streamTimesNow(table: string): WriterStreamTimes | undefined {
+    return this.streamTimes_.peek(table)?.value;
   }
 
   /**

@@ -94,7 +94,11 @@ export class StoreLookup<K = unknown, V = unknown> {
   }
 
   private async getOnce(key: K, asOfTime: number | undefined, options: ReadOptions): Promise<LookupRecord<V> | null> {
-    const { rs, bytes, partition, asOf } = await this.pointRead(key, asOfTime, options);
+    const asOf = asOfTime === undefined ? undefined : requireQueryTime(asOfTime, 'asOf');
+    const partition = checkPartition(options.partition);
+    const rs = this.resolvedNow() ?? (await this.resolve());
+    if (asOf !== undefined && rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'an as-of get');
+    const bytes = this.encode(rs, key);
     if (asOf !== undefined && options.validTo === false) {
       return (await this.versioned.valueAsOf(rs, bytes, asOf, partition)) as LookupRecord<V> | null;
     }
@@ -114,19 +118,6 @@ export class StoreLookup<K = unknown, V = unknown> {
    */
   async getValue(key: K, asOf?: number, options: ReadOptions = {}): Promise<V | null> {
     return (await this.get(key, asOf, { ...options, validTo: false }))?.value ?? null;
-  }
-
-  /** Checks a point read's arguments (an as-of read needs a versioned store) and resolves the store and encoded key. */
-  private async pointRead(
-    key: K,
-    asOf: number | undefined,
-    options: ReadOptions,
-  ): Promise<{ rs: ResolvedStore; bytes: Buffer; partition: number | undefined; asOf: number | undefined }> {
-    const time = asOf === undefined ? undefined : requireQueryTime(asOf, 'asOf');
-    const partition = checkPartition(options.partition);
-    const rs = await this.resolve();
-    if (time !== undefined && rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'an as-of get');
-    return { rs, bytes: this.encode(rs, key), partition, asOf: time };
   }
 
   /** KIP-968 history of a key (versioned stores): versions valid in [fromTime, toTime], newest first unless order 'asc'. */
@@ -264,6 +255,11 @@ export class StoreLookup<K = unknown, V = unknown> {
   }
 
   /** The pinned resolution, else the store's current one (catalog entry cached ≤ generationCacheMs). */
+  /** The store as resolve() would answer it, when that needs no wait; else undefined. */
+  private resolvedNow(): ResolvedStore | undefined {
+    return this.pin ?? this.ctx.resolvedNow(this.name);
+  }
+
   private resolve(): Promise<ResolvedStore> {
     return this.pin !== undefined ? Promise.resolve(this.pin) : this.ctx.resolve(this.name);
   }

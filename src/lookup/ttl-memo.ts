@@ -2,7 +2,7 @@ import { Clock, systemClock } from '../clock';
 
 /** Caches async results per key for at most ttlMs; concurrent callers share one in-flight load; failures are not cached. */
 export class TtlMemo<T> {
-  private readonly entries = new Map<string, { value: Promise<T>; expires: number }>();
+  private readonly entries = new Map<string, { value: Promise<T>; expires: number; settled?: { value: T } }>();
 
   constructor(
     private readonly ttlMs: number,
@@ -15,12 +15,23 @@ export class TtlMemo<T> {
     const hit = this.entries.get(key);
     if (hit && hit.expires > t) return hit.value;
     const value = load();
-    const entry = { value, expires: this.ttlMs > 0 ? t + this.ttlMs : t };
+    const entry: { value: Promise<T>; expires: number; settled?: { value: T } } = { value, expires: this.ttlMs > 0 ? t + this.ttlMs : t };
     if (this.ttlMs > 0) this.entries.set(key, entry);
-    value.catch(() => {
-      if (this.entries.get(key) === entry) this.entries.delete(key);
-    });
+    value.then(
+      (v) => {
+        entry.settled = { value: v };
+      },
+      () => {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
     return value;
+  }
+
+  /** The cached value of key when it is loaded and fresh (what get would resolve to, without a promise); else undefined. */
+  peek(key: string): { value: T } | undefined {
+    const hit = this.entries.get(key);
+    return hit?.settled !== undefined && hit.expires > this.clock.now() ? hit.settled : undefined;
   }
 
   /** Forgets key (next get loads again). */

@@ -9,6 +9,7 @@ import {
 } from '../store/cassandra';
 import { deserializeWith, historyBounds } from '../store/validation';
 import { LookupContext, ResolvedStore } from './lookup-context';
+import { WriterStreamTimes } from './writer-stream-times';
 import { LookupHistoryOptions, LookupRecord, WriterHorizon } from './types';
 
 /**
@@ -31,7 +32,7 @@ export class VersionedReads {
     if (loc === null) return null;
     const reader = this.reader(rs);
     if (asOf === undefined) return this.toRecord(rs, await reader.latest(loc));
-    const [pair, writers] = await Promise.all([reader.asOfWithNext(loc, asOf), this.ctx.streamTimes(rs.table)]);
+    const [pair, writers] = await this.withWriters(reader.asOfWithNext(loc, asOf), rs.table);
     const answer = asOfAnswer(pair, asOf, writers.of(pair.floor) - rs.entry.historyRetentionMs);
     return answer === null ? null : this.toRecord(rs, answer.version, answer.validTo);
   }
@@ -42,10 +43,10 @@ export class VersionedReads {
    * does a second read (the next version) follow. Same value as get(rs, key, asOf).
    */
   async valueAsOf(rs: ResolvedStore, key: Buffer, asOf: number, partition?: number): Promise<LookupRecord<unknown> | null> {
-    const loc = await this.locator(rs, key, partition);
+    const loc = this.knownLocator(rs, key, partition) ?? (await this.locator(rs, key, partition));
     if (loc === null) return null;
     const reader = this.reader(rs);
-    const [floor, writers] = await Promise.all([reader.asOf(loc, asOf), this.ctx.streamTimes(rs.table)]);
+    const [floor, writers] = await this.withWriters(reader.asOf(loc, asOf), rs.table);
     const horizon = writers.of(floor) - rs.entry.historyRetentionMs;
     // Above the horizon the next version would only give validTo; below it, it tells whether the floor is the newest.
     const needsNext = floor !== null && floor.value !== null && asOf < horizon;
@@ -78,10 +79,16 @@ export class VersionedReads {
   async keyHorizon(rs: ResolvedStore, key: Buffer, partition?: number): Promise<WriterHorizon | null> {
     const loc = await this.locator(rs, key, partition);
     if (loc === null) return null;
-    const [latest, writers] = await Promise.all([this.reader(rs).latest(loc), this.ctx.streamTimes(rs.table)]);
+    const [latest, writers] = await this.withWriters(this.reader(rs).latest(loc), rs.table);
     if (latest === null) return null;
     const streamTime = writers.of(latest);
     return { writer: latest.writer ?? '(any)', streamTime, horizon: streamTime - rs.entry.historyRetentionMs };
+  }
+
+  /** A read and the writers' stream times of its table: the cached ones when fresh, else refreshed alongside the read. */
+  private async withWriters<T>(read: Promise<T>, table: string): Promise<[T, WriterStreamTimes]> {
+    const cached = this.ctx.streamTimesNow(table);
+    return cached !== undefined ? [await read, cached] : Promise.all([read, this.ctx.streamTimes(table)]);
   }
 
   /** Where a key's rows are when that needs no lookup (global scope, or its partition given); else undefined. */

@@ -115,6 +115,27 @@ describe('TtlMemo', () => {
     await zero.get('k', load);
     expect(loads).toBe(5);
   });
+
+  it('peek answers without a promise only what get would: a settled, fresh value; never a load in flight, an expired or a failed one', async () => {
+    const clock = new ManualClock(0);
+    const memo = new TtlMemo<number | null>(1000, clock);
+    let release!: (v: number | null) => void;
+    const pending = memo.get('k', () => new Promise((r) => (release = r)));
+    expect(memo.peek('k')).toBeUndefined(); // in flight
+    release(null);
+    await pending;
+    expect(memo.peek('k')).toEqual({ value: null }); // a settled null is a value
+    clock.advance(999);
+    expect(memo.peek('k')).toEqual({ value: null });
+    clock.advance(1);
+    expect(memo.peek('k')).toBeUndefined(); // expired: get would load again
+    await expect(memo.get('bad', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(memo.peek('bad')).toBeUndefined();
+    expect(memo.peek('never')).toBeUndefined();
+    const zero = new TtlMemo<number>(0, clock);
+    await zero.get('k', async () => 1);
+    expect(zero.peek('k')).toBeUndefined(); // ttl 0 caches nothing
+  });
 });
 
 describe('ReadCache', () => {
