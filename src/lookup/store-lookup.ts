@@ -254,12 +254,12 @@ export class StoreLookup<K = unknown, V = unknown> {
     this.ctx.forget(this.name);
   }
 
-  /** The pinned resolution, else the store's current one (catalog entry cached ≤ generationCacheMs). */
   /** The store as resolve() would answer it, when that needs no wait; else undefined. */
   private resolvedNow(): ResolvedStore | undefined {
     return this.pin ?? this.ctx.resolvedNow(this.name);
   }
 
+  /** The pinned resolution, else the store's current one (catalog entry cached ≤ generationCacheMs). */
   private resolve(): Promise<ResolvedStore> {
     return this.pin !== undefined ? Promise.resolve(this.pin) : this.ctx.resolve(this.name);
   }
