@@ -1,8 +1,15 @@
 import { Clock, systemClock } from '../clock';
 
+/** A cached load: its promise, when it expires, and its value once it has settled. */
+interface MemoEntry<T> {
+  value: Promise<T>;
+  expires: number;
+  settled?: { value: T };
+}
+
 /** Caches async results per key for at most ttlMs; concurrent callers share one in-flight load; failures are not cached. */
 export class TtlMemo<T> {
-  private readonly entries = new Map<string, { value: Promise<T>; expires: number; settled?: { value: T } }>();
+  private readonly entries = new Map<string, MemoEntry<T>>();
 
   constructor(
     private readonly ttlMs: number,
@@ -15,7 +22,7 @@ export class TtlMemo<T> {
     const hit = this.entries.get(key);
     if (hit && hit.expires > t) return hit.value;
     const value = load();
-    const entry: { value: Promise<T>; expires: number; settled?: { value: T } } = { value, expires: this.ttlMs > 0 ? t + this.ttlMs : t };
+    const entry: MemoEntry<T> = { value, expires: this.ttlMs > 0 ? t + this.ttlMs : t };
     if (this.ttlMs > 0) this.entries.set(key, entry);
     value.then(
       (v) => {

@@ -67,12 +67,6 @@ export function resolveConsistency(c: ConsistencyOption | undefined, fallback: t
   throw new InvalidArgumentError(`unknown consistency level ${String(c)}`);
 }
 
-/** True when an options object sets nothing. */
-function isEmpty(o: object): boolean {
-  for (const _ in o) return false;
-  return true;
-}
-
 /** Converts a driver bigint/Long/number cell to a JS number. */
 export function toNumber(v: unknown): number {
   if (typeof v === 'number') return v;
@@ -115,16 +109,7 @@ export class CqlExecutor {
   /** Executes a prepared read; `abandoned` stops its retries (a read made for a write of a task that stopped). */
   read(query: string, params: unknown[], what: string, extra?: QueryOptions, abandoned?: () => boolean): Promise<types.ResultSet> {
     // The driver only reads a request's options: reads without options of their own share one object.
-    const opts = extra === undefined || isEmpty(extra) ? this.readOptions : { ...this.readOptions, ...extra };
-    if (this.settings.retry === undefined) return this.sendOnce({ query, params }, opts, what);
-    return this.send([{ query, params }], opts, what, abandoned);
-  }
-
-  /** One statement without retries (a client without a retry policy): no closure or retry state per request. */
-  private sendOnce(s: Statement, opts: QueryOptions, what: string): Promise<types.ResultSet> {
-    return this.client.execute(s.query, s.params, opts).catch((e: unknown) => {
-      throw wrapCassandraError(e, what, 'store', this.context);
-    });
+    return this.send([{ query, params }], extra === undefined ? this.readOptions : { ...this.readOptions, ...extra }, what, abandoned);
   }
 
   /**
@@ -216,10 +201,11 @@ export class CqlExecutor {
   }
 
   /**
-   * The one send path: a single statement, or an UNLOGGED batch of several, with opts (a fresh object per call). Driver
-   * failures become classified StoreErrors; with a retry policy, idempotent requests are retried as a whole (with the
-   * client timestamp already in opts, so a retry cannot reorder rows). A lightweight transaction (IF NOT EXISTS) is never
-   * retried: it may have applied before the failure, and Cassandra refuses a client timestamp on it anyway.
+   * The one send path: a single statement, or an UNLOGGED batch of several, with opts (a fresh object per call, or a
+   * shared one the driver only reads). Driver failures become classified StoreErrors; with a retry policy, idempotent
+   * requests are retried as a whole (with the client timestamp already in opts, so a retry cannot reorder rows). A
+   * lightweight transaction (IF NOT EXISTS) is never retried: it may have applied before the failure, and Cassandra
+   * refuses a client timestamp on it anyway. Without a retry policy (every lookup) a request is sent once, directly.
    */
   private send(
     statements: readonly Statement[],
@@ -228,19 +214,21 @@ export class CqlExecutor {
     abandoned?: () => boolean,
     notRetried: ((e: unknown) => boolean) | undefined = statements.length > 1 ? isMissingTable : undefined,
   ): Promise<types.ResultSet> {
-    const once = async () => {
-      try {
-        return await (statements.length === 1
-          ? this.client.execute(statements[0].query, statements[0].params, opts)
-          : // The statements carry query and params: the driver reads nothing else from a batch entry.
-            this.client.batch(statements as Statement[], { ...opts, logged: false }));
-      } catch (e) {
-        throw wrapCassandraError(e, what, 'store', this.context);
-      }
-    };
-    if (opts.isIdempotent === false) return once();
+    if (opts.isIdempotent === false || this.settings.retry === undefined) return this.sendOnce(statements, opts, what);
     // A batch whose table is gone is not retried whole: the batcher splits it, so rows of live tables go through.
     // A probe's caller waits for its expected answers on its own.
-    return this.retried(once, abandoned, notRetried);
+    return this.retried(() => this.sendOnce(statements, opts, what), abandoned, notRetried);
+  }
+
+  /** One attempt of a request; a driver failure becomes a classified StoreError. */
+  private sendOnce(statements: readonly Statement[], opts: QueryOptions, what: string): Promise<types.ResultSet> {
+    const request =
+      statements.length === 1
+        ? this.client.execute(statements[0].query, statements[0].params, opts)
+        : // The statements carry query and params: the driver reads nothing else from a batch entry.
+          this.client.batch(statements as Statement[], { ...opts, logged: false });
+    return request.catch((e: unknown) => {
+      throw wrapCassandraError(e, what, 'store', this.context);
+    });
   }
 }
