@@ -5,7 +5,7 @@ import type { AdjunctConfig } from '../config/schema';
 import { AdjunctError } from '../errors';
 import { installFastVarLong } from '../kafka/fast-varlong';
 import { installFastRecordDecoding } from '../kafka/record-decoding-install';
-import { installLeanFrameWriter, installLeanPreparedBatch } from '../store/cassandra';
+import { installLeanBatchRequest, installLeanFrameWriter, installLeanPreparedBatch } from '../store/cassandra';
 import { Logger } from '../observability/logger';
 
 type Tls = boolean | { ca?: string; cert?: string; key?: string; rejectUnauthorized: boolean } | undefined;
@@ -99,12 +99,13 @@ export function contactPointPort(contactPoints: readonly string[]): number | und
 
 /**
  * Creates the Cassandra client (token-aware, prepared statements, configured consistency and timeouts), with the
- * driver's leaner request writing and batch preparation (see fast-frame-writer and fast-prepared-batch). The batch
- * preparation's self-check settles in microtasks, before any connection can answer, so it is decided before the first
- * request.
+ * driver's leaner request writing, batch bodies and batch preparation (fast-frame-writer, fast-batch-request,
+ * fast-prepared-batch). The batch preparation's self-check settles in microtasks, before any connection can answer, so
+ * it is decided before the first request.
  */
 export function createCassandra(cfg: AdjunctConfig['cassandra']): Client {
   installLeanFrameWriter();
+  installLeanBatchRequest();
   void installLeanPreparedBatch();
   const ssl = tlsOptions(cfg.ssl);
   const port = contactPointPort(cfg.contactPoints);

@@ -130,7 +130,11 @@ function watchCaughtUp(worker: Worker, end: Record<string, string>): void {
   }, 20);
 }
 
-/** BENCH_CHILD_HEAP_PROFILE=<file>: V8's sampling heap profile from start to caught-up, collected objects included. */
+/**
+ * BENCH_CHILD_HEAP_PROFILE=<file>: V8's sampling heap profile from start to caught-up, collected objects included.
+ * BENCH_CHILD_HEAP_PROFILE_PROMOTED=1 leaves out objects a scavenge collected: what remains outlived the young
+ * generation (promoted to the old space, where only mark-compacts free it).
+ */
 const heapProfileFile = process.env.BENCH_CHILD_HEAP_PROFILE;
 let heapSession: inspector.Session | undefined;
 
@@ -141,7 +145,7 @@ function startHeapSampling(): void {
   heapSession.post('HeapProfiler.startSampling', {
     samplingInterval: 16384,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMinorGC: process.env.BENCH_CHILD_HEAP_PROFILE_PROMOTED !== '1',
   } as inspector.HeapProfiler.StartSamplingParameterType);
 }
 

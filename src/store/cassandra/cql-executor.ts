@@ -3,6 +3,8 @@ import { InvalidArgumentError, isMissingTable, isRetriableCassandraError, wrapCa
 import { withRetry } from '../../errors/retry';
 import type { RowListener } from '../types';
 import type { CoalescedWrite, WriteBatcher } from './write-batcher';
+import { int64Bytes } from './cql-types';
+import { installLeanBatchRequest } from './fast-batch-request';
 
 /** One statement of a request: CQL and its bind values (a batch carries several). */
 export interface Statement {
@@ -104,6 +106,16 @@ export class CqlExecutor {
   /** A bigint bind value in whatever form the client's encoder expects. */
   long(n: number): types.Long | bigint {
     return this.useBigInt ? BigInt(n) : types.Long.fromNumber(n);
+  }
+
+  /**
+   * A bigint bind value of a row for issueRow: the number itself when rows go out in batches with the lean batch body
+   * (it writes a safe integer in place: no Long, no Buffer per value), else its 8 bytes.
+   */
+  rowInt64(n: number): number | Buffer {
+    return this.settings.batcher?.coalesces === true && !this.useBigInt && Number.isSafeInteger(n) && installLeanBatchRequest()
+      ? n
+      : int64Bytes(n);
   }
 
   /** Executes a prepared read; `abandoned` stops its retries (a read made for a write of a task that stopped). */

@@ -292,18 +292,20 @@ export class EdgeWriter {
     const { state, hash, t } = put;
     state.pending++;
     put.expect(plan.marker ? 2 : 1);
-    // Cells are not kept past the put: a cell from Node's buffer pool would keep its whole 8 KiB slab alive.
-    const prevCell = int64Bytes(plan.prev);
-    const fromCell = int64Bytes(t);
-    this.reader.exec.issueRow(
+    // Times go as numbers where the batch body writes them in place; a Buffer cell is not kept past the put (a cell
+    // from Node's buffer pool would keep its whole 8 KiB slab alive).
+    const exec = this.reader.exec;
+    const prevCell = exec.rowInt64(plan.prev);
+    const fromCell = exec.rowInt64(t);
+    exec.issueRow(
       this.row(state.key, hash, prevCell, fromCell, put.value, this.writerCell, versionRowId(hash, t), this.valueRowBytes(put.value)),
       'write version',
       put,
     );
     if (plan.marker) {
       const next = plan.next!;
-      this.reader.exec.issueRow(
-        this.row(state.key, hash, fromCell, int64Bytes(next), MARKER_VALUE, MARKER_CELL, ~versionRowId(hash, next), MARKER_BYTES),
+      exec.issueRow(
+        this.row(state.key, hash, fromCell, exec.rowInt64(next), MARKER_VALUE, MARKER_CELL, ~versionRowId(hash, next), MARKER_BYTES),
         'write version',
         put,
       );
@@ -313,8 +315,8 @@ export class EdgeWriter {
   private row(
     key: Buffer,
     hash: number,
-    prev: Buffer,
-    from: Buffer,
+    prev: number | Buffer,
+    from: number | Buffer,
     value: Buffer | null | typeof MARKER_VALUE,
     writer: Buffer,
     rowId: number,

@@ -23,4 +23,5 @@ export * from './batch-sender';
 export * from './write-batcher';
 export { CASSANDRA_BATCH_WARN_BYTES } from './batch-data-size';
 export { installLeanFrameWriter } from './fast-frame-writer';
+export { installLeanBatchRequest } from './fast-batch-request';
 export { installLeanPreparedBatch } from './fast-prepared-batch';

@@ -79,6 +79,11 @@ export class WriteBatcher {
     private readonly options: WriteBatcherOptions,
   ) {}
 
+  /** True when rows are coalesced into batches (a linger above 0), false when each goes alone. */
+  get coalesces(): boolean {
+    return this.options.lingerMs > 0;
+  }
+
   /** Adds a row write; resolves when the request carrying it is acknowledged. */
   write(w: CoalescedWrite): Promise<void> {
     return new Promise<void>((resolve, reject) => this.add(w, { rowWritten: resolve, rowFailed: reject }));

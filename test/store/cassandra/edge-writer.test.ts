@@ -10,11 +10,16 @@ import {
   StoredEdge,
 } from '../../../src/store/cassandra/edge-table-reader';
 import { EdgeWriter } from '../../../src/store/cassandra/edge-writer';
+import { int64Bytes } from '../../../src/store/cassandra/cql-types';
 import { CoalescedWrite } from '../../../src/store/cassandra/write-batcher';
 import { answerFromSlice, NO_PREV, tableOrder } from '../../../src/store/cassandra/version-edges';
 import { RowListener } from '../../../src/store/types';
 
-const int64 = (b: Buffer): number => (b.equals(Buffer.from([0x80, 0, 0, 0, 0, 0, 0, 0])) ? NO_PREV : Number(b.readBigInt64BE(0)));
+/** A time bound as the executor gives it: a number (batched rows), or 8 bytes. */
+const int64 = (b: number | Buffer): number =>
+  typeof b === 'number' ? b : b.equals(Buffer.from([0x80, 0, 0, 0, 0, 0, 0, 0])) ? NO_PREV : Number(b.readBigInt64BE(0));
+/** As the executor with a batcher: times as numbers where they are safe integers, else 8 bytes. */
+const rowInt64 = (n: number): number | Buffer => (Number.isSafeInteger(n) ? n : int64Bytes(n));
 
 /**
  * Rows by key, upserted by (prev, from, writer); writes are held until `land` applies them, in the order it picks. As
@@ -25,6 +30,8 @@ class FakeTable {
   readonly inFlight: { row: CoalescedWrite; listener: RowListener; seq: number }[] = [];
   private seq = 0;
 
+  readonly rowInt64 = rowInt64;
+
   issueRow(row: CoalescedWrite, _what: string, listener: RowListener): void {
     this.inFlight.push({ row, listener, seq: ++this.seq });
   }
@@ -33,7 +40,7 @@ class FakeTable {
   land(i: number): void {
     if (this.inFlight.length === 0) return;
     const [{ row, listener, seq }] = this.inFlight.splice(i % this.inFlight.length, 1);
-    const [key, prev, from, value, writer] = row.params as [Buffer, Buffer, Buffer, Buffer | null, Buffer];
+    const [key, prev, from, value, writer] = row.params as [Buffer, number | Buffer, number | Buffer, Buffer | null, Buffer];
     const f = int64(from);
     // A marker leaves `value` unset: a null would write a cell tombstone into a row that never held a value.
     if (writer.length === 0 && value !== types.unset) throw new Error(`a marker bound value ${String(value)}, not unset`);
@@ -197,6 +204,7 @@ describe('EdgeWriter when the store refuses a row', () => {
     let reads = 0;
     const issued: CoalescedWrite[] = [];
     const exec = {
+      rowInt64,
       issueRow: (row: CoalescedWrite, _what: string, listener: RowListener) => {
         issued.push(row);
         if (refuseNext) {
@@ -237,7 +245,7 @@ describe('EdgeWriter when the store refuses a row', () => {
   it('a stopped task’s read stops retrying, and its waiting puts fail without reads of their own', async () => {
     let stopped = false;
     const reads: (() => boolean)[] = [];
-    const exec = { issueRow: (_row: CoalescedWrite, _what: string, listener: RowListener) => listener.rowWritten() };
+    const exec = { rowInt64, issueRow: (_row: CoalescedWrite, _what: string, listener: RowListener) => listener.rowWritten() };
     const outage = new AdjunctError('no hosts', { code: 'CASSANDRA_UNAVAILABLE', retriable: true });
     const reader = {
       exec,
