@@ -16,10 +16,10 @@ export const WorkerConfig = z
       .max(4096)
       .default(64)
       .describe(
-        'most Cassandra write requests (batches) in flight per pipeline; records in flight per worker are bounded at 2 × maxInFlight × cassandra.writeBatch.maxRows (full batches in flight, as many staged for grouping)',
+        'most Cassandra write requests (batches) in flight per pipeline; records in flight per worker are bounded at 2 × maxInFlight × cassandra.writeBatch.maxRows, and their bytes at maxInFlightBytes (full batches in flight, as many staged for grouping)',
       ),
-    maxInFlightBytes: ByteSize.default(16 << 20).describe(
-      'bound on the key+value bytes of in-flight writes per worker (a larger record is written alone)',
+    maxInFlightBytes: ByteSize.optional().describe(
+      'bound on the key+value bytes of in-flight writes per worker (a larger record is written alone); default 3 × maxInFlight × cassandra.writeBatch.maxBytes with write batching (about two rounds of full batches), else 16 MiB',
     ),
     partitionsConsumedConcurrently: z.number().int().min(1).max(256).default(8),
     commitInterval: Duration.default(1_000),

@@ -43,6 +43,29 @@ export function recordsInFlight(cfg: AdjunctConfig): number {
   return b.linger > 0 ? BATCH_ROUNDS_IN_FLIGHT * cfg.worker.maxInFlight * b.maxRows : cfg.worker.maxInFlight;
 }
 
+/** Key + value bytes without write batching when worker.maxInFlightBytes is not set. */
+export const UNBATCHED_BYTES_IN_FLIGHT = 16 << 20;
+
+/**
+ * Batches' worth of key + value bytes the write budget allows by default: a batch's bytes as Cassandra counts them
+ * exceed its rows' key + value bytes by each row's clustering and cell overhead (≈ 45% for 210-byte records), so three
+ * of these are about two rounds of full batches (BATCH_ROUNDS_IN_FLIGHT).
+ */
+export const BATCH_BYTE_ROUNDS_IN_FLIGHT = 3;
+
+/**
+ * Key + value bytes the write budget allows: worker.maxInFlightBytes when set, else BATCH_BYTE_ROUNDS_IN_FLIGHT ×
+ * maxInFlight × writeBatch.maxBytes with batching. Batches are cut by bytes long before maxRows for most rows, so the
+ * count bound alone let a queue of several rounds form, and rows that wait that long outlive the young generation:
+ * the collector copies and promotes them (bench, 500k records of 210 B, pinned, 3 runs each: 8,192 records in flight
+ * at 16.6 per batch gave 15.0 µs of worker CPU per record, this bound 13.7, at the same rate and Cassandra CPU).
+ */
+export function bytesInFlight(cfg: AdjunctConfig): number {
+  const b = cfg.cassandra.writeBatch;
+  if (cfg.worker.maxInFlightBytes !== undefined) return cfg.worker.maxInFlightBytes;
+  return b.linger > 0 ? BATCH_BYTE_ROUNDS_IN_FLIGHT * cfg.worker.maxInFlight * b.maxBytes : UNBATCHED_BYTES_IN_FLIGHT;
+}
+
 /** Replication options of the config in the store layer's shape. */
 export function replicationOf(cfg: AdjunctConfig['cassandra']): ReplicationOptions {
   return cfg.replication.class === 'SimpleStrategy'

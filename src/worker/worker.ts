@@ -19,7 +19,7 @@ import { connectAdmin, createCassandra, createKafka } from './clients';
 import { connectKafkaAtStartup, warnKafkaStartupRetry } from './kafka-startup';
 import { allAtStartup, stoppedWhileStarting } from './startup-wait';
 import { PipelineRunner, RunnerStatus } from './pipeline-runner';
-import { recordsInFlight } from './store-wiring';
+import { bytesInFlight, recordsInFlight } from './store-wiring';
 import { assembleRunner, SharedClients } from './runner-assembly';
 import { prepareCatalog, validateBeforeAnyCql } from './store-setup';
 
@@ -166,7 +166,7 @@ export class Worker {
       await this.producer.connect();
     }
     // With write batching, maxInFlight bounds Cassandra requests (batches); the record budget lets them be full.
-    const budget = new WriteBudget(recordsInFlight(cfg), cfg.worker.maxInFlightBytes);
+    const budget = new WriteBudget(recordsInFlight(cfg), bytesInFlight(cfg));
     this.metrics.reportWritesInFlight(budget);
     return { ...catalog, budget };
   }

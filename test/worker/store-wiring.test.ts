@@ -1,6 +1,12 @@
 import { parseConfig } from '../../src/config';
 import { Client } from 'cassandra-driver';
-import { BATCH_ROUNDS_IN_FLIGHT, recordsInFlight, StoreWiring } from '../../src/worker/store-wiring';
+import {
+  BATCH_BYTE_ROUNDS_IN_FLIGHT,
+  BATCH_ROUNDS_IN_FLIGHT,
+  bytesInFlight,
+  recordsInFlight,
+  StoreWiring,
+} from '../../src/worker/store-wiring';
 
 const config = (extra: string) =>
   parseConfig(
@@ -23,6 +29,18 @@ describe('recordsInFlight', () => {
   });
   it('bounds records at maxInFlight when batching is off (every row is its own request)', () => {
     expect(recordsInFlight(config('  writeBatch: { linger: 0 }\nworker: { maxInFlight: 8 }'))).toBe(8);
+  });
+});
+
+describe('bytesInFlight', () => {
+  it('bounds key + value bytes at three batches of maxBytes per request slot with batching', () => {
+    expect(BATCH_BYTE_ROUNDS_IN_FLIGHT).toBe(3);
+    expect(bytesInFlight(config(''))).toBe(3 * 64 * 5120);
+    expect(bytesInFlight(config('  writeBatch: { maxBytes: 4096 }\nworker: { maxInFlight: 8 }'))).toBe(3 * 8 * 4096);
+  });
+  it('takes worker.maxInFlightBytes when set, and 16 MiB without batching', () => {
+    expect(bytesInFlight(config('worker: { maxInFlightBytes: 1048576 }'))).toBe(1 << 20);
+    expect(bytesInFlight(config('  writeBatch: { linger: 0 }'))).toBe(16 << 20);
   });
 });
 
