@@ -19,7 +19,6 @@ import { int32RoutingKey, partitionBucketRoutingKey } from './key-bucket';
 import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader, VersionReads } from './versioned-table-reader';
 import { EdgeTableReader } from './edge-table-reader';
 import { cleanEdgesBelow, EdgeWriter } from './edge-writer';
-import { int64Bytes } from './cql-types';
 
 /** Everything a CassandraVersionedStore needs once its schema exists (built by openCassandraVersionedStore). */
 export interface CassandraVersionedStoreParts<K, V> {
@@ -310,13 +309,14 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     const bucket = this.reader.bucketFor(key, hash);
     const row: CoalescedWrite = {
       query: this.reader.cql.insert,
-      params: this.reader.insertValues(key, this.partition, bucket, int64Bytes(timestamp), value, writer),
+      params: this.reader.insertValues(key, this.partition, bucket, this.reader.exec.rowInt64(timestamp), value, writer),
       routingKey: this.routingKeyOf(key, bucket),
       // A global table's routing key is the key itself, already hashed.
       partitionHash: this.partition === undefined ? hash : this.routingHashes[bucket ?? 0],
       rowId: versionRowId(hash, timestamp),
       // Cassandra's own measure, which its batch size warning uses (a partitioned table clusters by the key).
       bytes: versionRowDataBytes(this.partition === undefined ? undefined : key, value, writer, this.parts.writerIsCell),
+      listener: undefined,
     };
     const typed = this.parts.typed;
     if (typed === undefined) {

@@ -23,6 +23,8 @@ const MARKER_CELL = Buffer.alloc(0);
 const MARKER_VALUE = types.unset;
 /** A marker row's size as Cassandra counts it: the clustering (two bigints and the empty writer), no value cell. */
 const MARKER_BYTES = versionRowDataBytes(undefined, null, MARKER_CELL, false) + 8;
+/** The bind values of a put not issued yet. */
+const NO_PARAMS: unknown[] = [];
 
 /**
  * A row the store refused for this record: later versions of its key may already be linked to it, so it cannot be
@@ -60,10 +62,21 @@ interface KeyState extends KnownTimes {
   used: boolean;
 }
 
-/** One put: its version, whom to tell, and (once issued) its rows in flight; it settles when they are durable. */
-class PutRows implements RowListener {
+/**
+ * One put: its version, whom to tell, and (once issued) its rows in flight; it settles when they are durable. Once
+ * issued it is also its own value row (the write the batcher holds), so a put costs one object, not a put and a row.
+ */
+class PutRows implements RowListener, CoalescedWrite {
   private left = 0;
   private error: unknown = undefined;
+  // The value row, filled in when the put is issued.
+  query = '';
+  params: unknown[] = NO_PARAMS;
+  routingKey: Buffer;
+  partitionHash: number;
+  rowId = 0;
+  bytes = 0;
+  listener: RowListener | undefined = undefined;
 
   constructor(
     private readonly writer: EdgeWriter,
@@ -71,9 +84,12 @@ class PutRows implements RowListener {
     readonly hash: number,
     readonly t: number,
     readonly value: Buffer | null,
-    private readonly listener: RowListener,
+    private readonly upstream: RowListener,
     readonly planned: Planned | undefined,
-  ) {}
+  ) {
+    this.routingKey = state.key;
+    this.partitionHash = hash;
+  }
 
   /** Counts the rows about to be issued. */
   expect(rows: number): void {
@@ -91,22 +107,22 @@ class PutRows implements RowListener {
 
   /** The put failed before any row was issued (its read failed). */
   failUnissued(error: unknown): void {
-    this.listener.rowFailed(error);
+    this.upstream.rowFailed(error);
   }
 
   abandoned(): boolean {
-    return this.listener.abandoned?.() ?? false;
+    return this.upstream.abandoned?.() ?? false;
   }
 
   revoked(): boolean {
-    return this.listener.revoked?.() ?? false;
+    return this.upstream.revoked?.() ?? false;
   }
 
   private settle(): void {
     if (--this.left > 0) return;
     this.writer.rowsDone(this.state, this.error !== undefined);
-    if (this.error === undefined) this.listener.rowWritten();
-    else this.listener.rowFailed(linkRefused(this.error, this.t));
+    if (this.error === undefined) this.upstream.rowWritten();
+    else this.upstream.rowFailed(linkRefused(this.error, this.t));
   }
 }
 
@@ -297,38 +313,24 @@ export class EdgeWriter {
     const exec = this.reader.exec;
     const prevCell = exec.rowInt64(plan.prev);
     const fromCell = exec.rowInt64(t);
-    exec.issueRow(
-      this.row(state.key, hash, prevCell, fromCell, put.value, this.writerCell, versionRowId(hash, t), this.valueRowBytes(put.value)),
-      'write version',
-      put,
-    );
-    if (plan.marker) {
-      const next = plan.next!;
-      exec.issueRow(
-        this.row(state.key, hash, fromCell, exec.rowInt64(next), MARKER_VALUE, MARKER_CELL, ~versionRowId(hash, next), MARKER_BYTES),
-        'write version',
-        put,
-      );
-    }
+    put.query = this.reader.edges.insert;
+    put.params = [state.key, prevCell, fromCell, put.value, this.writerCell];
+    put.rowId = versionRowId(hash, t);
+    put.bytes = this.valueRowBytes(put.value);
+    exec.issueRow(put, 'write version', put);
+    if (plan.marker) exec.issueRow(this.markerRow(state.key, hash, fromCell, plan.next!), 'write version', put);
   }
 
-  private row(
-    key: Buffer,
-    hash: number,
-    prev: number | Buffer,
-    from: number | Buffer,
-    value: Buffer | null | typeof MARKER_VALUE,
-    writer: Buffer,
-    rowId: number,
-    bytes: number,
-  ): CoalescedWrite {
+  /** The marker row `(from, next)` of a late put: the empty writer, value unset. */
+  private markerRow(key: Buffer, hash: number, from: number | Buffer, next: number): CoalescedWrite {
     return {
       query: this.reader.edges.insert,
-      params: [key, prev, from, value, writer],
+      params: [key, from, this.reader.exec.rowInt64(next), MARKER_VALUE, MARKER_CELL],
       routingKey: key,
       partitionHash: hash,
-      rowId,
-      bytes,
+      rowId: ~versionRowId(hash, next),
+      bytes: MARKER_BYTES,
+      listener: undefined,
     };
   }
 

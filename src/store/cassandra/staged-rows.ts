@@ -1,9 +1,7 @@
 import type { CoalescedWrite } from './write-batcher';
 
-/** A staged row: its write and whatever the batcher keeps beside it. */
-export interface StagedRow {
-  write: CoalescedWrite;
-}
+/** What staging reads of a row: its partition, its identity and its size. */
+export type StagedRow = Pick<CoalescedWrite, 'partitionHash' | 'rowId' | 'bytes'>;
 
 /** Bounds of one batch cut from staged rows. */
 export interface CutBounds {
@@ -45,7 +43,7 @@ export class StagedRows<R extends StagedRow> {
   /** Stages a row (issue order). */
   add(r: R): void {
     this.staged.push(r);
-    this.stagedBytes += r.write.bytes;
+    this.stagedBytes += r.bytes;
     this.rows++;
   }
 
@@ -76,7 +74,7 @@ export class StagedRows<R extends StagedRow> {
     const rows = this.staged;
     const n = Math.min(rows.length, INDEX_SPAN);
     const order = new Float64Array(n);
-    for (let i = 0; i < n; i++) order[i] = (rows[i].write.partitionHash >>> 2) * INDEX_SPAN + i;
+    for (let i = 0; i < n; i++) order[i] = (rows[i].partitionHash >>> 2) * INDEX_SPAN + i;
     order.sort();
     const out: (R[] | undefined)[] = [];
     let batch: R[] = [];
@@ -86,8 +84,7 @@ export class StagedRows<R extends StagedRow> {
     for (let k = 0; k < n; k++) {
       const key = order[k];
       const hash = Math.floor(key / INDEX_SPAN);
-      const r = rows[key - hash * INDEX_SPAN];
-      const w = r.write;
+      const w = rows[key - hash * INDEX_SPAN];
       if (hash !== prevHash) runFrom = batch.length;
       const repeat = hash === prevHash && takenFrom(batch, runFrom, w.rowId);
       if (batch.length > 0 && (repeat || bytes + w.bytes > b.maxBytes || batch.length >= b.maxRows)) {
@@ -96,13 +93,13 @@ export class StagedRows<R extends StagedRow> {
         bytes = 0;
         runFrom = 0;
       }
-      batch.push(r);
+      batch.push(w);
       bytes += w.bytes;
       prevHash = hash;
     }
     const rest = rows.length > n ? rows.slice(n) : [];
     let restBytes = 0;
-    for (const r of rest) restBytes += r.write.bytes;
+    for (const r of rest) restBytes += r.bytes;
     if (batch.length > 0) {
       // A partial last batch waits for more rows (staged again, ahead of later ones) unless the linger has passed.
       const partial = batch.length < b.maxRows && bytes < b.maxBytes && out.length > 0 && !this.lingered;
@@ -120,6 +117,6 @@ export class StagedRows<R extends StagedRow> {
 
 /** True when batch[from..] (the rows taken from one partition) holds a write of the row rowId. */
 function takenFrom(batch: readonly StagedRow[], from: number, rowId: number): boolean {
-  for (let i = from; i < batch.length; i++) if (batch[i].write.rowId === rowId) return true;
+  for (let i = from; i < batch.length; i++) if (batch[i].rowId === rowId) return true;
   return false;
 }

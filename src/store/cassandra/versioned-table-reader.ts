@@ -147,7 +147,7 @@ export class VersionedTableReader implements VersionReads {
     key: Buffer,
     partition: number | undefined,
     bucket: number | undefined,
-    validFrom: Buffer,
+    validFrom: number | Buffer,
     value: Buffer | null,
     writer: Buffer,
   ): unknown[] {

@@ -17,7 +17,12 @@ export interface CoalescedWrite {
   rowId: number;
   /** Estimated mutation size in bytes (key + value + clustering columns). */
   bytes: number;
+  /** Whom the batcher tells when the request carrying the row settles: it sets this when the row is added. */
+  listener?: RowListener;
 }
+
+/** A row the batcher holds: a write with its listener (the row object itself, not a wrapper per row). */
+type HeldRow = CoalescedWrite & { listener: RowListener };
 
 /** Sends what the batcher built: one statement, or an UNLOGGED batch, with a fixed client timestamp; retries inside. */
 export interface BatchSender {
@@ -45,13 +50,8 @@ export interface WriteBatcherOptions {
   onRequestDone?: (seconds: number) => void;
 }
 
-interface Pending {
-  write: CoalescedWrite;
-  listener: RowListener;
-}
-
 interface SealedBatch {
-  rows: Pending[];
+  rows: HeldRow[];
   timestamp: number;
 }
 
@@ -67,7 +67,7 @@ interface SealedBatch {
  */
 export class WriteBatcher {
   /** Staged rows per replica group, in the order groups are served (round-robin). */
-  private readonly staging = new Map<string, StagedRows<Pending>>();
+  private readonly staging = new Map<string, StagedRows<HeldRow>>();
   /** Single-row requests of a batcher with linger 0 (nothing is staged then), in issue order, timestamps fixed at issue. */
   private readonly ready: SealedBatch[] = [];
   private inFlight = 0;
@@ -91,7 +91,9 @@ export class WriteBatcher {
 
   /** Adds a row write; the listener hears when the request carrying it is acknowledged (the sink's path: no promise). */
   add(w: CoalescedWrite, listener: RowListener): void {
-    const p: Pending = { write: w, listener };
+    // A row object already held (added twice) is copied, so each addition keeps its own listener.
+    const p = (w.listener === undefined ? w : { ...w }) as HeldRow;
+    p.listener = listener;
     if (this.options.lingerMs <= 0) {
       this.ready.push({ rows: [p], timestamp: this.sender.nextTimestamp() });
       this.pump();
@@ -103,7 +105,7 @@ export class WriteBatcher {
     const group = this.sender.groupOf(w.routingKey);
     let st = this.staging.get(group);
     if (st === undefined) {
-      const fresh = new StagedRows<Pending>(group);
+      const fresh = new StagedRows<HeldRow>(group);
       fresh.timer = setTimeout(() => {
         fresh.timer = undefined;
         fresh.lingered = true;
@@ -175,11 +177,10 @@ export class WriteBatcher {
   }
 
   /** Sends rows as one request; on a row-specific failure splits them in halves to isolate the bad row. */
-  private async deliver(rows: Pending[], timestamp: number): Promise<void> {
-    const writes = rows.map((r) => r.write);
+  private async deliver(rows: HeldRow[], timestamp: number): Promise<void> {
     try {
       this.requests++;
-      await this.sender.send(writes, timestamp, () => allAbandoned(rows));
+      await this.sender.send(rows, timestamp, () => allAbandoned(rows));
     } catch (e) {
       if (rows.length > 1 && isRowSpecific(e)) {
         const half = rows.length >> 1;
@@ -204,11 +205,11 @@ function isRowSpecific(e: unknown): boolean {
 }
 
 /** The rows still to be written; each revoked one is failed (unsent) at once. */
-function withoutRevoked(rows: Pending[]): Pending[] {
+function withoutRevoked(rows: HeldRow[]): HeldRow[] {
   let revoked = 0;
   for (const r of rows) if (r.listener.revoked?.() === true) revoked++;
   if (revoked === 0) return rows;
-  const kept: Pending[] = [];
+  const kept: HeldRow[] = [];
   for (const r of rows) {
     if (r.listener.revoked?.() !== true) kept.push(r);
     else
@@ -218,7 +219,7 @@ function withoutRevoked(rows: Pending[]): Pending[] {
 }
 
 /** True when every row's listener has given up waiting (a stopped task's writes): their retries may end. */
-function allAbandoned(rows: readonly Pending[]): boolean {
+function allAbandoned(rows: readonly HeldRow[]): boolean {
   for (const r of rows) if (r.listener.abandoned?.() !== true) return false;
   return true;
 }

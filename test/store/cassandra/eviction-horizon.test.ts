@@ -1,4 +1,5 @@
 import { CassandraVersionedStore } from '../../../src/store/cassandra/cassandra-versioned-store';
+import { int64Bytes } from '../../../src/store/cassandra/cql-types';
 import { VersionedTableReader } from '../../../src/store/cassandra/versioned-table-reader';
 import { StreamTimeTable } from '../../../src/store/cassandra/stream-time-table';
 import { stringSerde } from '../../../src/store/serde';
@@ -9,6 +10,8 @@ function storeOnFakeTable() {
   const rows = new Map<string, { validFrom: number; value: Buffer | null }[]>();
   const deletes: { query: string; key: string; bound: number }[] = [];
   const exec = {
+    // As the executor without a batcher: times as 8 bytes.
+    rowInt64: int64Bytes,
     issueRow: (row: { params: unknown[] }, _what: string, l: RowListener) => {
       const key = (row.params[0] as Buffer).toString();
       const list = rows.get(key) ?? [];

@@ -4,22 +4,19 @@ import { StagedRows } from '../../../src/store/cassandra/staged-rows';
 import type { CoalescedWrite } from '../../../src/store/cassandra/write-batcher';
 
 /** A staged row of Cassandra partition `partition`, version `version` (same partition + version = same row). */
-interface Row {
-  write: CoalescedWrite;
+interface Row extends CoalescedWrite {
   name: string;
   seq: number;
 }
 
 let seq = 0;
 const row = (partition: string, version: number, bytes = 100): Row => ({
-  write: {
-    query: 'INSERT',
-    params: [],
-    routingKey: Buffer.from(partition),
-    partitionHash: keyHash(Buffer.from(partition)),
-    rowId: versionRowId(keyHash(Buffer.from(partition)), version),
-    bytes,
-  },
+  query: 'INSERT',
+  params: [],
+  routingKey: Buffer.from(partition),
+  partitionHash: keyHash(Buffer.from(partition)),
+  rowId: versionRowId(keyHash(Buffer.from(partition)), version),
+  bytes,
   name: `${partition}@${version}`,
   seq: seq++,
 });
@@ -129,7 +126,7 @@ describe('StagedRows', () => {
             const batch = s.cut(b);
             expect(batch.length).toBeGreaterThan(0);
             expect(batch.length).toBeLessThanOrEqual(maxRows);
-            const bytes = batch.reduce((n, r) => n + r.write.bytes, 0);
+            const bytes = batch.reduce((n, r) => n + r.bytes, 0);
             if (batch.length > 1) expect(bytes).toBeLessThanOrEqual(maxBytes);
             expect(new Set(batch.map((r) => r.name)).size).toBe(batch.length);
             expect(contiguousInIssueOrder(batch)).toBe(true);
