@@ -4,7 +4,7 @@ import { withRetry } from '../../errors/retry';
 import type { RowListener } from '../types';
 import type { CoalescedWrite, WriteBatcher } from './write-batcher';
 import { int64Bytes } from './cql-types';
-import { installLeanBatchRequest } from './fast-batch-request';
+import { leanBatchRequestInstalled } from './fast-batch-request';
 
 /** One statement of a request: CQL and its bind values (a batch carries several). */
 export interface Statement {
@@ -110,10 +110,11 @@ export class CqlExecutor {
 
   /**
    * A bigint bind value of a row for issueRow: the number itself when rows go out in batches with the lean batch body
-   * (it writes a safe integer in place: no Long, no Buffer per value), else its 8 bytes.
+   * (it writes a safe integer in place: no Long, no Buffer per value), else its 8 bytes. The body is installed by the
+   * worker's client factory, never here.
    */
   rowInt64(n: number): number | Buffer {
-    return this.settings.batcher?.coalesces === true && !this.useBigInt && Number.isSafeInteger(n) && installLeanBatchRequest()
+    return this.settings.batcher?.coalesces === true && !this.useBigInt && Number.isSafeInteger(n) && leanBatchRequestInstalled()
       ? n
       : int64Bytes(n);
   }

@@ -249,3 +249,8 @@ export function installLeanBatchRequest(): boolean {
   }
   return installed;
 }
+
+/** Whether the lean batch body is in use (installed by the worker's and CLI's client factory, never by the library API). */
+export function leanBatchRequestInstalled(): boolean {
+  return installed === true;
+}
