@@ -257,6 +257,21 @@ describe('WriteBatcher', () => {
     expect(s.sent.map((x) => x.rows)).toEqual([['a1'], ['b1']]);
   });
 
+  it('keeps the listener of each addition of one row object: a row added again while held is copied', async () => {
+    const s = new FakeSender();
+    s.holdAcks = true;
+    const b = new WriteBatcher(s, { ...defaults, lingerMs: 0 });
+    const heard: string[] = [];
+    const w = row('r1');
+    b.add(w, { rowWritten: () => void heard.push('first'), rowFailed: () => undefined });
+    b.add(w, { rowWritten: () => void heard.push('second'), rowFailed: () => undefined });
+    await settle();
+    expect(s.sent.map((x) => x.rows)).toEqual([['r1'], ['r1']]);
+    s.ackAll();
+    await settle();
+    expect(heard.sort()).toEqual(['first', 'second']);
+  });
+
   it("tells the sender a request is abandoned only once every row's listener has given up (a stopped task's writes)", async () => {
     const s = new FakeSender();
     s.holdAcks = true;

@@ -84,6 +84,8 @@ export function toNumber(v: unknown): number {
 export class CqlExecutor {
   private readonly writeCl: types.consistencies;
   private readonly useBigInt: boolean;
+  /** Rows' times may be bound as numbers (rowInt64): rows are batched, the lean batch body is installed, numbers are accepted. */
+  private readonly timesAsNumbers: boolean;
   /** Options of every prepared read (extra options are spread over a copy per call). */
   private readonly readOptions: QueryOptions;
   /** Options of every prepared write. */
@@ -101,6 +103,7 @@ export class CqlExecutor {
     this.writeOptions = { prepare: true, executionProfile: profile, consistency: this.writeCl, isIdempotent: true };
     const enc = (client as unknown as { options?: { encoding?: { useBigIntAsLong?: boolean } } }).options?.encoding;
     this.useBigInt = enc?.useBigIntAsLong === true;
+    this.timesAsNumbers = settings.batcher?.coalesces === true && !this.useBigInt && leanBatchRequestInstalled();
   }
 
   /** A bigint bind value in whatever form the client's encoder expects. */
@@ -114,9 +117,7 @@ export class CqlExecutor {
    * worker's client factory, never here.
    */
   rowInt64(n: number): number | Buffer {
-    return this.settings.batcher?.coalesces === true && !this.useBigInt && Number.isSafeInteger(n) && leanBatchRequestInstalled()
-      ? n
-      : int64Bytes(n);
+    return this.timesAsNumbers && Number.isSafeInteger(n) ? n : int64Bytes(n);
   }
 
   /** Executes a prepared read; `abandoned` stops its retries (a read made for a write of a task that stopped). */

@@ -73,7 +73,6 @@ class PutRows implements RowListener, CoalescedWrite {
   query = '';
   params: unknown[] = NO_PARAMS;
   routingKey: Buffer;
-  partitionHash: number;
   rowId = 0;
   bytes = 0;
   listener: RowListener | undefined = undefined;
@@ -81,14 +80,14 @@ class PutRows implements RowListener, CoalescedWrite {
   constructor(
     private readonly writer: EdgeWriter,
     readonly state: KeyState,
-    readonly hash: number,
+    /** keyHash(state.key): the Cassandra partition the batcher groups the row by. */
+    readonly partitionHash: number,
     readonly t: number,
     readonly value: Buffer | null,
     private readonly upstream: RowListener,
     readonly planned: Planned | undefined,
   ) {
     this.routingKey = state.key;
-    this.partitionHash = hash;
   }
 
   /** Counts the rows about to be issued. */
@@ -305,7 +304,7 @@ export class EdgeWriter {
   /** Sends a put's rows (its value row; a marker when late), counted in flight until durable. */
   private issue(put: PutRows, plan: EdgePlan): void {
     put.planned?.(plan.next);
-    const { state, hash, t } = put;
+    const { state, partitionHash: hash, t } = put;
     state.pending++;
     put.expect(plan.marker ? 2 : 1);
     // Times go as numbers where the batch body writes them in place; a Buffer cell is not kept past the put (a cell
