@@ -28,6 +28,13 @@ function tableMayBeGone(e: unknown): boolean {
   return isMissingSchema(e) || mayBeMissingTable(e) || isTableNotOpenYet(e);
 }
 
+/** The read options of getValue: the version without its validTo. */
+const VALUE_ONLY: ReadOptions = Object.freeze({ validTo: false });
+
+function valueOrNull<V>(r: LookupRecord<V> | null): V | null {
+  return r?.value ?? null;
+}
+
 /** Largest page a single page() call returns. */
 export const MAX_PAGE_SIZE = 10_000;
 
@@ -93,31 +100,46 @@ export class StoreLookup<K = unknown, V = unknown> {
     return this.onCurrentTable(() => this.getOnce(key, asOfTime, options));
   }
 
-  private async getOnce(key: K, asOfTime: number | undefined, options: ReadOptions): Promise<LookupRecord<V> | null> {
+  /**
+   * One attempt of get. A store whose catalog entry is cached is read without a wait of its own: the get is the read's
+   * promise and a step or two after it (a get is CPU the caller spends per lookup).
+   */
+  private getOnce(key: K, asOfTime: number | undefined, options: ReadOptions): Promise<LookupRecord<V> | null> {
     const asOf = asOfTime === undefined ? undefined : requireQueryTime(asOfTime, 'asOf');
     const partition = checkPartition(options.partition);
-    const rs = this.resolvedNow() ?? (await this.resolve());
+    const rs = this.resolvedNow();
+    if (rs !== undefined) return this.getResolved(rs, key, asOf, partition, options.validTo !== false);
+    return this.resolve().then((r) => this.getResolved(r, key, asOf, partition, options.validTo !== false));
+  }
+
+  private getResolved(
+    rs: ResolvedStore,
+    key: K,
+    asOf: number | undefined,
+    partition: number | undefined,
+    validTo: boolean,
+  ): Promise<LookupRecord<V> | null> {
     if (asOf !== undefined && rs.entry.kind !== 'versioned') throw wrongKind(this.name, rs.entry.kind, 'an as-of get');
     const bytes = this.encode(rs, key);
-    if (asOf !== undefined && options.validTo === false) {
-      return (await this.versioned.valueAsOf(rs, bytes, asOf, partition)) as LookupRecord<V> | null;
-    }
+    if (asOf !== undefined && !validTo) return this.versioned.valueAsOf(rs, bytes, asOf, partition) as Promise<LookupRecord<V> | null>;
     const cache = asOf === undefined ? this.ctx.cache : undefined;
     const ck = cache ? ReadCache.keyOf(this.name, rs.table, bytes, partition) : '';
     const hit = cache?.get(ck);
-    if (hit) return hit.v as LookupRecord<V> | null;
-    const rec =
-      rs.entry.kind === 'versioned' ? await this.versioned.get(rs, bytes, asOf, partition) : await this.kv.get(rs, bytes, partition);
-    cache?.set(ck, rec);
-    return rec as LookupRecord<V> | null;
+    if (hit) return Promise.resolve(hit.v as LookupRecord<V> | null);
+    const read = rs.entry.kind === 'versioned' ? this.versioned.get(rs, bytes, asOf, partition) : this.kv.get(rs, bytes, partition);
+    if (cache === undefined) return read as Promise<LookupRecord<V> | null>;
+    return read.then((rec) => {
+      cache.set(ck, rec);
+      return rec as LookupRecord<V> | null;
+    });
   }
 
   /**
    * Just the value of get(), or null. As of a time it skips validTo, so it costs one read instead of two (a second,
    * sequential one only when asOf is below the key's retention horizon): the read a stream-table join needs.
    */
-  async getValue(key: K, asOf?: number, options: ReadOptions = {}): Promise<V | null> {
-    return (await this.get(key, asOf, { ...options, validTo: false }))?.value ?? null;
+  getValue(key: K, asOf?: number, options: ReadOptions = {}): Promise<V | null> {
+    return this.get(key, asOf, options.partition === undefined ? VALUE_ONLY : { ...options, validTo: false }).then(valueOrNull);
   }
 
   /** KIP-968 history of a key (versioned stores): versions valid in [fromTime, toTime], newest first unless order 'asc'. */
@@ -230,14 +252,17 @@ export class StoreLookup<K = unknown, V = unknown> {
    * Runs a read of the current generation; when Cassandra does not know its table, reads the catalog again and retries
    * (MISSING_TABLE_WAITS_MS), then gives up with that error. A pinned accessor reads its own generation only: it fails at once.
    */
-  private async onCurrentTable<T>(read: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await read();
-      } catch (e) {
-        await this.afterMissingTable(e, attempt);
-      }
+  private onCurrentTable<T>(read: () => Promise<T>, attempt = 0): Promise<T> {
+    let p: Promise<T>;
+    try {
+      p = read();
+    } catch (e) {
+      p = Promise.reject(e);
     }
+    return p.catch(async (e: unknown) => {
+      await this.afterMissingTable(e, attempt);
+      return this.onCurrentTable(read, attempt + 1);
+    });
   }
 
   /**

@@ -27,14 +27,19 @@ export class VersionedReads {
   constructor(private readonly ctx: LookupContext) {}
 
   /** Latest record (asOf undefined) or the record valid as of asOf with its validTo, honouring the key's retention horizon. */
-  async get(rs: ResolvedStore, key: Buffer, asOf: number | undefined, partition?: number): Promise<LookupRecord<unknown> | null> {
-    const loc = this.knownLocator(rs, key, partition) ?? (await this.locator(rs, key, partition));
-    if (loc === null) return null;
+  get(rs: ResolvedStore, key: Buffer, asOf: number | undefined, partition?: number): Promise<LookupRecord<unknown> | null> {
+    const loc = this.knownLocator(rs, key, partition);
+    if (loc === undefined) return this.partitionsLocator(rs, key).then((l) => (l === null ? null : this.getAt(rs, l, asOf)));
+    return this.getAt(rs, loc, asOf);
+  }
+
+  private getAt(rs: ResolvedStore, loc: RowLocator, asOf: number | undefined): Promise<LookupRecord<unknown> | null> {
     const reader = this.reader(rs);
-    if (asOf === undefined) return this.toRecord(rs, await reader.latest(loc));
-    const [pair, writers] = await this.withWriters(reader.asOfWithNext(loc, asOf), rs.table);
-    const answer = asOfAnswer(pair, asOf, writers.of(pair.floor) - rs.entry.historyRetentionMs);
-    return answer === null ? null : this.toRecord(rs, answer.version, answer.validTo);
+    if (asOf === undefined) return reader.latest(loc).then((v) => this.toRecord(rs, v));
+    return this.withWriters(reader.asOfWithNext(loc, asOf), rs.table, (pair, writers) => {
+      const answer = asOfAnswer(pair, asOf, writers.of(pair.floor) - rs.entry.historyRetentionMs);
+      return answer === null ? null : this.toRecord(rs, answer.version, answer.validTo);
+    });
   }
 
   /**
@@ -42,17 +47,26 @@ export class VersionedReads {
    * as of asOf. Only when asOf is below the horizon of that version's writer, where just the newest version may answer,
    * does a second read (the next version) follow. Same value as get(rs, key, asOf).
    */
-  async valueAsOf(rs: ResolvedStore, key: Buffer, asOf: number, partition?: number): Promise<LookupRecord<unknown> | null> {
-    const loc = this.knownLocator(rs, key, partition) ?? (await this.locator(rs, key, partition));
-    if (loc === null) return null;
+  valueAsOf(rs: ResolvedStore, key: Buffer, asOf: number, partition?: number): Promise<LookupRecord<unknown> | null> {
+    const loc = this.knownLocator(rs, key, partition);
+    if (loc === undefined) return this.partitionsLocator(rs, key).then((l) => (l === null ? null : this.valueAt(rs, l, asOf)));
+    return this.valueAt(rs, loc, asOf);
+  }
+
+  private valueAt(rs: ResolvedStore, loc: RowLocator, asOf: number): Promise<LookupRecord<unknown> | null> {
     const reader = this.reader(rs);
-    const [floor, writers] = await this.withWriters(reader.asOf(loc, asOf), rs.table);
-    const horizon = writers.of(floor) - rs.entry.historyRetentionMs;
-    // Above the horizon the next version would only give validTo; below it, it tells whether the floor is the newest.
-    const needsNext = floor !== null && floor.value !== null && asOf < horizon;
-    const next = needsNext ? await reader.nextValidFrom(loc, asOf) : null;
-    const answer = asOfAnswer({ floor, next: next === null ? null : { validFrom: next } }, asOf, horizon);
-    return answer === null ? null : this.toRecord(rs, answer.version);
+    return this.withWriters(reader.asOf(loc, asOf), rs.table, (floor, writers) => {
+      const horizon = writers.of(floor) - rs.entry.historyRetentionMs;
+      // Above the horizon the next version would only give validTo; below it, it tells whether the floor is the newest.
+      if (floor !== null && floor.value !== null && asOf < horizon) {
+        return reader.nextValidFrom(loc, asOf).then((next) => {
+          const answer = asOfAnswer({ floor, next: next === null ? null : { validFrom: next } }, asOf, horizon);
+          return answer === null ? null : this.toRecord(rs, answer.version);
+        });
+      }
+      const answer = asOfAnswer({ floor, next: null }, asOf, horizon);
+      return answer === null ? null : this.toRecord(rs, answer.version);
+    });
   }
 
   /** KIP-968 history of a key in [fromTime, toTime] with the same horizon rule as get (see VersionedTableReader.history). */
@@ -79,16 +93,21 @@ export class VersionedReads {
   async keyHorizon(rs: ResolvedStore, key: Buffer, partition?: number): Promise<WriterHorizon | null> {
     const loc = await this.locator(rs, key, partition);
     if (loc === null) return null;
-    const [latest, writers] = await this.withWriters(this.reader(rs).latest(loc), rs.table);
-    if (latest === null) return null;
-    const streamTime = writers.of(latest);
-    return { writer: latest.writer ?? '(any)', streamTime, horizon: streamTime - rs.entry.historyRetentionMs };
+    return this.withWriters(this.reader(rs).latest(loc), rs.table, (latest, writers) => {
+      if (latest === null) return null;
+      const streamTime = writers.of(latest);
+      return { writer: latest.writer ?? '(any)', streamTime, horizon: streamTime - rs.entry.historyRetentionMs };
+    });
   }
 
-  /** A read and the writers' stream times of its table: the cached ones when fresh, else refreshed alongside the read. */
-  private async withWriters<T>(read: Promise<T>, table: string): Promise<[T, WriterStreamTimes]> {
+  /**
+   * A read and the writers' stream times of its table, combined by `then`: the cached stream times when fresh (no wait
+   * beyond the read's own), else refreshed alongside the read.
+   */
+  private withWriters<T, R>(read: Promise<T>, table: string, then: (r: T, writers: WriterStreamTimes) => R | Promise<R>): Promise<R> {
     const cached = this.ctx.streamTimesNow(table);
-    return cached !== undefined ? [await read, cached] : Promise.all([read, this.ctx.streamTimes(table)]);
+    if (cached !== undefined) return read.then((r) => then(r, cached));
+    return Promise.all([read, this.ctx.streamTimes(table)]).then(([r, writers]) => then(r, writers));
   }
 
   /** Where a key's rows are when that needs no lookup (global scope, or its partition given); else undefined. */
@@ -98,8 +117,11 @@ export class VersionedReads {
 
   /** Where a key's rows are: its partition when given (or global scope), else every partition of the table (null if none). */
   private async locator(rs: ResolvedStore, key: Buffer, partition: number | undefined): Promise<RowLocator | null> {
-    const known = this.knownLocator(rs, key, partition);
-    if (known !== undefined) return known;
+    return this.knownLocator(rs, key, partition) ?? this.partitionsLocator(rs, key);
+  }
+
+  /** A key of a partitioned table without its partition: every partition of the table (null if none). */
+  private async partitionsLocator(rs: ResolvedStore, key: Buffer): Promise<RowLocator | null> {
     const partitions = await this.ctx.partitions(rs);
     return partitions.length === 0 ? null : { key, partitions };
   }

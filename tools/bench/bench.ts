@@ -33,7 +33,9 @@ function line(p: PhaseResult): string {
   const busy = Array.isArray(p.extra?.cpuBusy) ? `, CPUs busy ${(p.extra.cpuBusy as number[]).join('/')}` : '';
   const probes = p.extra?.concurrencyProbeRates;
   const tuned = probes ? `, concurrency ${String(p.extra?.concurrency)} (probes ${JSON.stringify(probes)})` : '';
-  const cpu = (typeof server === 'number' ? `, Cassandra CPU ${server.toFixed(1)} µs/record` : '') + busy + tuned;
+  const client = p.extra?.cpuMicrosPerRecord;
+  const own = typeof client === 'number' ? `, client CPU ${client.toFixed(1)} µs/record` : '';
+  const cpu = (typeof server === 'number' ? `, Cassandra CPU ${server.toFixed(1)} µs/record` : '') + own + busy + tuned;
   return `${p.phase}: ${p.count} ${p.unit} in ${p.seconds.toFixed(2)} s = ${Math.round(p.ratePerSec)}/s${lat}${cpu}`;
 }
 

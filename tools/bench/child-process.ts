@@ -7,16 +7,19 @@ import { repoRoot } from '../devstack/endpoints';
 /** How the child runs: a plain-node esbuild bundle (no loader overhead in RSS/profile) or through tsx. */
 export type ChildMode = 'bundle' | 'tsx';
 
-/** Bundles tools/bench/worker-child.ts to bench/.build/worker-child.js (deps external); returns null if esbuild is missing. */
-export async function bundleWorkerChild(): Promise<string | null> {
+/**
+ * Bundles one TypeScript entry to bench/.build/<name>.js (deps external) as `tsc` output runs: plain node, no tsx loader
+ * and none of its `keepNames` wrappers (a `__name(...)` call for every closure created). Null if esbuild is missing.
+ */
+export async function bundleForNode(entry: string, name: string): Promise<string | null> {
   const root = repoRoot();
-  const outfile = path.join(root, 'bench', '.build', 'worker-child.js');
+  const outfile = path.join(root, 'bench', '.build', `${name}.js`);
   try {
     // esbuild ships with tsx; it is an optional accelerator here, not a project dependency.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const esbuild = require('esbuild') as { build(o: Record<string, unknown>): Promise<unknown> };
     await esbuild.build({
-      entryPoints: [path.join(root, 'tools', 'bench', 'worker-child.ts')],
+      entryPoints: [path.join(root, entry)],
       bundle: true,
       platform: 'node',
       target: 'node20',
@@ -30,6 +33,11 @@ export async function bundleWorkerChild(): Promise<string | null> {
   } catch {
     return null;
   }
+}
+
+/** Bundles tools/bench/worker-child.ts to bench/.build/worker-child.js (deps external); returns null if esbuild is missing. */
+export function bundleWorkerChild(): Promise<string | null> {
+  return bundleForNode(path.join('tools', 'bench', 'worker-child.ts'), 'worker-child');
 }
 
 /** Starts the worker child with an IPC channel; stdout/stderr go to logFile. */

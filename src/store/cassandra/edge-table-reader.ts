@@ -66,6 +66,21 @@ function toEdge(row: types.Row): StoredEdge {
   return { prev, from, marker: writer === MARKER_WRITER, value: { validFrom: from, value, writer } };
 }
 
+const NO_ANSWER: EdgeSliceRead = Object.freeze({ answer: null });
+
+function sameRead(s: EdgeSliceRead): EdgeSliceRead {
+  return s;
+}
+
+function versionOf(s: EdgeSliceRead): RawVersion | null {
+  return s.answer?.row.value ?? null;
+}
+
+function pairOf({ answer }: EdgeSliceRead): AsOfPair {
+  if (answer === null) return { floor: null, next: null };
+  return { floor: answer.row.value!, next: answer.validTo === null ? null : { validFrom: answer.validTo } };
+}
+
 /** What a slice read found: the answer as of its time, and the key's first version when that lies after it. */
 export interface EdgeSliceRead {
   answer: SliceAnswer<RawVersion> | null;
@@ -112,14 +127,24 @@ export class EdgeTableReader implements VersionReads {
   }
 
   /** The version as of t with its validTo, or (none) the key's first version after t: one read, two when the value row lies further. */
-  async slice(key: Buffer, t: number, abandoned?: () => boolean): Promise<EdgeSliceRead> {
-    const rs = await this.exec.read(this.edges.slice, [key, this.exec.long(t), SLICE_LIMIT], 'read version as of', undefined, abandoned);
-    const rows = rs.rows.map(toEdge);
-    const answer = answerFromSlice(rows, t);
-    if (answer === null) return rows.length === 0 ? { answer: null } : { answer: null, first: rows[0].from };
-    if (answer !== 'more') return { answer };
-    const head = sliceHead(rows, t)!;
-    return { answer: { ...head, row: await this.valueRow(key, head.from, abandoned) } };
+  slice(key: Buffer, t: number, abandoned?: () => boolean): Promise<EdgeSliceRead> {
+    return this.sliceAs(key, t, sameRead, abandoned);
+  }
+
+  /**
+   * `slice(key, t)` mapped by `as` in the read's own continuation: a point read of the lookup library is the request
+   * and one step after it (no async frame per layer), and the second read only when the value row lies further.
+   */
+  private sliceAs<T>(key: Buffer, t: number, as: (s: EdgeSliceRead) => T, abandoned?: () => boolean): Promise<T> {
+    const read = this.exec.read(this.edges.slice, [key, this.exec.long(t), SLICE_LIMIT], 'read version as of', undefined, abandoned);
+    return read.then((rs): T | Promise<T> => {
+      const rows = rs.rows.map(toEdge);
+      const answer = answerFromSlice(rows, t);
+      if (answer === null) return as(rows.length === 0 ? NO_ANSWER : { answer: null, first: rows[0].from });
+      if (answer !== 'more') return as({ answer });
+      const head = sliceHead(rows, t)!;
+      return this.valueRow(key, head.from, abandoned).then((row) => as({ answer: { ...head, row } }));
+    });
   }
 
   /**
@@ -167,26 +192,23 @@ export class EdgeTableReader implements VersionReads {
   }
 
   /** The newest stored version (possibly a tombstone): one read. */
-  async latest(loc: RowLocator): Promise<RawVersion | null> {
-    return (await this.slice(loc.key, ANY_TIME)).answer?.row.value ?? null;
+  latest(loc: RowLocator): Promise<RawVersion | null> {
+    return this.sliceAs(loc.key, ANY_TIME, versionOf);
   }
 
   /** The version stored as of t, possibly a tombstone: one read. */
-  async asOf(loc: RowLocator, t: number): Promise<RawVersion | null> {
-    return (await this.slice(loc.key, t)).answer?.row.value ?? null;
+  asOf(loc: RowLocator, t: number): Promise<RawVersion | null> {
+    return this.sliceAs(loc.key, t, versionOf);
   }
 
   /** The valid_from of the oldest version after t, or null: one read. */
-  async nextValidFrom(loc: RowLocator, t: number): Promise<number | null> {
-    const { answer, first } = await this.slice(loc.key, t);
-    return answer === null ? (first ?? null) : answer.validTo;
+  nextValidFrom(loc: RowLocator, t: number): Promise<number | null> {
+    return this.sliceAs(loc.key, t, ({ answer, first }) => (answer === null ? (first ?? null) : answer.validTo));
   }
 
   /** The version stored as of t and the time of the next version after t: one read. */
-  async asOfWithNext(loc: RowLocator, t: number): Promise<AsOfPair> {
-    const { answer } = await this.slice(loc.key, t);
-    if (answer === null) return { floor: null, next: null };
-    return { floor: answer.row.value!, next: answer.validTo === null ? null : { validFrom: answer.validTo } };
+  asOfWithNext(loc: RowLocator, t: number): Promise<AsOfPair> {
+    return this.sliceAs(loc.key, t, pairOf);
   }
 
   /** Every row with prev <= t, in table order (paged reads; history and the retention clean-up). */

@@ -1,6 +1,8 @@
 /** As-of lookups on the table the adjunct phase wrote: through the lookup library, and through a bare prepared SELECT. */
 import { Client, types } from 'cassandra-driver';
-import { openLookup } from '../../../src/lookup';
+import * as path from 'path';
+import * as sourceLookup from '../../../src/lookup';
+import { bundleForNode } from '../child-process';
 import { Dataset, mulberry32 } from '../dataset';
 import { runPool } from '../pool';
 import { medianPhase } from '../report';
@@ -9,6 +11,18 @@ import { flushForReads } from '../table-state';
 import { stackSettings } from '../../devstack/endpoints';
 import { cpuMicrosSince, LatencyRecorder, msSince, ratePerSec } from '../stats';
 import { PhaseResult } from './types';
+
+/**
+ * The lookup library as its users run it: compiled, from a bundle (bench/.build/lookup.js) rather than through the
+ * bench's tsx loader, whose keepNames wrappers cost every closure a get creates a `__name` call. The sources through
+ * tsx only when esbuild is missing; `build` says which.
+ */
+export async function compiledLookupLibrary(): Promise<{ lib: typeof sourceLookup; build: 'bundle' | 'tsx' }> {
+  if (process.env.BENCH_LOOKUP_LIBRARY === 'tsx') return { lib: sourceLookup, build: 'tsx' };
+  const file = await bundleForNode(path.join('src', 'lookup', 'index.ts'), 'lookup');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return file === null ? { lib: sourceLookup, build: 'tsx' } : { lib: require(file) as typeof sourceLookup, build: 'bundle' };
+}
 
 const warm0 = (count: number): number => Math.min(count, 2000);
 
@@ -58,6 +72,8 @@ export async function lookupPhases(
 }> {
   const { keyspace, rawKeyspace, storeName, stackDir } = target;
   const q = lookupQueries(d, count, seed);
+  const { lib, build } = await compiledLookupLibrary();
+  const { openLookup } = lib;
   const lookup = await openLookup({ client, keyspace });
   const store = lookup.store<string, unknown>(storeName);
   const rawLookup = await openLookup({ client, keyspace: rawKeyspace });
@@ -101,7 +117,7 @@ export async function lookupPhases(
     const t0 = process.hrtime.bigint();
     await runPool(count, concurrency, fn, lat);
     const ms = msSince(t0);
-    const extra = { ...serverCpu(count), cpuMicrosPerRecord: cpuMicrosSince(cpu0) / count, sstables };
+    const extra = { ...serverCpu(count), cpuMicrosPerRecord: cpuMicrosSince(cpu0) / count, sstables, libraryBuild: build };
     return { phase: name, count, unit: 'lookups', seconds: ms / 1000, ratePerSec: ratePerSec(count, ms), latency: lat.summary(), extra };
   };
   await settleCassandra(stackDir);
