@@ -25,3 +25,4 @@ export { CASSANDRA_BATCH_WARN_BYTES } from './batch-data-size';
 export { installLeanFrameWriter } from './fast-frame-writer';
 export { installLeanBatchRequest } from './fast-batch-request';
 export { installLeanPreparedBatch } from './fast-prepared-batch';
+export { installLeanMurmur3 } from './fast-murmur3';
