@@ -31,7 +31,9 @@ describe('lean Murmur3 token against Cassandra', () => {
     for (const row of rs.rows) {
       const [h, l] = murmur3Halves(row.key as Buffer);
       const ours = BigInt.asIntN(64, (BigInt(h) << 32n) | BigInt(l)).toString();
-      expect(`${(row.key as Buffer).toString('hex')} ${ours}`).toBe(`${(row.key as Buffer).toString('hex')} ${(row.t as types.Long).toString()}`);
+      expect(`${(row.key as Buffer).toString('hex')} ${ours}`).toBe(
+        `${(row.key as Buffer).toString('hex')} ${(row.t as types.Long).toString()}`,
+      );
     }
   });
 });
