@@ -14,6 +14,7 @@ import { keyHash, versionRowId } from './key-hash';
 import { Anchor, RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
 import { StreamTimeTable } from './stream-time-table';
 import { TypedColumns } from './typed-columns';
+import { PREPARED_IN_PLACE } from './fast-prepared-batch';
 import { CoalescedWrite } from './write-batcher';
 import { int32RoutingKey, partitionBucketRoutingKey } from './key-bucket';
 import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader, VersionReads } from './versioned-table-reader';
@@ -317,6 +318,9 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
       // Cassandra's own measure, which its batch size warning uses (a partitioned table clusters by the key).
       bytes: versionRowDataBytes(this.partition === undefined ? undefined : key, value, writer, this.parts.writerIsCell),
       listener: undefined,
+      [PREPARED_IN_PLACE]: true,
+      queryId: undefined,
+      meta: undefined,
     };
     const typed = this.parts.typed;
     if (typed === undefined) {

@@ -5,6 +5,7 @@ import { versionRowDataBytes } from './batch-data-size';
 import { EdgeSliceRead, EdgeTableReader } from './edge-table-reader';
 import { int64Bytes } from './cql-types';
 import { versionRowId } from './key-hash';
+import { PREPARED_IN_PLACE } from './fast-prepared-batch';
 import { CoalescedWrite } from './write-batcher';
 import { EdgePlan, KnownTimes, NO_PREV, planFromKnown, planFromRead, rememberPut } from './version-edges';
 
@@ -76,6 +77,13 @@ class PutRows implements RowListener, CoalescedWrite {
   rowId = 0;
   bytes = 0;
   listener: RowListener | undefined = undefined;
+  // Filled by the worker's lean batch preparation: the put is its own batch entry.
+  queryId: Buffer | undefined = undefined;
+  meta: unknown = undefined;
+
+  get [PREPARED_IN_PLACE](): true {
+    return true;
+  }
 
   constructor(
     private readonly writer: EdgeWriter,
@@ -330,6 +338,9 @@ export class EdgeWriter {
       rowId: ~versionRowId(hash, next),
       bytes: MARKER_BYTES,
       listener: undefined,
+      [PREPARED_IN_PLACE]: true,
+      queryId: undefined,
+      meta: undefined,
     };
   }
 

@@ -2,9 +2,26 @@
  * A leaner cassandra-driver batch preparation (cassandra-driver 4.8.0 is pinned). Before sending a batch of prepared
  * statements the driver looks every entry's statement up again, with an `await` and a `keyspace + query` key string
  * per entry: about 550 B per row of a batch (bench heap profile), for batches whose rows all share one INSERT. The
- * replacement looks a statement up once per run of entries that share it and builds the same entries. It is installed
- * only if it gives exactly the driver's own result on a self-check.
+ * replacement looks a statement up once per run of entries that share it and builds the same entries. A batch item
+ * marked PREPARED_IN_PLACE (the write batcher's rows, which declare `queryId` and `meta`) with positional params is its
+ * own entry: its statement's id and metadata are set on it, and a batch of only such items is handed back as it came,
+ * with no entry object per row. It is installed only if it gives exactly the driver's own result on a self-check.
  */
+
+/**
+ * Marks a batch item that may serve as its own prepared entry: an object with `query`, positional `params` and declared
+ * `queryId` and `meta` fields, which the lean preparation fills in.
+ */
+export const PREPARED_IN_PLACE: unique symbol = Symbol('adjunct.preparedInPlace');
+
+/** A batch item that is its own prepared entry once prepared. */
+export interface InPlaceEntry {
+  readonly [PREPARED_IN_PLACE]: true;
+  query: string;
+  params: unknown[];
+  queryId: Buffer | undefined;
+  meta: unknown;
+}
 
 /** What the driver knows of a prepared statement: its id and metadata. */
 interface Prepared {
@@ -18,7 +35,12 @@ interface PreparedEntry extends Prepared {
   params: unknown;
 }
 
-type BatchItem = string | { query?: unknown; params?: unknown } | null | undefined;
+type BatchItem = string | { query?: unknown; params?: unknown; [PREPARED_IN_PLACE]?: true } | null | undefined;
+
+/** Whether an item serves as its own entry: marked, with positional params (named ones need an array built). */
+function inPlace(item: BatchItem): item is BatchItem & InPlaceEntry {
+  return typeof item === 'object' && item !== null && item[PREPARED_IN_PLACE] === true && Array.isArray(item.params);
+}
 
 /** The driver's `Client` as the prepare handler sees it: only its prepared-statement cache. */
 interface ClientLike {
@@ -47,7 +69,9 @@ interface DriverHelpers {
 /** The replacement for PrepareHandler.getPreparedMultiple, on the driver's own getPrepared and helpers. */
 export function leanGetPreparedMultiple(handler: PrepareHandlerClass, helpers: DriverHelpers): GetPreparedMultiple {
   return async function getPreparedMultiple(client, loadBalancing, queries, keyspace) {
-    const result: PreparedEntry[] = [];
+    let allInPlace = true;
+    for (const item of queries) if (!inPlace(item)) allInPlace = false;
+    const result: PreparedEntry[] = allInPlace ? (queries as PreparedEntry[]) : [];
     let lastQuery: string | undefined;
     let last: Prepared | undefined;
     for (const item of queries) {
@@ -57,6 +81,12 @@ export function leanGetPreparedMultiple(handler: PrepareHandlerClass, helpers: D
         const { queryId, meta } = await handler.getPrepared(client, loadBalancing, query, keyspace);
         last = { queryId, meta };
         lastQuery = query;
+      }
+      if (inPlace(item)) {
+        item.queryId = last.queryId;
+        item.meta = last.meta;
+        if (!allInPlace) result.push(item as unknown as PreparedEntry);
+        continue;
       }
       const params = typeof item === 'string' ? undefined : item?.params;
       result.push({ query, params: helpers.adaptNamedParamsPrepared(params, last.meta.columns), queryId: last.queryId, meta: last.meta });
@@ -79,7 +109,20 @@ function preparedClient(): ClientLike {
   return { metadata: { getPreparedInfo: (_keyspace, query) => info(query) } };
 }
 
-/** Whether both give the same entries for batches of shared, alternating and named-parameter statements. */
+/** A batch item that is its own entry, as the write batcher's rows are. */
+function inPlaceRow(query: string, params: unknown[]): InPlaceEntry {
+  return { [PREPARED_IN_PLACE]: true, query, params, queryId: undefined, meta: undefined };
+}
+
+/** What the request reads of an entry. */
+function entryOf(e: PreparedEntry): Record<string, unknown> {
+  return { query: e.query, params: e.params, queryId: e.queryId, meta: e.meta };
+}
+
+/**
+ * Whether both give the same entries for batches of shared, alternating and named-parameter statements, and for
+ * batches of in-place rows (alone, handed back as they came, and mixed with other items).
+ */
 async function agrees(original: GetPreparedMultiple, lean: GetPreparedMultiple): Promise<boolean> {
   const client = preparedClient();
   const batches: BatchItem[][] = [
@@ -88,10 +131,14 @@ async function agrees(original: GetPreparedMultiple, lean: GetPreparedMultiple):
       { query: 'INSERT a', params: [3, 4] },
     ],
     [{ query: 'INSERT a', params: [1, 2] }, { query: 'INSERT b', params: { b: 2, a: 1 } }, 'INSERT b', { query: 'INSERT a' }],
+    [inPlaceRow('INSERT a', [1, 2]), inPlaceRow('INSERT a', [3, 4]), inPlaceRow('INSERT b', [5, 6])],
+    [inPlaceRow('INSERT a', [1, 2]), { query: 'INSERT b', params: { b: 2, a: 1 } }, inPlaceRow('INSERT b', [5, 6]), 'INSERT a'],
   ];
   for (const batch of batches) {
-    const [a, b] = await Promise.all([original(client, null, batch, 'ks'), lean(client, null, batch, 'ks')]);
-    if (JSON.stringify(a) !== JSON.stringify(b)) return false;
+    const a = await original(client, null, batch, 'ks');
+    const b = await lean(client, null, batch, 'ks');
+    if (JSON.stringify(a.map(entryOf)) !== JSON.stringify(b.map(entryOf)) || a.length !== b.length) return false;
+    if (batch.every(inPlace) && b !== (batch as unknown)) return false;
   }
   return true;
 }

@@ -1,3 +1,4 @@
+import { PREPARED_IN_PLACE } from './fast-prepared-batch';
 import { AdjunctError } from '../../errors';
 import type { RowListener } from '../types';
 import { StagedRows } from './staged-rows';
@@ -19,6 +20,13 @@ export interface CoalescedWrite {
   bytes: number;
   /** Whom the batcher tells when the request carrying the row settles: it sets this when the row is added. */
   listener?: RowListener;
+  /**
+   * Set on a row that may be its own prepared batch entry (fast-prepared-batch: no entry object per row); such a row
+   * declares `queryId` and `meta`, which the worker's lean batch preparation fills in.
+   */
+  readonly [PREPARED_IN_PLACE]?: true;
+  queryId?: Buffer;
+  meta?: unknown;
 }
 
 /** A row the batcher holds: a write with its listener (the row object itself, not a wrapper per row). */

@@ -1,5 +1,5 @@
 import * as fc from 'fast-check';
-import { installLeanPreparedBatch, leanGetPreparedMultiple } from '../../../src/store/cassandra/fast-prepared-batch';
+import { installLeanPreparedBatch, leanGetPreparedMultiple, PREPARED_IN_PLACE } from '../../../src/store/cassandra/fast-prepared-batch';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const PrepareHandler = require('cassandra-driver/lib/prepare-handler');
@@ -45,6 +45,56 @@ describe('lean cassandra-driver batch preparation', () => {
         expect(b).toEqual(a);
       }),
     );
+  });
+
+  it('lets marked rows with positional params be their own entries, with the same fields as the driver gives', async () => {
+    const row = (query: string, params: unknown) => ({
+      [PREPARED_IN_PLACE]: true as const,
+      query,
+      params,
+      queryId: undefined,
+      meta: undefined,
+      extra: 1,
+    });
+    const fields = (e: { query: string; params: unknown; queryId: unknown; meta: unknown }) => ({
+      query: e.query,
+      params: e.params,
+      queryId: e.queryId,
+      meta: e.meta,
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            item,
+            item.map((i) => (typeof i === 'string' ? i : row(i.query, i.params))),
+          ),
+          { minLength: 1, maxLength: 30 },
+        ),
+        async (batch) => {
+          const a = await original(client(QUERIES), null, batch, 'ks');
+          const b = await lean(client(QUERIES), null, batch, 'ks');
+          expect(b.map(fields)).toEqual(a.map(fields));
+          // A marked row with positional params is the entry itself; one with named params gets an entry of its own.
+          batch.forEach((it, i) => {
+            if (typeof it === 'object' && PREPARED_IN_PLACE in it) expect((b[i] as unknown) === it).toBe(Array.isArray(it.params));
+          });
+        },
+      ),
+    );
+  });
+
+  it('hands a batch of only marked rows back as it came', async () => {
+    const rows = [1, 2, 3].map((i) => ({
+      [PREPARED_IN_PLACE]: true as const,
+      query: 'INSERT a',
+      params: [i, i],
+      queryId: undefined,
+      meta: undefined,
+    }));
+    const b = await lean(client(QUERIES), null, rows, 'ks');
+    expect(b).toBe(rows);
+    expect(rows.map((r) => r.queryId)).toEqual([Buffer.from([0]), Buffer.from([0]), Buffer.from([0])]);
   });
 
   it('looks a statement up once per run of entries that share it', async () => {
