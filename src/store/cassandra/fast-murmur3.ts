@@ -76,6 +76,20 @@ function rotl(h: number, l: number, n: number): void {
   RL = ((l << n) | (h >>> (32 - n))) >>> 0;
 }
 
+/** k1 of a block or the tail mixed (k *= c1, rotl 31, k *= c2) into RH:RL. */
+function mixK1(h: number, l: number): void {
+  mul(h, l, 0x87c37b91, 0x114253d5);
+  rotl(RH, RL, 31);
+  mul(RH, RL, 0x4cf5ad43, 0x2745937f);
+}
+
+/** k2 of a block or the tail mixed (k *= c2, rotl 33, k *= c1) into RH:RL. */
+function mixK2(h: number, l: number): void {
+  mul(h, l, 0x4cf5ad43, 0x2745937f);
+  rotl(RH, RL, 33);
+  mul(RH, RL, 0x87c37b91, 0x114253d5);
+}
+
 /** Cassandra's fmix64 of (h:l) into RH:RL. */
 function fmix(h: number, l: number): void {
   // k ^= k >>> 33, k *= 0xff51afd7ed558ccd, k ^= k >>> 33, k *= 0xc4ceb9fe1a85ec53, k ^= k >>> 33
@@ -85,6 +99,27 @@ function fmix(h: number, l: number): void {
   l = (RL ^ (RH >>> 1)) >>> 0;
   mul(h, l, 0xc4ceb9fe, 0x1a85ec53);
   RL = (RL ^ (RH >>> 1)) >>> 0;
+}
+
+/**
+ * Up to 8 tail bytes data[at .. at + count) as one little-endian 64-bit word into RH:RL, each byte sign-extended before
+ * it is shifted into place (Java's `(long) b << s`, as Cassandra computes it).
+ */
+function tailWord(data: Uint8Array, at: number, count: number): void {
+  let kH = 0;
+  let kL = 0;
+  for (let i = count - 1; i >= 0; i--) {
+    const s = i * 8;
+    const v = (data[at + i] << 24) >> 24;
+    if (s < 32) {
+      kL = (kL ^ (v << s)) >>> 0;
+      kH = (kH ^ (s === 0 ? v >> 31 : v >> (32 - s))) >>> 0;
+    } else {
+      kH = (kH ^ (v << (s - 32))) >>> 0;
+    }
+  }
+  RH = kH;
+  RL = kL;
 }
 
 /** The key's little-endian 32-bit word at offset i (bytes as unsigned). */
@@ -111,9 +146,7 @@ function murmur3(data: Uint8Array): void {
   let h2L = 0;
   for (let b = 0; b < nblocks; b++) {
     const o = b * 16;
-    mul(word(data, o + 4), word(data, o), 0x87c37b91, 0x114253d5);
-    rotl(RH, RL, 31);
-    mul(RH, RL, 0x4cf5ad43, 0x2745937f);
+    mixK1(word(data, o + 4), word(data, o));
     h1H = (h1H ^ RH) >>> 0;
     h1L = (h1L ^ RL) >>> 0;
     rotl(h1H, h1L, 27);
@@ -122,9 +155,7 @@ function murmur3(data: Uint8Array): void {
     add(RH, RL, 0, 0x52dce729);
     h1H = RH;
     h1L = RL;
-    mul(word(data, o + 12), word(data, o + 8), 0x4cf5ad43, 0x2745937f);
-    rotl(RH, RL, 33);
-    mul(RH, RL, 0x87c37b91, 0x114253d5);
+    mixK2(word(data, o + 12), word(data, o + 8));
     h2H = (h2H ^ RH) >>> 0;
     h2L = (h2L ^ RL) >>> 0;
     rotl(h2H, h2L, 31);
@@ -137,40 +168,14 @@ function murmur3(data: Uint8Array): void {
   const tail = nblocks * 16;
   const rest = length & 15;
   if (rest > 8) {
-    let kH = 0;
-    let kL = 0;
-    for (let i = rest - 1; i >= 8; i--) {
-      const s = (i - 8) * 8;
-      const v = (data[tail + i] << 24) >> 24; // sign-extended, as Java's (long) of a byte
-      if (s < 32) {
-        kL = (kL ^ (v << s)) >>> 0;
-        kH = (kH ^ (s === 0 ? v >> 31 : v >> (32 - s))) >>> 0;
-      } else {
-        kH = (kH ^ (v << (s - 32))) >>> 0;
-      }
-    }
-    mul(kH, kL, 0x4cf5ad43, 0x2745937f);
-    rotl(RH, RL, 33);
-    mul(RH, RL, 0x87c37b91, 0x114253d5);
+    tailWord(data, tail + 8, rest - 8);
+    mixK2(RH, RL);
     h2H = (h2H ^ RH) >>> 0;
     h2L = (h2L ^ RL) >>> 0;
   }
   if (rest > 0) {
-    let kH = 0;
-    let kL = 0;
-    for (let i = Math.min(rest, 8) - 1; i >= 0; i--) {
-      const s = i * 8;
-      const v = (data[tail + i] << 24) >> 24;
-      if (s < 32) {
-        kL = (kL ^ (v << s)) >>> 0;
-        kH = (kH ^ (s === 0 ? v >> 31 : v >> (32 - s))) >>> 0;
-      } else {
-        kH = (kH ^ (v << (s - 32))) >>> 0;
-      }
-    }
-    mul(kH, kL, 0x87c37b91, 0x114253d5);
-    rotl(RH, RL, 31);
-    mul(RH, RL, 0x4cf5ad43, 0x2745937f);
+    tailWord(data, tail, Math.min(rest, 8));
+    mixK1(RH, RL);
     h1H = (h1H ^ RH) >>> 0;
     h1L = (h1L ^ RL) >>> 0;
   }
