@@ -106,12 +106,14 @@ export class StoreLookup<K = unknown, V = unknown> {
    */
   private getOnce(key: K, asOfTime: number | undefined, options: ReadOptions): Promise<LookupRecord<V> | null> {
     const asOf = asOfTime === undefined ? undefined : requireQueryTime(asOfTime, 'asOf');
-    const partition = checkPartition(options.partition);
+    const partition = checkPartition(options?.partition);
+    const validTo = options?.validTo !== false;
     const rs = this.resolvedNow();
-    if (rs !== undefined) return this.getResolved(rs, key, asOf, partition, options.validTo !== false);
-    return this.resolve().then((r) => this.getResolved(r, key, asOf, partition, options.validTo !== false));
+    if (rs !== undefined) return this.getResolved(rs, key, asOf, partition, validTo);
+    return this.resolve().then((r) => this.getResolved(r, key, asOf, partition, validTo));
   }
 
+  /** get on a resolved store: checks the kind, encodes the key, then one read (a cached latest value: none). */
   private getResolved(
     rs: ResolvedStore,
     key: K,
@@ -139,7 +141,7 @@ export class StoreLookup<K = unknown, V = unknown> {
    * sequential one only when asOf is below the key's retention horizon): the read a stream-table join needs.
    */
   getValue(key: K, asOf?: number, options: ReadOptions = {}): Promise<V | null> {
-    return this.get(key, asOf, options.partition === undefined ? VALUE_ONLY : { ...options, validTo: false }).then(valueOrNull);
+    return this.get(key, asOf, options?.partition === undefined ? VALUE_ONLY : { ...options, validTo: false }).then(valueOrNull);
   }
 
   /** KIP-968 history of a key (versioned stores): versions valid in [fromTime, toTime], newest first unless order 'asc'. */

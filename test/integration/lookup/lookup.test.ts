@@ -118,6 +118,9 @@ describe.each([
     expect(await s.get('k1', 10_000)).toEqual({ value: { v: 4 }, timestamp: 400 });
     expect(await s.get('nope')).toBeNull();
     expect(await s.getValue('k2', 150)).toEqual({ v: 'only' });
+    // A JavaScript caller's null options read as none (getValue answers without an async frame of its own).
+    expect(await s.getValue('k2', 150, null as unknown as undefined)).toEqual({ v: 'only' });
+    expect(await s.get('k2', 150, null as unknown as undefined)).toEqual(await s.get('k2', 150));
     // An as-of getValue (one read, no validTo) answers what get answers, on every side of every version and tombstone.
     for (const asOf of [0, 99, 100, 150, 199, 200, 299, 300, 350, 399, 400, 10_000]) {
       expect({ asOf, value: await s.getValue('k1', asOf) }).toEqual({ asOf, value: (await s.get('k1', asOf))?.value ?? null });
