@@ -162,7 +162,7 @@ async function run(o: BenchOptions): Promise<void> {
         const rawKs = o.layout === 'rows' ? lookupKs : `${adjKs}${allRounds + 1}`;
         if (o.layout !== 'rows') await runAdjunct(allRounds + 1, false, 'rows');
         const target = { keyspace: lookupKs, rawKeyspace: rawKs, storeName, stackDir: stackSettings().stackDir };
-        const r = await lookupPhases(c, target, d, o.lookups, o.lookupConcurrency, o.seed, o.rounds);
+        const r = await lookupPhases(c, target, d, o.lookups, o.lookupConcurrency, o.seed, o.rounds, o.warmupRounds);
         phases.push(r.raw, r.rawPair, r.library, r.libraryValue);
         lookupsFound = r.found;
         // Same queries on a table no longer written: getValue must find a value exactly where get finds a record.

@@ -94,3 +94,43 @@ export function serverCpuWindow(stackDir: string): (records: number) => Record<s
   const start = sampleCpu(stackDir);
   return (records) => cpuBetween(start, sampleCpu(stackDir), records);
 }
+
+/**
+ * Server CPU summed over several timed windows of one phase (the slices of an interleaved phase): `open` a window,
+ * `close` it, and `fields(records)` gives cpuBetween's fields for all closed windows together.
+ */
+export class ServerCpuTally {
+  private start?: CpuSample;
+  private cassandra?: number = 0;
+  private kafka?: number = 0;
+  private jiffies?: { busy: number; total: number }[] = [];
+
+  constructor(private readonly stackDir: string) {}
+
+  /** Starts a window. */
+  open(): void {
+    this.start = sampleCpu(this.stackDir);
+  }
+
+  /** Ends the window opened last and adds it to the tally. */
+  close(): void {
+    const a = this.start!;
+    const b = sampleCpu(this.stackDir);
+    this.cassandra = a.cassandra === undefined || b.cassandra === undefined || this.cassandra === undefined ? undefined : this.cassandra + b.cassandra - a.cassandra;
+    this.kafka = a.kafka === undefined || b.kafka === undefined || this.kafka === undefined ? undefined : this.kafka + b.kafka - a.kafka;
+    if (a.jiffies === undefined || b.jiffies === undefined || this.jiffies === undefined) this.jiffies = undefined;
+    else {
+      const sum = this.jiffies;
+      this.jiffies = b.jiffies.map((x, i) => ({
+        busy: (sum[i]?.busy ?? 0) + x.busy - a.jiffies![i].busy,
+        total: (sum[i]?.total ?? 0) + x.total - a.jiffies![i].total,
+      }));
+    }
+  }
+
+  /** cpuBetween's fields over every closed window. */
+  fields(records: number): Record<string, unknown> {
+    const zero: CpuSample = { cassandra: 0, kafka: 0, jiffies: this.jiffies?.map(() => ({ busy: 0, total: 0 })) };
+    return cpuBetween(zero, { cassandra: this.cassandra, kafka: this.kafka, jiffies: this.jiffies }, records);
+  }
+}

@@ -82,10 +82,11 @@ export function leanGetPreparedMultiple(handler: PrepareHandlerClass, helpers: D
         last = { queryId, meta };
         lastQuery = query;
       }
-      if (inPlace(item)) {
-        item.queryId = last.queryId;
-        item.meta = last.meta;
-        if (!allInPlace) result.push(item as unknown as PreparedEntry);
+      if (allInPlace || inPlace(item)) {
+        const entry = item as InPlaceEntry;
+        entry.queryId = last.queryId;
+        entry.meta = last.meta;
+        if (!allInPlace) result.push(entry as unknown as PreparedEntry);
         continue;
       }
       const params = typeof item === 'string' ? undefined : item?.params;

@@ -3,6 +3,7 @@ import { fnv1a, generateDataset, mulberry32, outOfOrderShare } from '../../../to
 import { batchesBySize, lanesByKey } from '../../../tools/bench/pool';
 import { medianPhase } from '../../../tools/bench/report';
 import { LatencyRecorder, median, percentile, summarize } from '../../../tools/bench/stats';
+import { interleavedRound } from '../../../tools/bench/phases/lookups';
 
 describe('bench stats', () => {
   it('computes nearest-rank percentiles', () => {
@@ -114,5 +115,32 @@ describe('bench batches and medians', () => {
     expect(m.extra).toEqual({ rounds: 3, roundRates: [30, 10, 20] });
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(Number.isNaN(median([]))).toBe(true);
+  });
+});
+
+describe('bench lookups interleaved', () => {
+  it('runs every lookup of every kind once per round, each kind in every slot position equally often', async () => {
+    const names = ['a', 'b', 'c', 'd'];
+    const calls = new Map(names.map((n) => [n, [] as number[]]));
+    const order: string[] = [];
+    const kinds = names.map((name) => ({
+      name,
+      fn: async (i: number) => {
+        if (order[order.length - 1] !== name) order.push(name);
+        calls.get(name)!.push(i);
+      },
+    }));
+    const tallies = await interleavedRound(kinds, 101, 4, 1);
+    for (const n of names) {
+      expect([...calls.get(n)!].sort((x, y) => x - y)).toEqual(Array.from({ length: 101 }, (_, i) => i));
+      expect(tallies.get(n)!.lat.count).toBe(101);
+      expect(tallies.get(n)!.server).toBeUndefined();
+    }
+    expect(order).toHaveLength(8 * names.length);
+    // Slot j of slice s: how often each kind ran there.
+    for (let j = 0; j < names.length; j++) {
+      const at = Array.from({ length: 8 }, (_, s) => order[s * names.length + j]);
+      for (const n of names) expect(at.filter((x) => x === n)).toHaveLength(2);
+    }
   });
 });

@@ -6,7 +6,7 @@ import { bundleForNode } from '../child-process';
 import { Dataset, mulberry32 } from '../dataset';
 import { runPool } from '../pool';
 import { medianPhase } from '../report';
-import { serverCpuWindow, settleCassandra } from '../server-cpu';
+import { ServerCpuTally, settleCassandra } from '../server-cpu';
 import { flushForReads } from '../table-state';
 import { stackSettings } from '../../devstack/endpoints';
 import { cpuMicrosSince, LatencyRecorder, msSince, ratePerSec } from '../stats';
@@ -15,7 +15,8 @@ import { PhaseResult } from './types';
 /**
  * The lookup library as its users run it: compiled, from a bundle (bench/.build/lookup.js) rather than through the
  * bench's tsx loader, whose keepNames wrappers cost every closure a get creates a `__name` call. The sources through
- * tsx only when esbuild is missing; `build` says which.
+ * tsx only when esbuild is missing, or when `BENCH_LOOKUP_LIBRARY=tsx` asks for them (the A/B of the two loaders in the
+ * README's history); `build` says which.
  */
 export async function compiledLookupLibrary(): Promise<{ lib: typeof sourceLookup; build: 'bundle' | 'tsx' }> {
   if (process.env.BENCH_LOOKUP_LIBRARY === 'tsx') return { lib: sourceLookup, build: 'tsx' };
@@ -49,11 +50,62 @@ export interface LookupTarget {
   stackDir: string;
 }
 
+/** One kind of lookup of an interleaved round. */
+interface LookupKind {
+  name: string;
+  fn: (i: number) => Promise<void>;
+}
+
+/** What one kind's slices of a round added up to. */
+interface KindTally {
+  ms: number;
+  cpuMicros: number;
+  lat: LatencyRecorder;
+  /** Cassandra's and Kafka's CPU over the kind's slices (timed rounds only). */
+  server?: ServerCpuTally;
+  slices: number;
+}
+
+/**
+ * One round of `count` lookups of every kind, cut into slices of count / (2 × kinds) lookups and run kind after kind,
+ * the kinds' order rotated every slice (each kind runs in every position equally often). Timed (with `stackDir`, also
+ * the servers' CPU) per kind over its slices.
+ */
+export async function interleavedRound(
+  kinds: readonly LookupKind[],
+  count: number,
+  concurrency: number,
+  round: number,
+  stackDir?: string,
+): Promise<Map<string, KindTally>> {
+  const slices = Math.max(1, Math.min(2 * kinds.length, count));
+  const tallies = new Map<string, KindTally>(
+    kinds.map((k) => [k.name, { ms: 0, cpuMicros: 0, lat: new LatencyRecorder(count), server: stackDir === undefined ? undefined : new ServerCpuTally(stackDir), slices }]),
+  );
+  for (let s = 0; s < slices; s++) {
+    const from = Math.floor((s * count) / slices);
+    const to = Math.floor(((s + 1) * count) / slices);
+    for (let j = 0; j < kinds.length; j++) {
+      const { name, fn } = kinds[(j + s + round) % kinds.length];
+      const t = tallies.get(name)!;
+      t.server?.open();
+      const cpu0 = process.cpuUsage();
+      const t0 = process.hrtime.bigint();
+      await runPool(to - from, concurrency, (i) => fn(from + i), t.lat);
+      t.ms += msSince(t0);
+      t.cpuMicros += cpuMicrosSince(cpu0);
+      t.server?.close();
+    }
+  }
+  return tallies;
+}
+
 /**
  * Runs M as-of lookups through openLookup(...).store(name).get(key, asOf), through a bare SELECT, and through the bare
- * pair of SELECTs the library issues for validTo (version as of, and the next one's valid_from, in parallel). Like the
- * write phases: on an idle Cassandra (the fill's flushes and compactions done), `rounds` rounds in rotated order, each
- * with its Cassandra and client CPU per lookup; returns each one's median round.
+ * pair of SELECTs the library issues for validTo (version as of, and the next one's valid_from, in parallel). On an idle
+ * Cassandra (the fill's flushes and compactions done), `warmupRounds` untimed rounds, then `rounds` timed ones, each
+ * with the kinds interleaved (interleavedRound) and its Cassandra and client CPU per lookup; returns each kind's median
+ * round.
  */
 export async function lookupPhases(
   client: Client,
@@ -63,6 +115,7 @@ export async function lookupPhases(
   concurrency: number,
   seed: number,
   rounds: number,
+  warmupRounds = 1,
 ): Promise<{
   library: PhaseResult;
   libraryValue: PhaseResult;
@@ -108,25 +161,22 @@ export async function lookupPhases(
     { name: 'lookups: library', fn: viaLibrary, counter: 'library' },
     { name: 'lookups: library getValue', fn: viaLibraryValue, counter: 'libraryValue' },
   ] as const;
-  // Warm-up (prepares, catalog and stream-time caches), untimed.
+  // Prepares, catalog and stream-time caches, untimed.
   for (const k of kinds) await runPool(warm0(count), concurrency, k.fn);
-  const timed = async (name: string, fn: (i: number) => Promise<void>): Promise<PhaseResult> => {
-    const lat = new LatencyRecorder(count);
-    const serverCpu = serverCpuWindow(stackDir);
-    const cpu0 = process.cpuUsage();
-    const t0 = process.hrtime.bigint();
-    await runPool(count, concurrency, fn, lat);
-    const ms = msSince(t0);
-    const extra = { ...serverCpu(count), cpuMicrosPerRecord: cpuMicrosSince(cpu0) / count, sstables, libraryBuild: build };
-    return { phase: name, count, unit: 'lookups', seconds: ms / 1000, ratePerSec: ratePerSec(count, ms), latency: lat.summary(), extra };
-  };
+  // Cassandra's read path keeps warming for hundreds of thousands of reads (its JIT and caches: the rates of one kind
+  // rose 1.4–2× across the timed rounds): untimed rounds of every kind first, then each round's kinds interleaved in
+  // slices, so a drift that is left falls on every kind alike instead of on whichever ran later.
   await settleCassandra(stackDir);
+  for (let round = 0; round < warmupRounds; round++) await interleavedRound(kinds, count, concurrency, round);
   const byKind = new Map<string, PhaseResult[]>();
   for (let round = 0; round < rounds; round++) {
-    for (let i = 0; i < kinds.length; i++) {
-      const { name, fn, counter } = kinds[(i + round) % kinds.length];
-      if (counter !== undefined) found[counter] = 0;
-      byKind.set(name, [...(byKind.get(name) ?? []), await timed(name, fn)]);
+    for (const { counter } of kinds) if (counter !== undefined) found[counter] = 0;
+    const tallies = await interleavedRound(kinds, count, concurrency, round, stackDir);
+    for (const { name } of kinds) {
+      const t = tallies.get(name)!;
+      const extra = { ...t.server!.fields(count), cpuMicrosPerRecord: t.cpuMicros / count, sstables, libraryBuild: build, slices: t.slices };
+      const result: PhaseResult = { phase: name, count, unit: 'lookups', seconds: t.ms / 1000, ratePerSec: ratePerSec(count, t.ms), latency: t.lat.summary(), extra };
+      byKind.set(name, [...(byKind.get(name) ?? []), result]);
     }
   }
   await lookup.close();
