@@ -116,7 +116,10 @@ export class ServerCpuTally {
   close(): void {
     const a = this.start!;
     const b = sampleCpu(this.stackDir);
-    this.cassandra = a.cassandra === undefined || b.cassandra === undefined || this.cassandra === undefined ? undefined : this.cassandra + b.cassandra - a.cassandra;
+    this.cassandra =
+      a.cassandra === undefined || b.cassandra === undefined || this.cassandra === undefined
+        ? undefined
+        : this.cassandra + b.cassandra - a.cassandra;
     this.kafka = a.kafka === undefined || b.kafka === undefined || this.kafka === undefined ? undefined : this.kafka + b.kafka - a.kafka;
     if (a.jiffies === undefined || b.jiffies === undefined || this.jiffies === undefined) this.jiffies = undefined;
     else {

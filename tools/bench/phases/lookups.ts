@@ -80,7 +80,16 @@ export async function interleavedRound(
 ): Promise<Map<string, KindTally>> {
   const slices = Math.max(1, Math.min(2 * kinds.length, count));
   const tallies = new Map<string, KindTally>(
-    kinds.map((k) => [k.name, { ms: 0, cpuMicros: 0, lat: new LatencyRecorder(count), server: stackDir === undefined ? undefined : new ServerCpuTally(stackDir), slices }]),
+    kinds.map((k) => [
+      k.name,
+      {
+        ms: 0,
+        cpuMicros: 0,
+        lat: new LatencyRecorder(count),
+        server: stackDir === undefined ? undefined : new ServerCpuTally(stackDir),
+        slices,
+      },
+    ]),
   );
   for (let s = 0; s < slices; s++) {
     const from = Math.floor((s * count) / slices);
@@ -174,8 +183,22 @@ export async function lookupPhases(
     const tallies = await interleavedRound(kinds, count, concurrency, round, stackDir);
     for (const { name } of kinds) {
       const t = tallies.get(name)!;
-      const extra = { ...t.server!.fields(count), cpuMicrosPerRecord: t.cpuMicros / count, sstables, libraryBuild: build, slices: t.slices };
-      const result: PhaseResult = { phase: name, count, unit: 'lookups', seconds: t.ms / 1000, ratePerSec: ratePerSec(count, t.ms), latency: t.lat.summary(), extra };
+      const extra = {
+        ...t.server!.fields(count),
+        cpuMicrosPerRecord: t.cpuMicros / count,
+        sstables,
+        libraryBuild: build,
+        slices: t.slices,
+      };
+      const result: PhaseResult = {
+        phase: name,
+        count,
+        unit: 'lookups',
+        seconds: t.ms / 1000,
+        ratePerSec: ratePerSec(count, t.ms),
+        latency: t.lat.summary(),
+        extra,
+      };
       byKind.set(name, [...(byKind.get(name) ?? []), result]);
     }
   }
