@@ -3,7 +3,7 @@ import { fnv1a, generateDataset, mulberry32, outOfOrderShare } from '../../../to
 import { batchesBySize, lanesByKey } from '../../../tools/bench/pool';
 import { medianPhase } from '../../../tools/bench/report';
 import { LatencyRecorder, median, percentile, summarize } from '../../../tools/bench/stats';
-import { interleavedRound } from '../../../tools/bench/phases/lookups';
+import { interleavedRound } from '../../../tools/bench/interleaved';
 
 describe('bench stats', () => {
   it('computes nearest-rank percentiles', () => {

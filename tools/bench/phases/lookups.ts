@@ -6,10 +6,11 @@ import { bundleForNode } from '../child-process';
 import { Dataset, mulberry32 } from '../dataset';
 import { runPool } from '../pool';
 import { medianPhase } from '../report';
-import { ServerCpuTally, settleCassandra } from '../server-cpu';
+import { settleCassandra } from '../server-cpu';
+import { interleavedRound } from '../interleaved';
 import { flushForReads } from '../table-state';
 import { stackSettings } from '../../devstack/endpoints';
-import { cpuMicrosSince, LatencyRecorder, msSince, ratePerSec } from '../stats';
+import { ratePerSec } from '../stats';
 import { PhaseResult } from './types';
 
 /**
@@ -48,65 +49,6 @@ export interface LookupTarget {
   rawKeyspace: string;
   storeName: string;
   stackDir: string;
-}
-
-/** One kind of lookup of an interleaved round. */
-interface LookupKind {
-  name: string;
-  fn: (i: number) => Promise<void>;
-}
-
-/** What one kind's slices of a round added up to. */
-interface KindTally {
-  ms: number;
-  cpuMicros: number;
-  lat: LatencyRecorder;
-  /** Cassandra's and Kafka's CPU over the kind's slices (timed rounds only). */
-  server?: ServerCpuTally;
-  slices: number;
-}
-
-/**
- * One round of `count` lookups of every kind, cut into slices of count / (2 × kinds) lookups and run kind after kind,
- * the kinds' order rotated every slice (each kind runs in every position equally often). Timed (with `stackDir`, also
- * the servers' CPU) per kind over its slices.
- */
-export async function interleavedRound(
-  kinds: readonly LookupKind[],
-  count: number,
-  concurrency: number,
-  round: number,
-  stackDir?: string,
-): Promise<Map<string, KindTally>> {
-  const slices = Math.max(1, Math.min(2 * kinds.length, count));
-  const tallies = new Map<string, KindTally>(
-    kinds.map((k) => [
-      k.name,
-      {
-        ms: 0,
-        cpuMicros: 0,
-        lat: new LatencyRecorder(count),
-        server: stackDir === undefined ? undefined : new ServerCpuTally(stackDir),
-        slices,
-      },
-    ]),
-  );
-  for (let s = 0; s < slices; s++) {
-    const from = Math.floor((s * count) / slices);
-    const to = Math.floor(((s + 1) * count) / slices);
-    for (let j = 0; j < kinds.length; j++) {
-      const { name, fn } = kinds[(j + s + round) % kinds.length];
-      const t = tallies.get(name)!;
-      t.server?.open();
-      const cpu0 = process.cpuUsage();
-      const t0 = process.hrtime.bigint();
-      await runPool(to - from, concurrency, (i) => fn(from + i), t.lat);
-      t.ms += msSince(t0);
-      t.cpuMicros += cpuMicrosSince(cpu0);
-      t.server?.close();
-    }
-  }
-  return tallies;
 }
 
 /**

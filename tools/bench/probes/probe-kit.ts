@@ -1,8 +1,9 @@
-/** Shared pieces of the issue #13 probes: flags, a deterministic PRNG, timed pools and rotated lookup rounds. */
+/** Shared pieces of the issue #13 probes: flags, a deterministic PRNG, timed pools and interleaved lookup rounds. */
 import { Client, types } from 'cassandra-driver';
 import { generateDataset, type Dataset } from '../dataset';
 import { benchCassandra } from '../infra';
 import { stackSettings } from '../../devstack/endpoints';
+import { interleavedRound } from '../interleaved';
 import { runPool } from '../pool';
 import { cassandraCpuSeconds, settleCassandra } from '../server-cpu';
 import { median } from '../stats';
@@ -39,8 +40,9 @@ export async function timed(count: number, fn: (i: number) => Promise<unknown>):
 }
 
 /**
- * Lookup kinds warmed up, then timed in `rounds` (3) rounds of rotated order; prints each round (with `extra()`'s note, read
- * after the round) and each kind's median rate against `baseline`'s.
+ * Lookup kinds warmed up, then timed in `rounds` (3) interleaved rounds (interleavedRound: every kind sliced, the order
+ * rotated every slice, on an idle Cassandra); prints each round (with `extra()`'s note, read after the round; each
+ * probe's counters belong to one kind, reset by `beforeRound`) and each kind's median rate against `baseline`'s.
  */
 export async function compareLookups(
   kinds: Record<string, (i: number) => Promise<unknown>>,
@@ -50,21 +52,25 @@ export async function compareLookups(
   beforeRound: () => void = () => undefined,
   rounds = 3,
 ): Promise<void> {
-  const names = Object.keys(kinds);
-  for (const n of names) await runPool(Math.min(2000, lookups), CONCURRENCY, kinds[n]);
+  const list = Object.entries(kinds).map(([name, fn]) => ({ name, fn: async (i: number) => void (await fn(i)) }));
+  for (const k of list) await runPool(Math.min(2000, lookups), CONCURRENCY, k.fn);
+  const dir = stackSettings().stackDir;
   const rates: Record<string, number[]> = {};
   for (let round = 0; round < rounds; round++) {
-    for (let j = 0; j < names.length; j++) {
-      const n = names[(j + round) % names.length];
-      beforeRound();
-      const r = await timed(lookups, kinds[n]);
-      (rates[n] ??= []).push(r.rate);
-      console.log(`round ${round} ${n.padEnd(14)} ${Math.round(r.rate)}/s, Cassandra ${r.cpuMicros.toFixed(1)} µs/lookup${extra(n)}`);
+    await settleCassandra(dir);
+    beforeRound();
+    const tallies = await interleavedRound(list, lookups, CONCURRENCY, round, dir);
+    for (const { name } of list) {
+      const t = tallies.get(name)!;
+      const rate = (lookups / t.ms) * 1000;
+      const cpu = t.server!.fields(lookups).serverCpuMicrosPerRecord as number | undefined;
+      (rates[name] ??= []).push(rate);
+      console.log(`round ${round} ${name.padEnd(14)} ${Math.round(rate)}/s, Cassandra ${(cpu ?? NaN).toFixed(1)} µs/lookup${extra(name)}`);
     }
   }
-  for (const n of names) {
-    const ratio = (median(rates[n]) / median(rates[baseline])).toFixed(2);
-    console.log(`${n.padEnd(14)} median ${Math.round(median(rates[n]))}/s, ${ratio} of ${baseline}`);
+  for (const { name } of list) {
+    const ratio = (median(rates[name]) / median(rates[baseline])).toFixed(2);
+    console.log(`${name.padEnd(14)} median ${Math.round(median(rates[name]))}/s, ${ratio} of ${baseline}`);
   }
 }
 
