@@ -5,7 +5,13 @@ import type { AdjunctConfig } from '../config/schema';
 import { AdjunctError } from '../errors';
 import { installFastVarLong } from '../kafka/fast-varlong';
 import { installFastRecordDecoding } from '../kafka/record-decoding-install';
-import { installLeanBatchRequest, installLeanFrameWriter, installLeanMurmur3, installLeanPreparedBatch } from '../store/cassandra';
+import {
+  installLeanBatchRequest,
+  installLeanFrameWriter,
+  installLeanMurmur3,
+  installLeanPreparedBatch,
+  installLeanRowParsing,
+} from '../store/cassandra';
 import { Logger } from '../observability/logger';
 
 type Tls = boolean | { ca?: string; cert?: string; key?: string; rejectUnauthorized: boolean } | undefined;
@@ -99,8 +105,8 @@ export function contactPointPort(contactPoints: readonly string[]): number | und
 
 /**
  * Creates the Cassandra client (token-aware, prepared statements, configured consistency and timeouts), with the
- * driver's leaner request writing, batch bodies, batch preparation and routing tokens (fast-frame-writer,
- * fast-batch-request, fast-prepared-batch, fast-murmur3). The batch preparation's self-check settles in microtasks, before any connection can answer, so
+ * driver's leaner request writing, batch bodies, batch preparation, routing tokens and row parsing (fast-frame-writer,
+ * fast-batch-request, fast-prepared-batch, fast-murmur3, fast-row-parsing). The batch preparation's self-check settles in microtasks, before any connection can answer, so
  * it is decided before the first request.
  */
 export function createCassandra(cfg: AdjunctConfig['cassandra']): Client {
@@ -108,6 +114,7 @@ export function createCassandra(cfg: AdjunctConfig['cassandra']): Client {
   installLeanBatchRequest();
   void installLeanPreparedBatch();
   installLeanMurmur3();
+  installLeanRowParsing();
   const ssl = tlsOptions(cfg.ssl);
   const port = contactPointPort(cfg.contactPoints);
   return new Client({

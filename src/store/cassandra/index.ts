@@ -26,3 +26,4 @@ export { installLeanFrameWriter } from './fast-frame-writer';
 export { installLeanBatchRequest } from './fast-batch-request';
 export { installLeanPreparedBatch } from './fast-prepared-batch';
 export { installLeanMurmur3 } from './fast-murmur3';
+export { installLeanRowParsing } from './fast-row-parsing';

@@ -10,8 +10,8 @@ import { median } from '../stats';
 
 /** Statement options every probe request uses. */
 export const OPTS = { prepare: true, isIdempotent: true, consistency: types.consistencies.localQuorum };
-/** Requests in flight in every probe pool. */
-export const CONCURRENCY = 64;
+/** Requests in flight in every probe pool (64; `PROBE_CONCURRENCY` sets another). */
+export const CONCURRENCY = Number(process.env.PROBE_CONCURRENCY ?? 64);
 
 /** A flag's numeric value, or the default. */
 export function flag(args: string[], name: string, dflt: number): number {
