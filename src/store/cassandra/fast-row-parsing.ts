@@ -26,7 +26,7 @@ interface FrameReaderLike {
 /** The driver's per-frame parsing state (the fields the patch reads or sets). */
 interface FrameInfo {
   header: unknown;
-  meta?: { columns?: ColumnMeta[] };
+  meta?: { columns?: ColumnMeta[]; continuousPageIndex?: number };
   flagsInfo?: unknown;
   byRow?: boolean;
   isStreaming?: boolean;
@@ -47,9 +47,11 @@ type RowClass = new (columns: ColumnMeta[]) => Record<string, unknown>;
 /** The lean parseRows, falling back to the driver's for streamed frames and anything it does not handle. */
 export function leanParseRows(original: ParserLike['parseRows'], Row: RowClass): ParserLike['parseRows'] {
   return function parseRows(this: ParserLike, frameInfo: FrameInfo, reader: FrameReaderLike): void {
-    const columns = frameInfo.meta?.columns;
-    if (frameInfo.isStreaming || frameInfo.byRow || frameInfo.parsingError || frameInfo.rowLength !== undefined || columns === undefined)
-      return original.call(this, frameInfo, reader);
+    const meta = frameInfo.meta;
+    const columns = meta?.columns;
+    // Streamed rows, a resumed frame, a result without metadata (SKIP_METADATA) and DSE's continuous pages: the driver's.
+    const driverOwn = frameInfo.isStreaming || frameInfo.byRow || frameInfo.parsingError || frameInfo.rowLength !== undefined;
+    if (driverOwn || columns === undefined || meta?.continuousPageIndex !== undefined) return original.call(this, frameInfo, reader);
     let count: number;
     try {
       count = reader.readInt();

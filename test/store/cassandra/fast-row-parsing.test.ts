@@ -42,9 +42,17 @@ const COLUMNS: Column[] = [
   { name: 'flag', code: 0x0004, cell: fc.boolean().map((b) => Buffer.from([b ? 1 : 0])) },
 ];
 
-/** A RESULT frame body of kind ROWS: metadata (global table spec) for `cols`, then the rows' cells. */
-function rowsFrame(cols: Column[], rows: Cell[][]): Buffer {
-  const parts = [int32(2), int32(1), int32(cols.length), str('ks'), str('tbl')];
+/** Result metadata flags: global table spec, more pages (a page state follows), a continuous page (its index follows). */
+const GLOBAL_SPEC = 0x0001;
+const MORE_PAGES = 0x0002;
+const CONTINUOUS_PAGE = 0x40000000;
+
+/** A RESULT frame body of kind ROWS: metadata (global table spec, and `flags`) for `cols`, then the rows' cells. */
+function rowsFrame(cols: Column[], rows: Cell[][], flags = 0): Buffer {
+  const parts = [int32(2), int32(GLOBAL_SPEC | flags), int32(cols.length)];
+  if (flags & MORE_PAGES) parts.push(int32(3), Buffer.from([1, 2, 3]));
+  if (flags & CONTINUOUS_PAGE) parts.push(int32(5));
+  parts.push(str('ks'), str('tbl'));
   for (const c of cols) parts.push(str(c.name), short(c.code));
   parts.push(int32(rows.length));
   for (const r of rows) for (const cell of r) parts.push(cell === null ? int32(-1) : Buffer.concat([int32(cell.length), cell]));
@@ -67,7 +75,7 @@ async function parse(method: unknown, body: Buffer, opts: { byRow?: boolean; spl
   const seen: unknown[] = [];
   const done = new Promise<void>((resolve) => {
     emitter.on('result', (_h: unknown, err: Error | null, result: { rows?: Record<string, unknown>[]; meta?: { columns: unknown[] } }) => {
-      seen.push(err ? ['error', err.message] : ['result', (result.rows ?? []).map(plain), result.meta?.columns]);
+      seen.push(err ? ['error', err.message] : ['result', (result.rows ?? []).map(plain), result.meta]);
       resolve();
     });
     emitter.on('row', (_h: unknown, row: Record<string, unknown>) => seen.push(['row', plain(row)]));
@@ -106,6 +114,20 @@ describe('lean row parsing', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('keeps a page state and leaves continuous pages (DSE) to the driver', async () => {
+    const rows = [[Buffer.alloc(8, 1)], [Buffer.alloc(8, 2)]];
+    const paged = rowsFrame([COLUMNS[0]], rows, MORE_PAGES);
+    const expected = (await parse(original, paged)) as unknown[][];
+    expect(JSON.stringify(expected)).toContain('pageState');
+    expect(await parse(lean, paged)).toEqual(expected);
+    const continuous = rowsFrame([COLUMNS[0]], rows, CONTINUOUS_PAGE);
+    const driverOwn = jest.fn();
+    const parser = new streams.Parser({ objectMode: true }, new Encoder(4, {}));
+    parser.parseRows = leanParseRows(driverOwn, Row);
+    parser.write({ header: new FrameHeader(4, 0, 9, RESULT, continuous.length), chunk: continuous, offset: 0, frameEnded: true });
+    expect(driverOwn).toHaveBeenCalledTimes(1);
   });
 
   it('leaves results streamed row by row (eachRow, stream) to the driver', async () => {
