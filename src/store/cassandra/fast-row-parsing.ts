@@ -90,7 +90,7 @@ function rowsBody(cells: (Buffer | null)[][]): Buffer {
   return Buffer.concat(parts);
 }
 
-/** What one parse pushed, as the emitter would hand it on: the rows (plain copies), meta and flags. */
+/** The rows one parse pushed (row by row or as one result), each as its prototype and its [column, value as text] pairs. */
 function parsed(
   proto: ParserLike,
   method: ParserLike['parseRows'],
