@@ -10,8 +10,16 @@ import { median } from '../stats';
 
 /** Statement options every probe request uses. */
 export const OPTS = { prepare: true, isIdempotent: true, consistency: types.consistencies.localQuorum };
-/** Requests in flight in every probe pool (64; `PROBE_CONCURRENCY` sets another). */
-export const CONCURRENCY = Number(process.env.PROBE_CONCURRENCY ?? 64);
+/** Requests in flight in every probe pool (64; `PROBE_CONCURRENCY` sets another positive integer). */
+export const CONCURRENCY = probeConcurrency(process.env.PROBE_CONCURRENCY);
+
+function probeConcurrency(text: string | undefined): number {
+  if (text === undefined) return 64;
+  const n = Number(text);
+  // A pool of NaN or 0 lanes would run no request at all and print rates of nothing.
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`PROBE_CONCURRENCY must be a positive integer, got ${JSON.stringify(text)}`);
+  return n;
+}
 
 /** A flag's numeric value, or the default. */
 export function flag(args: string[], name: string, dflt: number): number {
