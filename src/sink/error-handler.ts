@@ -91,8 +91,12 @@ export class ErrorHandler {
     }
   }
 
-  /** Applies tolerance to a failed record: DLQ it (tolerance all, record failures only) or leave it pending and stop. */
-  async handle(record: SinkRecord, err: AdjunctError, heartbeat: Heartbeat): Promise<Disposition> {
+  /**
+   * Applies tolerance to a failed record: DLQ it (tolerance all, record failures only) or leave it pending and stop.
+   * `fenced` tells when the record's partition was fenced (a rebalance under it): a dead letter still being retried
+   * then stops and the record is left for the partition's next owner, which decides about it again.
+   */
+  async handle(record: SinkRecord, err: AdjunctError, heartbeat: Heartbeat, fenced?: () => boolean): Promise<Disposition> {
     const { lifecycle } = this.p;
     if (lifecycle.failed) return 'left-pending';
     if (!isRecordFailure(err)) return this.infrastructureFailure(record, err);
@@ -110,7 +114,7 @@ export class ErrorHandler {
       );
       return 'left-pending';
     }
-    return this.deadLetter(record, err, stage, heartbeat);
+    return this.deadLetter(record, err, stage, heartbeat, fenced);
   }
 
   /** An infrastructure failure reached tolerance: its retries were interrupted. Never a dead letter. */
@@ -130,12 +134,18 @@ export class ErrorHandler {
     return 'left-pending';
   }
 
-  private async deadLetter(record: SinkRecord, err: AdjunctError, stage: PipelineStage, heartbeat: Heartbeat): Promise<Disposition> {
+  private async deadLetter(
+    record: SinkRecord,
+    err: AdjunctError,
+    stage: PipelineStage,
+    heartbeat: Heartbeat,
+    fenced?: () => boolean,
+  ): Promise<Disposition> {
     const dlq = this.p.dlq!;
     try {
-      await this.retry(null, () => dlq.report(record, err, stage), 'dlq', heartbeat);
+      await this.retry(null, () => dlq.report(record, err, stage), 'dlq', heartbeat, fenced);
     } catch (e) {
-      if (e instanceof RetriesExhaustedError && this.p.lifecycle.stopping) return 'left-pending';
+      if (e instanceof RetriesExhaustedError && (this.p.lifecycle.stopping || fenced?.() === true)) return 'left-pending';
       const cause = e instanceof RetriesExhaustedError && this.p.stall.expired ? this.p.stall.expired : e;
       this.p.lifecycle.fail(
         new AdjunctError(`cannot write record ${recordLocation(record)} to the dead-letter queue: ${describeError(cause)}`, {

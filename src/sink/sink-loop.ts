@@ -2,6 +2,7 @@ import { KafkaMessage } from 'kafkajs';
 import { Clock } from '../clock';
 import { AdjunctError, asAdjunctError, BadRecordError, describeError } from '../errors';
 import { Extracted, isSkip } from '../extract';
+import { isRejoinError } from '../kafka/kafka-retry';
 import { Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
 import { BatchControl, BatchControlParts, batchControl, FetchedBatch } from './batch-control';
@@ -204,14 +205,19 @@ export class SinkLoop {
    */
   private async openPartition(b: FetchedBatch): Promise<PartitionState | null> {
     const { topic, partition } = b.batch;
+    // A heartbeat of the open's retries that finds the group rebalancing ends them: the partition may have a new owner
+    // by the time Cassandra answers, so the batch is not written; the failure goes to kafkajs, which re-joins on it.
+    let rejoin: unknown;
+    const heartbeat = () =>
+      b.heartbeat().catch((e: unknown) => {
+        if (isRejoinError(e)) rejoin ??= e;
+        throw e;
+      });
+    let st: PartitionState;
     try {
-      return await this.p.errors.retry(
-        null,
-        () => this.p.partitions.open(topic, partition),
-        'write',
-        () => b.heartbeat(),
-      );
+      st = await this.p.errors.retry(null, () => this.p.partitions.open(topic, partition), 'write', heartbeat, () => rejoin !== undefined);
     } catch (e) {
+      if (rejoin !== undefined) throw rejoin;
       if (!this.p.lifecycle.accepting) return null;
       this.p.lifecycle.fail(
         asAdjunctError(
@@ -228,6 +234,12 @@ export class SinkLoop {
       );
       return null;
     }
+    if (rejoin !== undefined) {
+      st.fenced = true;
+      st.fencedBy = rejoin;
+      throw rejoin;
+    }
+    return st;
   }
 
   /**
@@ -376,7 +388,7 @@ export class SinkLoop {
 
   /** Tolerance for one failed record: true when it is settled (dead-lettered), false when it stays pending. */
   private async settleFailure(record: IssuedRecord, err: AdjunctError): Promise<boolean> {
-    const disposition = await this.p.errors.handle(record, err, record.heartbeat);
+    const disposition = await this.p.errors.handle(record, err, record.heartbeat, () => record.st.fenced);
     if (disposition === 'left-pending') {
       record.st.stuck++;
       return false;

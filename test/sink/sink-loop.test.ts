@@ -267,6 +267,28 @@ describe('partitions fenced by a rebalance (Kafka Connect closes revoked partiti
     expect(t.writer.written.map((w) => w.key)).toEqual(['k0', 'k1', 'k2']);
   });
 
+  it('a dead letter retried while the DLQ is down stops when a heartbeat fences its partition: left for the new owner, no failed task', async () => {
+    const t = fakeTask({ tolerance: 'all' });
+    t.core.lifecycle.set('RUNNING');
+    t.dlq.failures = Array.from({ length: 50 }, () => new AdjunctError('broker down', { code: 'DLQ_FAILED', retriable: true }));
+    const { b } = batchOf(messages(['{bad', '2'], 0));
+    let beats = 0;
+    // The first heartbeats pass; then the group rebalances under the partition.
+    b.heartbeat = () => (++beats <= 2 ? Promise.resolve() : Promise.reject(rebalancing()));
+    await t.core.loop.eachBatch(b).catch(() => undefined);
+    await settle();
+    // The DLQ comes back: nothing of the fenced partition is dead-lettered after the rebalance.
+    t.dlq.failures = [];
+    await settle();
+    const attempts = t.dlq.attempts;
+    expect(attempts).toBeLessThan(50);
+    expect(t.dlq.letters).toEqual([]);
+    expect(t.fatal).toEqual([]);
+    expect(t.core.partitions.get('t', 0)?.fenced ?? true).toBe(true);
+    await t.core.committer.commit();
+    expect(t.commits).toHaveLength(0);
+  });
+
   it('a write failing after its partition was revoked is left for the new owner: no dead letter, no failed task', async () => {
     const t = fakeTask({ tolerance: 'all' });
     t.core.lifecycle.set('RUNNING');
@@ -312,6 +334,24 @@ describe("opening a partition's writer", () => {
     expect(t.writer.written.map((w) => w.key)).toEqual(['k0', 'k1']);
     expect(t.committedOffset()).toBe('2');
     expect(control.heartbeats).toBeGreaterThan(0);
+  });
+
+  it('a rebalance seen while the open is retried ends it: the batch is not written and the failure goes to kafkajs to re-join', async () => {
+    const t = fakeTask({ tolerance: 'all' });
+    t.core.lifecycle.set('RUNNING');
+    t.openFailures.push(...Array.from({ length: 40 }, () => new StoreError('no host available', { code: 'CASSANDRA_UNAVAILABLE' })));
+    const { b } = batchOf(messages(['1', '2']));
+    let beats = 0;
+    const rebalancing = Object.assign(new Error('The group is rebalancing, so a rejoin is needed'), { type: 'REBALANCE_IN_PROGRESS' });
+    b.heartbeat = () => (++beats <= 2 ? Promise.resolve() : Promise.reject(rebalancing));
+    await expect(t.core.loop.eachBatch(b)).rejects.toBe(rebalancing);
+    // Cassandra comes back: nothing of the batch fetched before the rebalance is written.
+    t.openFailures.length = 0;
+    await settle();
+    await t.core.committer.commit();
+    expect(t.writer.written).toEqual([]);
+    expect(t.fatal).toEqual([]);
+    expect(t.commits).toHaveLength(0);
   });
 
   it('a failure that is not an outage fails the task (WRITER_OPEN_FAILED, naming the partition) instead of throwing to kafkajs', async () => {
