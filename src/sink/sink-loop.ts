@@ -215,7 +215,13 @@ export class SinkLoop {
       });
     let st: PartitionState;
     try {
-      st = await this.p.errors.retry(null, () => this.p.partitions.open(topic, partition), 'write', heartbeat, () => rejoin !== undefined);
+      st = await this.p.errors.retry(
+        null,
+        () => this.p.partitions.open(topic, partition),
+        'write',
+        heartbeat,
+        () => rejoin !== undefined,
+      );
     } catch (e) {
       if (rejoin !== undefined) throw rejoin;
       if (!this.p.lifecycle.accepting) return null;
