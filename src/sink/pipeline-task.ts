@@ -46,7 +46,16 @@ export class PipelineTask {
   private crashedSinceJoin = false;
 
   constructor(parts: PipelineParts, target: TaskTarget) {
-    this.core = new SinkTaskCore(parts, target, (offsets) => this.commitOffsets?.(offsets) ?? Promise.reject(notRunning()));
+    // A FAILED task stops fetching (its batches would be refused and fetched again, without end, while it waits for an
+    // operator's restart); its writes in flight still complete and commit.
+    const failing: TaskTarget = {
+      ...target,
+      onFatal: (e) => {
+        this.setConsumerPaused(true);
+        target.onFatal(e);
+      },
+    };
+    this.core = new SinkTaskCore(parts, failing, (offsets) => this.commitOffsets?.(offsets) ?? Promise.reject(notRunning()));
     this.log = parts.logger.child({ pipeline: parts.options.pipeline, generation: target.generation });
   }
 
@@ -154,7 +163,7 @@ export class PipelineTask {
       // Every join, the first and that of a consumer kafkajs restarted after a crash (a new group, nothing paused),
       // applies the pause before the consumer fetches.
       this.running = true;
-      if (this.pauseWanted) this.setConsumerPaused(true);
+      if (this.pauseWanted || this.core.lifecycle.failed) this.setConsumerPaused(true);
       this.watchdog?.assigned(e.payload.memberAssignment);
       // A join as another member than the last (kafkajs restarted the consumer after a crash, or the group evicted this
       // one and it re-joined) may follow generations this worker missed: no partition state is kept across it.
@@ -258,10 +267,10 @@ export class PipelineTask {
     if (this.core.lifecycle.state === 'RUNNING' || this.core.lifecycle.state === 'STALLED') this.core.lifecycle.set('PAUSED');
   }
 
-  /** Resumes fetching. */
+  /** Resumes fetching (a FAILED task stays paused: it fetches again only once restarted). */
   resume(): void {
     this.pauseWanted = false;
-    this.setConsumerPaused(false);
+    if (!this.core.lifecycle.failed) this.setConsumerPaused(false);
     if (this.core.lifecycle.state === 'PAUSED') this.core.lifecycle.set('RUNNING');
   }
 

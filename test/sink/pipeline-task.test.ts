@@ -5,6 +5,7 @@
  * topics, and a consumer kafkajs restarts after a crash gets a new group with nothing paused, then joins again.
  */
 import { EventEmitter } from 'node:events';
+import { AdjunctError } from '../../src/errors';
 import { PipelineParts, TaskTarget } from '../../src/sink/pipeline-parts';
 import { PipelineTask } from '../../src/sink/pipeline-task';
 import { SinkTaskCore } from '../../src/sink/sink-task-core';
@@ -228,6 +229,23 @@ describe('PipelineTask stopped while it starts', () => {
     await new Promise((r) => setImmediate(r));
     expect(disconnects).toBe(2);
     expect(task.state).toBe('STOPPED');
+  });
+});
+
+describe('PipelineTask FAILED (worker.pipelineFailure isolate keeps the worker running)', () => {
+  it('stops fetching: its topics are paused, stay paused across a consumer restart, and a resume does not lift it', async () => {
+    const consumer = new FakeConsumer();
+    const task = taskOver(consumer);
+    await task.start();
+    expect([...consumer.group!.paused]).toEqual([]);
+    task.fail(new AdjunctError('poison record', { code: 'BAD_RECORD', stage: 'extract' }));
+    expect(task.state).toBe('FAILED');
+    expect([...consumer.group!.paused]).toEqual(['t']);
+    consumer.crashAndRestart();
+    expect(consumer.pausedAtJoin.at(-1)).toEqual(['t']);
+    task.resume();
+    expect([...consumer.group!.paused]).toEqual(['t']);
+    await task.stop(0);
   });
 });
 
