@@ -17,3 +17,6 @@ export function committedOffsetOf(raw: string | null | undefined): bigint | null
 export function isConsumerReset(raw: string | null | undefined): boolean {
   return raw === '-2';
 }
+
+/** A partition's group position found at kafkajs's reset (-2) with no position known before it: what was lost is unknown. */
+export const CONSUMER_RESET = Symbol('kafkajs reset the group position');

@@ -1,7 +1,7 @@
 import { Admin } from 'kafkajs';
 import { KafkaRetryOptions, withKafkaRetry } from '../kafka/kafka-retry';
 import { topicPartitionKey } from '../kafka/topic-partition';
-import { committedOffsetOf, isConsumerReset } from './committed-offset';
+import { committedOffsetOf, CONSUMER_RESET, isConsumerReset } from './committed-offset';
 
 /** The later of two positions (null: none). */
 const later = (a: bigint | null | undefined, b: bigint | null | undefined): bigint | null =>
@@ -49,10 +49,17 @@ export class GroupPositions {
     return reset;
   }
 
-  /** The position of a partition (next record to read): the later of the group's committed offset and the one at start. */
-  async committed(topic: string, partition: number): Promise<bigint | null> {
+  /**
+   * The position of a partition (next record to read): the later of the group's committed offset and the one at start.
+   * CONSUMER_RESET when the group holds kafkajs's reset (-2) and nothing was known at start (a partition assigned
+   * without a position then, reset since by another member that met the gap and stopped before judging it): the loss
+   * policy must decide, as for a reset found at start.
+   */
+  async committed(topic: string, partition: number): Promise<bigint | null | typeof CONSUMER_RESET> {
     const [t] = await this.admin.fetchOffsets({ groupId: this.groupId, topics: [topic] });
-    const offset = committedOffsetOf(t?.partitions.find((p) => p.partition === partition)?.offset);
-    return later(offset, this.atStart.get(topicPartitionKey(topic, partition)));
+    const raw = t?.partitions.find((p) => p.partition === partition)?.offset;
+    const known = this.atStart.get(topicPartitionKey(topic, partition));
+    if (isConsumerReset(raw) && known === undefined) return CONSUMER_RESET;
+    return later(committedOffsetOf(raw), known);
   }
 }

@@ -43,14 +43,20 @@ export class OffsetLossGuard {
   async admit(st: PartitionState, firstOffset: bigint): Promise<boolean> {
     // A judgement the progress watchdog started on this partition decides first (it may move the expected offset).
     if (st.judging !== undefined && !(await st.judging.catch(() => true))) return false;
+    if (st.resetAtAssignment) {
+      // Decided once; a failed log look-up throws, and the batch kafkajs fetches again is judged then.
+      const go = await this.resetBeforeStart(st.topic, st.partition);
+      st.resetAtAssignment = false;
+      if (!go) return false;
+    }
     const expected = st.expectedNext;
     if (expected === null || firstOffset === expected) return true;
     return (await this.judge(st, expected)).go;
   }
 
   /**
-   * A partition found at kafkajs's reset (-2) when the task starts (GroupPositions.snapshot): the policy decides as the
-   * start-up check does. Returns false when the task failed (policy fail; the group keeps the reset, so a restart
+   * A partition found at kafkajs's reset (-2) when the task starts (GroupPositions.snapshot), or when it is assigned
+   * with no position known at start (its first batch): the policy decides as the start-up check does. Returns false when the task failed (policy fail; the group keeps the reset, so a restart
    * fails again). The consumer then resumes at the log start, which becomes the partition's known position.
    */
   async resetBeforeStart(topic: string, partition: number): Promise<boolean> {

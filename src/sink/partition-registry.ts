@@ -2,11 +2,15 @@ import { AdjunctError, describeError } from '../errors';
 import { isRetriableKafkaError } from '../kafka/kafka-retry';
 import { topicPartitionKey } from '../kafka/topic-partition';
 import { Logger } from '../observability/logger';
+import { CONSUMER_RESET } from '../offsets';
 import { PartitionState } from './partition-state';
 import { PartitionWriterFactory } from './partition-writer';
 
-/** Where a newly assigned partition resumes: the group's committed offset, or null when it has none. */
-export type CommittedOffsetLookup = (topic: string, partition: number) => Promise<bigint | null>;
+/**
+ * Where a newly assigned partition resumes: the group's committed offset, null when it has none, or CONSUMER_RESET
+ * when kafkajs's reset replaced a position nobody knows.
+ */
+export type CommittedOffsetLookup = (topic: string, partition: number) => Promise<bigint | null | typeof CONSUMER_RESET>;
 
 /** The partitions a task owns: opened on their first batch (once, even under concurrent batches), closed on revoke. */
 export class PartitionRegistry {
@@ -40,7 +44,9 @@ export class PartitionRegistry {
           if (writer.status === 'fulfilled') await writer.value.close().catch(() => undefined);
           throw writer.status === 'rejected' ? writer.reason : (committed as PromiseRejectedResult).reason;
         }
-        const st = new PartitionState(topic, partition, writer.value, committed.value);
+        const reset = committed.value === CONSUMER_RESET;
+        const st = new PartitionState(topic, partition, writer.value, reset ? null : (committed.value as bigint | null));
+        st.resetAtAssignment = reset;
         if (this.assignment !== null && !this.assignment.has(k)) {
           // Revoked while it opened: nothing of it is written or committed.
           st.fenced = true;
@@ -60,7 +66,7 @@ export class PartitionRegistry {
    * the open (a Kafka outage: retriable, retried with backoff under the stall policy like a write) rather than letting
    * that batch through unchecked.
    */
-  private async committedAtAssignment(topic: string, partition: number): Promise<bigint | null> {
+  private async committedAtAssignment(topic: string, partition: number): Promise<bigint | null | typeof CONSUMER_RESET> {
     try {
       return await this.committedOffset(topic, partition);
     } catch (e) {

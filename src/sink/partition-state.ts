@@ -41,6 +41,11 @@ export class PartitionState {
    * every record issued before it is durable. Null before any.
    */
   passed: bigint | null = null;
+  /**
+   * Set when the group's position at assignment was kafkajs's reset (-2) over a position nobody knows: the first batch
+   * waits for the loss policy's decision (OffsetLossGuard.admit).
+   */
+  resetAtAssignment = false;
   /** An offset-loss judgement the progress watchdog started (no batch showed the gap); the next batch waits for it. */
   judging?: Promise<boolean>;
 

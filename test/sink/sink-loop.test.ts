@@ -494,6 +494,41 @@ describe("kafkajs's reset (-2) found when a task starts (a task restarted after 
   });
 });
 
+describe("kafkajs's reset (-2) found when a partition is assigned, with no position known when the task started", () => {
+  /** A task that started while the group had no position for t/0; another member then met the gap and reset it. */
+  async function resetAfterStart(policy: 'fail' | 'latest') {
+    const admin = { committed: null as bigint | null, logStart: 50n, high: 60n };
+    const t = fakeTask({ onOffsetOutOfRange: policy }, admin);
+    expect(await t.core.takePositions()).toBe(true);
+    admin.committed = -2n;
+    return t;
+  }
+
+  it('policy fail: the first batch is not written and the task fails naming the partition', async () => {
+    const t = await resetAfterStart('fail');
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'], 50)).b);
+    await settle();
+    expect(t.fatal[0]).toMatchObject({ code: 'OFFSET_OUT_OF_RANGE', message: expect.stringContaining('t/0 group position was reset') });
+    expect(t.writer.written).toEqual([]);
+  });
+
+  it('policy latest: judged once against the log (never let through unjudged), then the batches from the log start are written', async () => {
+    const t = await resetAfterStart('latest');
+    const lookup = t.parts.admin.fetchTopicOffsets.bind(t.parts.admin);
+    let lookups = 0;
+    t.parts.admin.fetchTopicOffsets = (topic: string) => {
+      lookups++;
+      return lookup(topic);
+    };
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'], 50)).b);
+    await t.core.loop.eachBatch(batchOf(messages(['3'], 52)).b);
+    await settle();
+    expect(t.fatal).toEqual([]);
+    expect(lookups).toBe(1);
+    expect(t.writer.written).toHaveLength(3);
+  });
+});
+
 describe('offsets that fell off the log with no batch after the gap (reported by the progress watchdog)', () => {
   /** A task that stored offsets 10..11 (expected next: 12), whose log then lost everything up to 30. */
   async function behindTask(policy: 'fail' | 'latest') {
