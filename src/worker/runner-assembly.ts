@@ -94,7 +94,8 @@ export async function assembleRunner(spec: PipelineSpec, ctx: RunnerAssemblyCont
     admin: ctx.admin,
     processor,
     dlq,
-    budget: shared.budget,
+    // Its own share of the worker's write budget: a pipeline whose writes stall leaves the others room to go on.
+    budget: shared.budget.share(config.pipelines.length),
     stall,
     clock: ctx.clock,
     metrics,

@@ -60,6 +60,50 @@ describe('WriteBudget', () => {
     expect(b.inFlightBytes).toBe(500);
     expect(b.tryAcquire(1)).toBe(false);
   });
+
+  it("shares: a pipeline whose writes stall holds at most its share, and another's waiting writes are not queued behind it", async () => {
+    const worker = new WriteBudget(8, 1 << 20);
+    const [x, y] = [worker.share(2), worker.share(2)];
+    expect([x.maxCount, y.maxCount]).toEqual([6, 6]);
+    expect(worker.share(1).maxCount).toBe(8);
+    // x's writes stall: it takes all it may, and waits for more.
+    for (let i = 0; i < 6; i++) expect(x.tryAcquire(10)).toBe(true);
+    expect(x.tryAcquire(10)).toBe(false);
+    const xWaits = x.acquire(10, 1000);
+    // y still finds room, the rest of the worker's budget.
+    expect(y.tryAcquire(10)).toBe(true);
+    expect(y.tryAcquire(10)).toBe(true);
+    expect(worker.inFlight).toBe(8);
+    const yWaits = y.acquire(10, 1000);
+    // y's write lands: y's waiter gets the budget, past x's (whose own share is still used up).
+    y.release(10);
+    expect(await yWaits).toBe(true);
+    expect([x.inFlight, y.inFlight, worker.inFlight]).toEqual([6, 2, 8]);
+    // x's write lands at last: its waiter goes on.
+    x.release(10);
+    expect(await xWaits).toBe(true);
+    expect([x.inFlight, worker.inFlight]).toEqual([6, 8]);
+  });
+
+  it('shares: a waiter the shared budget cannot take yet is not overtaken by a later one', async () => {
+    const worker = new WriteBudget(64, 100);
+    const [x, y] = [worker.share(2), worker.share(2)];
+    expect(x.tryAcquire(50)).toBe(true);
+    expect(y.tryAcquire(40)).toBe(true);
+    expect(y.tryAcquire(5)).toBe(true);
+    const big = x.acquire(20, 1000);
+    const small = y.acquire(10, 1000);
+    let smallDone = false;
+    void small.then(() => (smallDone = true));
+    // 10 bytes free: the small write would fit, but the larger one came first and does not fit yet.
+    y.release(5);
+    await Promise.resolve();
+    expect(smallDone).toBe(false);
+    y.release(40);
+    expect(await big).toBe(true);
+    expect(await small).toBe(true);
+    expect(worker.inFlightBytes).toBe(80);
+  });
 });
 
 describe('DLQ context headers', () => {
