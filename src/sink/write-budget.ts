@@ -89,7 +89,7 @@ export class WriteBudget {
     this.count--;
     this.bytes -= size;
     if (this.parent !== undefined) return this.parent.release(size);
-    for (let i = 0; i < this.waiters.length; ) {
+    for (let i = 0; i < this.waiters.length;) {
       const short = this.waiters[i].retry();
       if (short === null) this.waiters.splice(i, 1);
       else if (short === 'share') i++;
