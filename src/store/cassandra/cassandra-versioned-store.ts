@@ -11,7 +11,7 @@ import {
 import { deserializeWith, encodeKeyWith, historyBounds, requireQueryTime, requireTimestamp, serializeWith } from '../validation';
 import { cellsDataBytes, versionRowDataBytes } from './batch-data-size';
 import { keyHash, versionRowId } from './key-hash';
-import { Anchor, RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
+import { RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
 import { StreamTimeTable } from './stream-time-table';
 import { TypedColumns } from './typed-columns';
 import { PREPARED_IN_PLACE } from './fast-prepared-batch';
@@ -20,6 +20,8 @@ import { int32RoutingKey, partitionBucketRoutingKey } from './key-bucket';
 import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader, VersionReads } from './versioned-table-reader';
 import { EdgeTableReader } from './edge-table-reader';
 import { cleanEdgesBelow, EdgeWriter } from './edge-writer';
+import { KeyOrder } from './key-order';
+import { cleanRowsBelow, deleteRowsBefore } from './rows-cleanup';
 
 /** Everything a CassandraVersionedStore needs once its schema exists (built by openCassandraVersionedStore). */
 export interface CassandraVersionedStoreParts<K, V> {
@@ -40,6 +42,13 @@ export interface CassandraVersionedStoreParts<K, V> {
   typed?: TypedColumns;
   /** The edge layout (global tables created with it): its reads and its writer. */
   edges?: { reader: EdgeTableReader; writer: EdgeWriter };
+}
+
+/** A version accepted by the grace period: its encoded key and value, and whether it is in order for the stream. */
+interface Accepted {
+  key: Buffer;
+  bytes: Buffer | null;
+  inOrder: boolean;
 }
 
 /**
@@ -70,6 +79,8 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   private readonly routingHashes: number[] = [];
   /** The writer cell of every row, encoded once (the driver sends Buffer bind values as they are). */
   private readonly writerCell: Buffer;
+  /** The order of the API's operations on each key (put, write, delete, get): each runs after those called before it. */
+  private readonly order = new KeyOrder();
   /** Typed rows are resolved and issued in call order (a later put of the same key and timestamp replaces an earlier one): its tail. */
   private typedIssued: Promise<void> = Promise.resolve();
 
@@ -93,8 +104,9 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     const actions =
       edges === undefined
         ? {
-            deleteBefore: (key: Buffer, anchor: number) => this.deleteBefore(key, anchor),
-            cleanAtHorizon: (key: Buffer) => this.cleanupKey(key),
+            deleteBefore: (key: Buffer, anchor: number) => deleteRowsBefore(this.reader, key, this.partition, anchor),
+            // At the persisted horizon (the one readers apply; the live one runs ahead of it until the next commit).
+            cleanAtHorizon: (key: Buffer) => cleanRowsBelow(this.reader, key, this.partition, this.persistedStreamTime - this.retention),
           }
         : { deleteBefore: (key: Buffer) => this.cleanupEdges(key), cleanAtHorizon: (key: Buffer) => this.cleanupEdges(key) };
     this.cleaner = new RetentionCleaner(actions, parts.cleaner);
@@ -111,9 +123,46 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   }
 
   /** Adds a version; in-order = 1 write, out-of-order = 1 read + 1 write, expired = nothing sent. */
-  async put(key: K, value: V | null, timestamp: number): Promise<number> {
-    const v = this.accept(key, value, timestamp);
-    if (v === null) return PUT_RETURN_CODE_NOT_PUT;
+  put(key: K, value: V | null, timestamp: number): Promise<number> {
+    // Only a late put on the rows layout reads (its validTo); the edge writer plans from what it keeps, in call order.
+    const readsWhenLate = this.parts.edges === undefined;
+    return this.acceptThen(key, value, timestamp, PUT_RETURN_CODE_NOT_PUT, readsWhenLate, (v) =>
+      this.putAccepted(v, timestamp, value, key),
+    );
+  }
+
+  /**
+   * Decides a put now (accept: grace period, stream time, in call order), then runs `send` in the key's order (KeyOrder:
+   * as a read when it is late and `readsWhenLate`, else as a write); `expired` when older than the grace period.
+   */
+  private acceptThen<T>(
+    key: K,
+    value: V | null,
+    timestamp: number,
+    expired: T,
+    readsWhenLate: boolean,
+    send: (v: Accepted) => Promise<T>,
+  ): Promise<T> {
+    let v: Accepted | null;
+    try {
+      v = this.accept(key, value, timestamp);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const accepted = v;
+    if (accepted === null) return Promise.resolve(expired);
+    return readsWhenLate && !accepted.inOrder
+      ? this.order.read(accepted.key, () => send(accepted))
+      : this.order.write(accepted.key, () => send(accepted));
+  }
+
+  /** The writes (and the read for validTo) of an accepted put, in the key's order. */
+  private async putAccepted(
+    v: { key: Buffer; bytes: Buffer | null; inOrder: boolean },
+    timestamp: number,
+    value: V | null,
+    key: K,
+  ): Promise<number> {
     let validTo = PUT_RETURN_CODE_VALID_TO_UNDEFINED;
     if (this.parts.edges !== undefined) {
       // The edge writer plans the put from the key's version times it knows (or one read): its validTo comes with the plan.
@@ -141,10 +190,17 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
    * or out-of-order version costs exactly one write and no read.
    */
   write(key: K, value: V | null, timestamp: number): Promise<'written' | 'expired'> {
-    return new Promise((resolve, reject) => {
-      const issued = this.issue(key, value, timestamp, { rowWritten: () => resolve('written'), rowFailed: reject });
-      if (issued === 'expired') resolve('expired');
-    });
+    return this.acceptThen<'written' | 'expired'>(
+      key,
+      value,
+      timestamp,
+      'expired',
+      false,
+      (v) =>
+        new Promise((resolve, reject) =>
+          this.sendAccepted(v, timestamp, value, key, { rowWritten: () => resolve('written'), rowFailed: reject }),
+        ),
+    );
   }
 
   /**
@@ -156,40 +212,30 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   issue(key: K, value: V | null, timestamp: number, listener: RowListener, valueBytes?: Buffer, keyBytes?: Buffer): 'issued' | 'expired' {
     const v = this.accept(key, value, timestamp, valueBytes, keyBytes);
     if (v === null) return 'expired';
-    // The key is hashed once, for the cleaner and the batcher's rowId. Tracked at issue, in put order.
-    const hash = keyHash(v.key);
-    const anchor = this.cleaner.track(v.key, timestamp, hash);
-    this.sendVersion(v.key, timestamp, v.bytes, value, key, anchor === undefined ? listener : this.anchorListener(anchor, listener), hash);
+    this.sendAccepted(v, timestamp, value, key, listener);
     return 'issued';
   }
 
-  /** The listener of a put that anchors its key: it also tells the cleaner whether the anchor became durable. */
-  private anchorListener(anchor: Anchor, listener: RowListener): RowListener {
-    return {
-      rowWritten: () => {
-        this.cleaner.anchorWritten(anchor);
-        listener.rowWritten();
-      },
-      rowFailed: (e) => {
-        this.cleaner.anchorFailed(anchor);
-        listener.rowFailed(e);
-      },
-      abandoned: listener.abandoned?.bind(listener),
-      revoked: listener.revoked?.bind(listener),
-    };
+  /** Sends an accepted version. The key is hashed once, for the cleaner and the batcher's rowId; tracked in put order. */
+  private sendAccepted(v: { key: Buffer; bytes: Buffer | null }, timestamp: number, value: V | null, key: K, listener: RowListener): void {
+    const hash = keyHash(v.key);
+    const anchor = this.cleaner.track(v.key, timestamp, hash);
+    this.sendVersion(
+      v.key,
+      timestamp,
+      v.bytes,
+      value,
+      key,
+      anchor === undefined ? listener : this.cleaner.anchorListener(anchor, listener),
+      hash,
+    );
   }
 
   /**
    * The synchronous part of put/write, decided in call order before anything is sent: validates and encodes the
    * version, applies the grace period and advances stream time. Null when the version is older than the grace period.
    */
-  private accept(
-    key: K,
-    value: V | null,
-    timestamp: number,
-    valueBytes?: Buffer,
-    keyBytes?: Buffer,
-  ): { key: Buffer; bytes: Buffer | null; inOrder: boolean } | null {
+  private accept(key: K, value: V | null, timestamp: number, valueBytes?: Buffer, keyBytes?: Buffer): Accepted | null {
     const k = keyBytes ?? encodeKeyWith(this.parts.keySerde, key);
     requireTimestamp(timestamp);
     const bytes = value === null ? null : (valueBytes ?? serializeWith(this.parts.valueSerde, value, 'value'));
@@ -205,11 +251,18 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     const k = encodeKeyWith(this.parts.keySerde, key);
     requireTimestamp(timestamp);
     this.ensureOpen();
-    if (timestamp < this.horizon()) return null;
-    const existing = asOfAnswer(await this.reads.asOfWithNext(this.locator(k), timestamp), timestamp, this.horizon());
+    const horizon = this.horizon();
+    if (timestamp < horizon) return null;
+    // Decided in call order, like a put: the stream time moves now, the read sees the key's earlier writes, and later
+    // reads of the key see this tombstone.
     this.streamTime = Math.max(this.streamTime, timestamp);
-    await this.insert(k, timestamp, null, null, key);
-    this.cleaner.trackWritten(k, timestamp);
+    const pair = await this.order.read(k, async () => {
+      const found = await this.reads.asOfWithNext(this.locator(k), timestamp);
+      await this.insert(k, timestamp, null, null, key);
+      this.cleaner.trackWritten(k, timestamp);
+      return found;
+    });
+    const existing = asOfAnswer(pair, timestamp, horizon);
     return existing === null ? null : this.toRecord(existing.version, existing.validTo);
   }
 
@@ -221,13 +274,20 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     const loc = this.locator(encodeKeyWith(this.parts.keySerde, key));
     const asOfTimestamp = asOf === undefined ? undefined : requireQueryTime(asOf, 'asOfTimestamp');
     this.ensureOpen();
+    // Stream time as of the call: a put called after this get does not move its horizon.
+    const horizon = this.horizon();
+    return this.order.read(loc.key, () => this.getNow(loc, asOfTimestamp, horizon));
+  }
+
+  /** get, once the key's operations called before it settled, with the horizon as of the call. */
+  private async getNow(loc: RowLocator, asOfTimestamp: number | undefined, horizon: number): Promise<VersionedRecord<V> | null> {
     if (asOfTimestamp === undefined) return this.toRecord(await this.reads.latest(loc));
-    if (asOfTimestamp < this.horizon()) {
+    if (asOfTimestamp < horizon) {
       // This writer's horizon is known before reading: only the latest version may answer (one read, no validTo).
       const latest = await this.reads.latest(loc);
       return latest !== null && latest.validFrom <= asOfTimestamp ? this.toRecord(latest) : null;
     }
-    const answer = asOfAnswer(await this.reads.asOfWithNext(loc, asOfTimestamp), asOfTimestamp, this.horizon());
+    const answer = asOfAnswer(await this.reads.asOfWithNext(loc, asOfTimestamp), asOfTimestamp, horizon);
     return answer === null ? null : this.toRecord(answer.version, answer.validTo);
   }
 
@@ -357,11 +417,6 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     return this.routingKeys[bucket ?? 0];
   }
 
-  /** Bind values of a key's rows plus one valid_from bound. */
-  private boundParams(key: Buffer, bound: unknown): unknown[] {
-    return [...this.reader.rowKey(key, this.partition), bound];
-  }
-
   private toRecord(v: RawVersion | null, validTo?: number): VersionedRecord<V> | null {
     if (v === null || v.value === null) return null;
     const rec: VersionedRecord<V> = { value: deserializeWith(this.parts.valueSerde, v.value, 'value'), timestamp: v.validFrom };
@@ -369,38 +424,9 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     return rec;
   }
 
-  /** Blind clean-up: deletes every version older than `anchor`, a durable version at or below the horizon. */
-  private async deleteBefore(key: Buffer, anchor: number): Promise<void> {
-    await this.reader.exec.write(
-      this.reader.cql.deleteBefore,
-      this.boundParams(key, this.reader.exec.long(anchor)),
-      'delete expired versions',
-    );
-  }
-
   /** The edge layout's clean-up at the persisted horizon (one paged read, then at most one range delete). */
   private async cleanupEdges(key: Buffer): Promise<void> {
     const horizon = this.persistedStreamTime - this.retention;
     if (Number.isFinite(horizon) && horizon > 0) await cleanEdgesBelow(this.parts.edges!.reader, key, horizon);
-  }
-
-  /**
-   * Physically deletes versions expired at the persisted horizon (the one readers apply; the live one runs ahead of it
-   * until the next commit): one read of the version valid at that horizon, then (only if something older exists, or it
-   * is a tombstone below the horizon) one range delete.
-   */
-  private async cleanupKey(key: Buffer): Promise<void> {
-    const horizon = this.persistedStreamTime - this.retention;
-    if (!Number.isFinite(horizon) || horizon <= 0) return;
-    const rows = await this.reader.floor(this.locator(key), horizon, 2);
-    if (rows.length === 0) return;
-    const atHorizon = rows[0];
-    const bound = this.reader.exec.long(atHorizon.validFrom);
-    // A tombstone exactly at the horizon is kept: a put at that very timestamp is still accepted and must not be shadowed.
-    if (atHorizon.value === null && atHorizon.validFrom < horizon) {
-      await this.reader.exec.write(this.reader.cql.deleteUpTo, this.boundParams(key, bound), 'delete expired versions');
-    } else if (rows.length > 1) {
-      await this.reader.exec.write(this.reader.cql.deleteBefore, this.boundParams(key, bound), 'delete expired versions');
-    }
   }
 }

@@ -1,3 +1,4 @@
+import type { RowListener } from '../types';
 import { keyHash } from './key-hash';
 
 /** Settings of the background retention clean-up. */
@@ -267,5 +268,21 @@ export class RetentionCleaner {
           }
         });
     }
+  }
+
+  /** The listener of a put that anchors its key: it also tells this cleaner whether the anchor became durable. */
+  anchorListener(anchor: Anchor, listener: RowListener): RowListener {
+    return {
+      rowWritten: () => {
+        this.anchorWritten(anchor);
+        listener.rowWritten();
+      },
+      rowFailed: (e) => {
+        this.anchorFailed(anchor);
+        listener.rowFailed(e);
+      },
+      abandoned: listener.abandoned?.bind(listener),
+      revoked: listener.revoked?.bind(listener),
+    };
   }
 }

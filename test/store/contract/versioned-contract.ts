@@ -56,6 +56,32 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
       expect(s.observedStreamTime()).toBe(30);
     });
 
+    it('operations the caller does not await apply in call order (as Kafka applies its synchronous ones)', async () => {
+      const { store: s } = await open();
+      const answers = Promise.all([
+        s.put('a', 'v3', 30),
+        s.put('a', 'v1', 10),
+        s.get('a', 15),
+        s.put('a', 'v2', 20),
+        s.delete('a', 40),
+        s.get('a'),
+        s.get('a', 35),
+        s.put('b', 'x', 5),
+        s.get('b'),
+      ]);
+      expect(await answers).toEqual([
+        -1,
+        30,
+        { value: 'v1', timestamp: 10, validTo: 30 },
+        30,
+        { value: 'v3', timestamp: 30 },
+        null,
+        { value: 'v3', timestamp: 30, validTo: 40 },
+        -1,
+        { value: 'x', timestamp: 5 },
+      ]);
+    });
+
     it('equal timestamps replace the version', async () => {
       const { store: s } = await open();
       expect(await s.put('a', 'x', 10)).toBe(-1);
