@@ -16,6 +16,8 @@ const later = (a: bigint | null | undefined, b: bigint | null | undefined): bigi
  */
 export class GroupPositions {
   private readonly atStart = new Map<string, bigint>();
+  /** Partitions whose reset (-2) the start-up check judged: not judged again when assigned. */
+  private readonly resetAtStart = new Set<string>();
 
   constructor(
     private readonly admin: Pick<Admin, 'fetchOffsets'>,
@@ -42,7 +44,10 @@ export class GroupPositions {
     for (const t of committed)
       for (const p of t.partitions) {
         const k = topicPartitionKey(t.topic, p.partition);
-        if (isConsumerReset(p.offset) && !this.atStart.has(k)) reset.push({ topic: t.topic, partition: p.partition });
+        if (isConsumerReset(p.offset) && !this.atStart.has(k)) {
+          reset.push({ topic: t.topic, partition: p.partition });
+          this.resetAtStart.add(k);
+        }
         const offset = later(committedOffsetOf(p.offset), this.atStart.get(k));
         if (offset !== null) this.atStart.set(k, offset);
       }
@@ -58,8 +63,9 @@ export class GroupPositions {
   async committed(topic: string, partition: number): Promise<bigint | null | typeof CONSUMER_RESET> {
     const [t] = await this.admin.fetchOffsets({ groupId: this.groupId, topics: [topic] });
     const raw = t?.partitions.find((p) => p.partition === partition)?.offset;
-    const known = this.atStart.get(topicPartitionKey(topic, partition));
-    if (isConsumerReset(raw) && known === undefined) return CONSUMER_RESET;
+    const k = topicPartitionKey(topic, partition);
+    const known = this.atStart.get(k);
+    if (isConsumerReset(raw) && known === undefined && !this.resetAtStart.has(k)) return CONSUMER_RESET;
     return later(committedOffsetOf(raw), known);
   }
 }

@@ -30,7 +30,9 @@ export class WriteBudget {
    * every other user always finds at least half of its even part free of this one's writes.
    */
   share(users: number): WriteBudget {
-    const fraction = users <= 1 ? 1 : 1 - 1 / (2 * users);
+    // Alone, a pipeline draws on the budget itself: the same order and cost as before shares existed.
+    if (users <= 1) return this;
+    const fraction = 1 - 1 / (2 * users);
     return new WriteBudget(Math.max(1, Math.floor(this.maxCount * fraction)), Math.max(1, Math.floor(this.maxBytes * fraction)), this);
   }
 
@@ -50,9 +52,10 @@ export class WriteBudget {
   }
 
   private take(size: number): Shortfall | null {
+    const parent = this.parent;
     const fits = this.count === 0 || (this.count < this.maxCount && this.bytes + size <= this.maxBytes);
-    if (!fits) return this.parent ? 'share' : 'shared';
-    if (this.parent !== undefined && !this.parent.tryAcquire(size)) return 'shared';
+    if (!fits) return parent !== undefined ? 'share' : 'shared';
+    if (parent !== undefined && !parent.tryAcquire(size)) return 'shared';
     this.count++;
     this.bytes += size;
     return null;

@@ -485,6 +485,15 @@ describe("kafkajs's reset (-2) found when a task starts (a task restarted after 
     expect(reload.reloads()).toBe(1);
   });
 
+  it('a reset judged when the task started is not judged again when its partition is assigned', async () => {
+    const t = fakeTask({ onOffsetOutOfRange: 'reload' }, { committed: -2n as unknown as bigint, logStart: 50n, high: 60n });
+    expect(await t.core.takePositions()).toBe(true);
+    expect(t.reloads()).toBe(1);
+    await t.core.loop.eachBatch(batchOf(messages(['1'], 50)).b);
+    await settle();
+    expect(t.reloads()).toBe(1);
+  });
+
   it('a group without a position (-1) or with a real one is no loss', async () => {
     for (const committed of [null, 55n]) {
       const t = fakeTask({ onOffsetOutOfRange: 'fail' }, { committed, logStart: 50n, high: 60n });

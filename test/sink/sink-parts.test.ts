@@ -65,7 +65,8 @@ describe('WriteBudget', () => {
     const worker = new WriteBudget(8, 1 << 20);
     const [x, y] = [worker.share(2), worker.share(2)];
     expect([x.maxCount, y.maxCount]).toEqual([6, 6]);
-    expect(worker.share(1).maxCount).toBe(8);
+    // Alone, a pipeline draws on the worker's budget itself (its order and cost unchanged).
+    expect(worker.share(1)).toBe(worker);
     // x's writes stall: it takes all it may, and waits for more.
     for (let i = 0; i < 6; i++) expect(x.tryAcquire(10)).toBe(true);
     expect(x.tryAcquire(10)).toBe(false);
