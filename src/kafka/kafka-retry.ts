@@ -46,12 +46,7 @@ const REJOIN_ERROR_TYPES = new Set([
 
 /** True when a heartbeat or commit failed because the group is rebalancing or no longer knows this member. */
 export function isRejoinError(e: unknown): boolean {
-  return rejoinErrorOf(e) !== undefined;
-}
-
-/** The error of e's chain that says the group is rebalancing or no longer knows this member (its kafkajs `type` set), if any. */
-export function rejoinErrorOf(e: unknown): Error | undefined {
-  return kafkaErrorChain(e).find((x) => REJOIN_ERROR_TYPES.has(String((x as { type?: unknown }).type)));
+  return kafkaErrorChain(e).some((x) => REJOIN_ERROR_TYPES.has(String((x as { type?: unknown }).type)));
 }
 
 /** Bounds of a Kafka admin retry loop. */

@@ -2,7 +2,7 @@ import { Consumer } from 'kafkajs';
 import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
 import { fetchPartitionOffsets } from '../bootstrap/topic-offsets';
-import { rejoinErrorOf, withKafkaTimeout } from '../kafka/kafka-retry';
+import { withKafkaTimeout } from '../kafka/kafka-retry';
 import { confirmedCommit } from './confirmed-commit';
 import { ProgressWatchdog } from './progress-watchdog';
 import { OffsetCommit } from './offset-committer';
@@ -11,9 +11,6 @@ import { SinkTaskCore } from './sink-task-core';
 import { PipelineState, PipelineStatus, TaskCounts } from './task-status';
 
 export type { PipelineState, PartitionStatus, PipelineStatus } from './task-status';
-
-/** kafkajs error types of a commit refused because this member is no longer in the group's current generation. */
-const MEMBERSHIP_LOST = new Set(['UNKNOWN_MEMBER_ID', 'ILLEGAL_GENERATION', 'FENCED_INSTANCE_ID']);
 
 /**
  * One pipeline generation's sink task on a kafkajs consumer: joins the group, feeds fetched batches to the sink
@@ -99,7 +96,10 @@ export class PipelineTask {
     if (lifecycle.stopping) return this.disconnectAfterStop();
     lifecycle.set(this.pauseWanted ? 'PAUSED' : 'RUNNING');
     this.watchdog?.start(Math.min(30_000, Math.max(1_000, Math.round(o.watchdogTimeoutMs / 4))));
-    this.commitTimer = setInterval(() => void this.commit().catch((e) => this.commitFailed(e)), o.commitIntervalMs);
+    this.commitTimer = setInterval(
+      () => void this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'commit failed; will retry')),
+      o.commitIntervalMs,
+    );
     this.joining = true;
     try {
       await consumer.run({
@@ -253,24 +253,6 @@ export class PipelineTask {
   /** Moves the task to FAILED (fatal error); offsets stay at the last durable record. */
   fail(err: AdjunctError): void {
     this.core.lifecycle.fail(err);
-  }
-
-  /**
-   * A failed periodic commit is retried at the next tick. One refused because the group no longer knows this member (or
-   * has moved to another generation) fences every partition with that error: their next batch throws it to kafkajs,
-   * which re-joins on it. kafkajs 2.2.4 can miss its own re-join after a broker outage (a failed join leaves its member
-   * id unset, so its heartbeats stop checking) and would otherwise keep fetching under a membership the group dropped.
-   */
-  private commitFailed(e: unknown): void {
-    this.log.warn({ err: describeError(e) }, 'commit failed; will retry');
-    const rejoin = rejoinErrorOf(e);
-    // A rebalance under way is the heartbeat's to see; these say the membership itself is gone.
-    if (rejoin === undefined || !MEMBERSHIP_LOST.has(String((rejoin as { type?: unknown }).type))) return;
-    for (const st of this.core.partitions.all()) {
-      if (st.fenced) continue;
-      st.fenced = true;
-      st.fencedBy = rejoin;
-    }
   }
 
   /** Commits, for every owned partition, the offset after the last durable record (persisting stream time first). */

@@ -276,21 +276,3 @@ describe('PipelineTask: partitions across a new group membership', () => {
     await task.stop(0);
   });
 });
-
-describe('PipelineTask: a commit refused because the group no longer knows the member', () => {
-  it('fences every partition with the refusal (their next batch throws it to kafkajs, which re-joins); a rebalance under way does not', async () => {
-    const consumer = new FakeConsumer();
-    const task = taskOver(consumer, { open: async () => new FakeWriter() });
-    await task.start();
-    const st = await (task as unknown as { core: SinkTaskCore }).core.partitions.open('t', 0);
-    const commitFailed = (e: unknown) => (task as unknown as { commitFailed(e: unknown): void }).commitFailed(e);
-    commitFailed(Object.assign(new Error('The group is rebalancing'), { type: 'REBALANCE_IN_PROGRESS' }));
-    expect(st.fenced).toBe(false);
-    const unknown = Object.assign(new Error('The coordinator is not aware of this member'), { type: 'UNKNOWN_MEMBER_ID' });
-    // kafkajs gives up its retries with a non-retriable error wrapping the protocol error.
-    commitFailed(Object.assign(new Error('KafkaJSNonRetriableError'), { cause: unknown }));
-    expect(st.fenced).toBe(true);
-    expect(st.fencedBy).toBe(unknown);
-    await task.stop(0);
-  });
-});
