@@ -103,16 +103,6 @@ export class PartitionRegistry {
     }
   }
 
-  /**
-   * retain(assignment) after this member was replaced in the group (kafkajs restarted its consumer after a crash, or the
-   * group evicted it): other members may have owned and committed any partition meanwhile, so every state starts over,
-   * kept partitions included (a fresh state at the group's committed offset, with the stream time persisted since).
-   */
-  retainAsNewMember(assignment: Record<string, number[]>): void {
-    for (const st of this.owned.values()) st.fenced = true;
-    this.retain(assignment);
-  }
-
   /** The state of an owned partition, if open. */
   get(topic: string, partition: number): PartitionState | undefined {
     return this.owned.get(topicPartitionKey(topic, partition));

@@ -40,10 +40,6 @@ export class PipelineTask {
   private joining = false;
   /** True once a stop has disconnected the consumer: what the start joined after that must be disconnected again. */
   private disconnectedByStop = false;
-  /** The group member id of the last join (undefined before it, or when kafkajs gives none). */
-  private memberId?: string;
-  /** True from a consumer crash until the next join: the consumer kafkajs restarts joins as a new member. */
-  private crashedSinceJoin = false;
 
   constructor(parts: PipelineParts, target: TaskTarget) {
     // A FAILED task stops fetching (its batches would be refused and fetched again, without end, while it waits for an
@@ -165,16 +161,7 @@ export class PipelineTask {
       this.running = true;
       if (this.pauseWanted || this.core.lifecycle.failed) this.setConsumerPaused(true);
       this.watchdog?.assigned(e.payload.memberAssignment);
-      // A join as another member than the last (kafkajs restarted the consumer after a crash, or the group evicted this
-      // one and it re-joined) may follow generations this worker missed: no partition state is kept across it.
-      const memberId: string | undefined = e.payload.memberId;
-      const replaced = this.crashedSinceJoin || (this.memberId !== undefined && memberId !== this.memberId);
-      this.memberId = memberId;
-      this.crashedSinceJoin = false;
-      if (replaced) {
-        this.log.info({ memberId }, 'joined the group as a new member: every partition starts over from the committed offsets');
-        this.core.partitions.retainAsNewMember(e.payload.memberAssignment);
-      } else this.core.partitions.retain(e.payload.memberAssignment);
+      this.core.partitions.retain(e.payload.memberAssignment);
       this.log.info({ assignment: e.payload.memberAssignment }, 'partitions assigned');
     });
     consumer.on(consumer.events.REBALANCING, () => {
@@ -182,7 +169,6 @@ export class PipelineTask {
       void this.commit().catch(() => undefined);
     });
     consumer.on(consumer.events.CRASH, (e) => {
-      this.crashedSinceJoin = true;
       if (e.payload.restart) return this.log.warn({ err: describeError(e.payload.error) }, 'consumer crashed, kafkajs restarts it');
       this.fail(
         new AdjunctError(`consumer crashed: ${describeError(e.payload.error)}`, {

@@ -8,8 +8,7 @@ import { EventEmitter } from 'node:events';
 import { AdjunctError } from '../../src/errors';
 import { PipelineParts, TaskTarget } from '../../src/sink/pipeline-parts';
 import { PipelineTask } from '../../src/sink/pipeline-task';
-import { SinkTaskCore } from '../../src/sink/sink-task-core';
-import { fakeTask, FakeWriter } from './fakes';
+import { fakeTask } from './fakes';
 
 const EVENTS = {
   GROUP_JOIN: 'consumer.group_join',
@@ -58,29 +57,20 @@ class FakeConsumer extends EventEmitter {
     this.crash();
     this.restart();
   }
-  /** The member id the next joins report (kafkajs gives a new one to a member the group evicted). */
-  memberId = 'm-1';
-  /** A join of another generation with this consumer's group (a rebalance), as kafkajs runs it after REBALANCING. */
-  rejoin(): void {
-    this.join();
-  }
   private join(): void {
-    this.emit(EVENTS.GROUP_JOIN, { payload: { memberAssignment: { t: [0] }, memberId: this.memberId } });
+    this.emit(EVENTS.GROUP_JOIN, { payload: { memberAssignment: { t: [0] } } });
     this.pausedAtJoin.push([...this.group!.paused]);
   }
 }
 
-function taskOver(
-  consumer: FakeConsumer,
-  writers: TaskTarget['writers'] = { open: async () => Promise.reject(new Error('no records in these tests')) },
-): PipelineTask {
+function taskOver(consumer: FakeConsumer): PipelineTask {
   const { parts } = fakeTask({ commitIntervalMs: 3_600_000, progressTimeoutMs: 0 });
   const withKafka: PipelineParts = { ...parts, kafka: { consumer: () => consumer } as unknown as PipelineParts['kafka'] };
   const target: TaskTarget = {
     generation: 1,
     topics: ['t'],
     groupId: 'g',
-    writers,
+    writers: { open: async () => Promise.reject(new Error('no records in these tests')) },
     onFatal: () => undefined,
     reload: () => undefined,
   };
@@ -245,34 +235,6 @@ describe('PipelineTask FAILED (worker.pipelineFailure isolate keeps the worker r
     expect(consumer.pausedAtJoin.at(-1)).toEqual(['t']);
     task.resume();
     expect([...consumer.group!.paused]).toEqual(['t']);
-    await task.stop(0);
-  });
-});
-
-describe('PipelineTask: partitions across a new group membership', () => {
-  /** The task's partition states (the registry the sink loop writes through). */
-  const partitionsOf = (task: PipelineTask) => (task as unknown as { core: SinkTaskCore }).core.partitions;
-
-  it('a rebalance that keeps a partition keeps its state; a join as a new member (crash restart, eviction) starts every partition over', async () => {
-    const consumer = new FakeConsumer();
-    const task = taskOver(consumer, { open: async () => new FakeWriter() });
-    await task.start();
-    const first = await partitionsOf(task).open('t', 0);
-    // An ordinary rebalance, same member, partition kept: the same state goes on.
-    consumer.rejoin();
-    expect(partitionsOf(task).get('t', 0)).toBe(first);
-    expect(first.fenced).toBe(false);
-    // Evicted (its session expired) and back under a new member id: another worker may have owned t/0 meanwhile.
-    consumer.memberId = 'm-2';
-    consumer.rejoin();
-    expect(first.fenced).toBe(true);
-    expect(partitionsOf(task).get('t', 0)).toBeUndefined();
-    const second = await partitionsOf(task).open('t', 0);
-    expect(second).not.toBe(first);
-    // kafkajs restarting a crashed consumer: the same, even when the id it reports is unchanged.
-    consumer.crashAndRestart();
-    expect(second.fenced).toBe(true);
-    expect(partitionsOf(task).get('t', 0)).toBeUndefined();
     await task.stop(0);
   });
 });
