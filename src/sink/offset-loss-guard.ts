@@ -56,8 +56,9 @@ export class OffsetLossGuard {
 
   /**
    * A partition found at kafkajs's reset (-2) when the task starts (GroupPositions.snapshot), or when it is assigned
-   * with no position known at start (its first batch): the policy decides as the start-up check does. Returns false when the task failed (policy fail; the group keeps the reset, so a restart
-   * fails again). The consumer then resumes at the log start, which becomes the partition's known position.
+   * with no position known at start (its first batch): the policy decides as the start-up check does. Returns false
+   * when the task failed (policy fail; the group keeps the reset, so a restart fails again). The consumer then resumes
+   * at the log start, which becomes the partition's known position.
    */
   async resetBeforeStart(topic: string, partition: number): Promise<boolean> {
     const log = await this.p.partitionLog(topic, partition);

@@ -157,12 +157,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   }
 
   /** The writes (and the read for validTo) of an accepted put, in the key's order. */
-  private async putAccepted(
-    v: { key: Buffer; bytes: Buffer | null; inOrder: boolean },
-    timestamp: number,
-    value: V | null,
-    key: K,
-  ): Promise<number> {
+  private async putAccepted(v: Accepted, timestamp: number, value: V | null, key: K): Promise<number> {
     let validTo = PUT_RETURN_CODE_VALID_TO_UNDEFINED;
     if (this.parts.edges !== undefined) {
       // The edge writer plans the put from the key's version times it knows (or one read): its validTo comes with the plan.
@@ -217,7 +212,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   }
 
   /** Sends an accepted version. The key is hashed once, for the cleaner and the batcher's rowId; tracked in put order. */
-  private sendAccepted(v: { key: Buffer; bytes: Buffer | null }, timestamp: number, value: V | null, key: K, listener: RowListener): void {
+  private sendAccepted(v: Pick<Accepted, 'key' | 'bytes'>, timestamp: number, value: V | null, key: K, listener: RowListener): void {
     const hash = keyHash(v.key);
     const anchor = this.cleaner.track(v.key, timestamp, hash);
     this.sendVersion(
