@@ -4,6 +4,7 @@ import { Logger } from '../observability/logger';
 import { fetchPartitionOffsets } from '../bootstrap/topic-offsets';
 import { withKafkaTimeout } from '../kafka/kafka-retry';
 import { confirmedCommit } from './confirmed-commit';
+import { MembershipWatch } from './membership-watch';
 import { ProgressWatchdog } from './progress-watchdog';
 import { OffsetCommit } from './offset-committer';
 import { PipelineParts, TaskTarget } from './pipeline-parts';
@@ -23,6 +24,8 @@ export class PipelineTask {
   private commitOffsets?: (offsets: OffsetCommit) => Promise<void>;
   private commitTimer?: NodeJS.Timeout;
   private watchdog?: ProgressWatchdog;
+  /** Commits refused to a membership the group dropped, while kafkajs does not re-join (kafkajs issue #1568). */
+  private readonly membership: MembershipWatch;
   private readonly log: Logger;
   /** Paused by the operator (or started paused): kept here, because kafkajs forgets it when it restarts a crashed consumer. */
   private pauseWanted = false;
@@ -53,6 +56,8 @@ export class PipelineTask {
     };
     this.core = new SinkTaskCore(parts, failing, (offsets) => this.commitOffsets?.(offsets) ?? Promise.reject(notRunning()));
     this.log = parts.logger.child({ pipeline: parts.options.pipeline, generation: target.generation });
+    // Longer than kafkajs's own re-join takes to end in a join: its heartbeats see a rebalance within a session timeout.
+    this.membership = new MembershipWatch(parts.clock, parts.options.sessionTimeoutMs + parts.options.commitIntervalMs);
   }
 
   /** Pipeline name. */
@@ -92,10 +97,7 @@ export class PipelineTask {
     if (lifecycle.stopping) return this.disconnectAfterStop();
     lifecycle.set(this.pauseWanted ? 'PAUSED' : 'RUNNING');
     this.watchdog?.start(Math.min(30_000, Math.max(1_000, Math.round(o.watchdogTimeoutMs / 4))));
-    this.commitTimer = setInterval(
-      () => void this.commit().catch((e) => this.log.warn({ err: describeError(e) }, 'commit failed; will retry')),
-      o.commitIntervalMs,
-    );
+    this.commitTimer = setInterval(() => void this.periodicCommit(), o.commitIntervalMs);
     this.joining = true;
     try {
       await consumer.run({
@@ -104,6 +106,11 @@ export class PipelineTask {
         partitionsConsumedConcurrently: o.partitionsConsumedConcurrently,
         eachBatch: async (b) => {
           const { topic, partition } = b.batch;
+          const rejoin = this.membership.rejoinError();
+          if (rejoin !== undefined) {
+            this.log.warn({ err: describeError(rejoin) }, 'commits refused to a membership the group dropped: re-joining the group');
+            throw rejoin;
+          }
           this.watchdog?.batchStarted(topic, partition);
           try {
             await this.core.loop.eachBatch(b);
@@ -159,6 +166,7 @@ export class PipelineTask {
       // Every join, the first and that of a consumer kafkajs restarted after a crash (a new group, nothing paused),
       // applies the pause before the consumer fetches.
       this.running = true;
+      this.membership.current();
       if (this.pauseWanted || this.core.lifecycle.failed) this.setConsumerPaused(true);
       this.watchdog?.assigned(e.payload.memberAssignment);
       this.core.partitions.retain(e.payload.memberAssignment);
@@ -239,6 +247,17 @@ export class PipelineTask {
   /** Moves the task to FAILED (fatal error); offsets stay at the last durable record. */
   fail(err: AdjunctError): void {
     this.core.lifecycle.fail(err);
+  }
+
+  /** The commit of every commitInterval: a failure is retried at the next tick, and a refused membership is watched. */
+  private async periodicCommit(): Promise<void> {
+    try {
+      await this.commit();
+      this.membership.current();
+    } catch (e) {
+      this.log.warn({ err: describeError(e) }, 'commit failed; will retry');
+      this.membership.commitFailed(e);
+    }
   }
 
   /** Commits, for every owned partition, the offset after the last durable record (persisting stream time first). */

@@ -25,12 +25,15 @@ class FakeConsumer extends EventEmitter {
   group: { paused: Set<string> } | null = null;
   /** What each join saw paused when it would start fetching. */
   readonly pausedAtJoin: string[][] = [];
+  /** The eachBatch handed to `run`. */
+  eachBatch?: (b: { batch: { topic: string; partition: number } }) => Promise<void>;
 
   async connect(): Promise<void> {}
   async subscribe(): Promise<void> {}
   async disconnect(): Promise<void> {}
   async commitOffsets(): Promise<void> {}
-  run(): Promise<void> {
+  run(o: { eachBatch: FakeConsumer['eachBatch'] }): Promise<void> {
+    this.eachBatch = o.eachBatch;
     this.group = { paused: new Set() };
     return Promise.resolve().then(() => this.join());
   }
@@ -57,7 +60,7 @@ class FakeConsumer extends EventEmitter {
     this.crash();
     this.restart();
   }
-  private join(): void {
+  join(): void {
     this.emit(EVENTS.GROUP_JOIN, { payload: { memberAssignment: { t: [0] } } });
     this.pausedAtJoin.push([...this.group!.paused]);
   }
@@ -145,9 +148,9 @@ describe('PipelineTask stopped while it starts', () => {
     consumer.disconnect = async () => void counts.disconnects++;
     if (gate === 'connect') consumer.connect = () => held;
     const run = consumer.run.bind(consumer);
-    consumer.run = () => {
+    consumer.run = (o) => {
       counts.runs++;
-      return gate === 'run' ? held.then(run) : run();
+      return gate === 'run' ? held.then(() => run(o)) : run(o);
     };
     return { consumer, release, counts };
   }
@@ -235,6 +238,48 @@ describe('PipelineTask FAILED (worker.pipelineFailure isolate keeps the worker r
     expect(consumer.pausedAtJoin.at(-1)).toEqual(['t']);
     task.resume();
     expect([...consumer.group!.paused]).toEqual(['t']);
+    await task.stop(0);
+  });
+});
+
+describe('PipelineTask: commits refused to a membership the group dropped, while kafkajs does not re-join', () => {
+  it('after a session timeout and a commit interval of refusals the next batch throws the refusal (kafkajs re-joins on it); a join ends it', async () => {
+    const consumer = new FakeConsumer();
+    const { parts, clock } = fakeTask({ commitIntervalMs: 3_600_000, progressTimeoutMs: 0, sessionTimeoutMs: 10_000 });
+    const withKafka: PipelineParts = { ...parts, kafka: { consumer: () => consumer } as unknown as PipelineParts['kafka'] };
+    const task = new PipelineTask(withKafka, {
+      generation: 1,
+      topics: ['t'],
+      groupId: 'g',
+      writers: { open: async () => Promise.reject(new Error('no records in this test')) },
+      onFatal: () => undefined,
+      reload: () => undefined,
+    });
+    await task.start();
+    const unknown = Object.assign(new Error('The coordinator is not aware of this member'), { type: 'UNKNOWN_MEMBER_ID' });
+    const inner = task as unknown as { commit(): Promise<void>; periodicCommit(): Promise<void> };
+    inner.commit = () => Promise.reject(Object.assign(new Error('KafkaJSNonRetriableError'), { cause: unknown }));
+    const batch = { batch: { topic: 't', partition: 0 } };
+    /** What a batch's eachBatch threw (undefined when it went through). */
+    const thrown = () =>
+      consumer.eachBatch!(batch).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    await inner.periodicCommit();
+    clock.advance(10_000);
+    await inner.periodicCommit();
+    // Grace not over yet: the batch goes to the sink loop.
+    expect(await thrown()).not.toBe(unknown);
+    clock.advance(3_600_000);
+    await inner.periodicCommit();
+    expect(await thrown()).toBe(unknown);
+    // Asked for once: the next batch goes on.
+    expect(await thrown()).not.toBe(unknown);
+    await inner.periodicCommit();
+    clock.advance(3_700_000);
+    consumer.join();
+    expect(await thrown()).not.toBe(unknown);
     await task.stop(0);
   });
 });
