@@ -9,14 +9,11 @@ import {
   VersionedRecord,
 } from '../types';
 import { deserializeWith, encodeKeyWith, historyBounds, requireQueryTime, requireTimestamp, serializeWith } from '../validation';
-import { cellsDataBytes, versionRowDataBytes } from './batch-data-size';
-import { keyHash, versionRowId } from './key-hash';
+import { keyHash } from './key-hash';
 import { RetentionCleaner, RetentionCleanerOptions } from './retention-cleaner';
 import { StreamTimeTable } from './stream-time-table';
 import { TypedColumns } from './typed-columns';
-import { PREPARED_IN_PLACE } from './fast-prepared-batch';
-import { CoalescedWrite } from './write-batcher';
-import { int32RoutingKey, partitionBucketRoutingKey } from './key-bucket';
+import { RowsVersionWriter } from './rows-version-writer';
 import { asOfAnswer, historyRecords, RawVersion, RowLocator, VersionedTableReader, VersionReads } from './versioned-table-reader';
 import { EdgeTableReader } from './edge-table-reader';
 import { cleanEdgesBelow, EdgeWriter } from './edge-writer';
@@ -70,32 +67,16 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   private streamTime: number;
   private persistedStreamTime: number;
   private closed = false;
-  /**
-   * Routing keys of the rows of a partitioned table, by bucket (one entry, bucket 0, when unbucketed): the serialised
-   * Cassandra partition key `(partition)` or `(partition, bucket)`, built once. Empty for global tables (the key routes).
-   */
-  private readonly routingKeys: Buffer[] = [];
-  /** keyHash of each routing key, by bucket (the batcher's partition grouping). */
-  private readonly routingHashes: number[] = [];
-  /** The writer cell of every row, encoded once (the driver sends Buffer bind values as they are). */
-  private readonly writerCell: Buffer;
+  /** The rows layout's write of one version (unused on an edge-layout table). */
+  private readonly rows: RowsVersionWriter<K, V>;
   /** The order of the API's operations on each key (put, write, delete, get): each runs after those called before it. */
   private readonly order = new KeyOrder();
-  /** Typed rows are resolved and issued in call order (a later put of the same key and timestamp replaces an earlier one): its tail. */
-  private typedIssued: Promise<void> = Promise.resolve();
 
   constructor(private readonly parts: CassandraVersionedStoreParts<K, V>) {
     this.reader = parts.reader;
     this.reads = parts.edges?.reader ?? parts.reader;
     this.partition = parts.reader.partitionFor(parts.partition);
-    const p = this.partition;
-    if (p !== undefined) {
-      const buckets = parts.reader.ref.buckets;
-      if (buckets === undefined) this.routingKeys.push(int32RoutingKey(p));
-      else for (let b = 0; b < buckets; b++) this.routingKeys.push(partitionBucketRoutingKey(p, b));
-      for (const k of this.routingKeys) this.routingHashes.push(keyHash(k));
-    }
-    this.writerCell = Buffer.from(parts.writerId, 'utf8');
+    this.rows = new RowsVersionWriter(parts.reader, this.partition, parts.writerId, parts.writerIsCell, parts.typed);
     this.retention = parts.historyRetentionMs;
     this.streamTime = parts.initialStreamTime;
     this.persistedStreamTime = parts.initialStreamTime;
@@ -313,9 +294,10 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     else this.cleaner.expireUpTo(this.persistedStreamTime - this.retention);
   }
 
-  /** Flushes, then refuses further use (the shared client stays open). */
+  /** Waits for the operations called before it (a put queued behind a read included), flushes, then refuses further use (the shared client stays open). */
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.order.idle();
     await this.flush();
     this.closed = true;
   }
@@ -342,12 +324,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     );
   }
 
-  /**
-   * Sends one version (coalesced into a batch when the executor has a batcher); the bind values are built directly (the
-   * partition was validated once). Its routing key is the Cassandra partition key (with the key's bucket in a bucketed
-   * table, so token-aware routing and the batcher's replica groups see the row's real token). With typed columns the
-   * same INSERT also sets them from the unserialised key and value (`typedKey`, `typedValue`; null for tombstones). `hash` is keyHash(key).
-   */
+  /** Sends one version: through the edge layout's writer, or as the rows layout's row. `hash` is keyHash(key). */
   private sendVersion(
     key: Buffer,
     timestamp: number,
@@ -357,59 +334,8 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     listener: RowListener,
     hash = keyHash(key),
   ): void {
-    if (this.parts.edges !== undefined) {
-      this.parts.edges.writer.send(key, hash, timestamp, value, listener);
-      return;
-    }
-    const writer = this.writerCell;
-    const bucket = this.reader.bucketFor(key, hash);
-    const row: CoalescedWrite = {
-      query: this.reader.cql.insert,
-      params: this.reader.insertValues(key, this.partition, bucket, this.reader.exec.rowInt64(timestamp), value, writer),
-      routingKey: this.routingKeyOf(key, bucket),
-      // A global table's routing key is the key itself, already hashed.
-      partitionHash: this.partition === undefined ? hash : this.routingHashes[bucket ?? 0],
-      rowId: versionRowId(hash, timestamp),
-      // Cassandra's own measure, which its batch size warning uses (a partitioned table clusters by the key).
-      bytes: versionRowDataBytes(this.partition === undefined ? undefined : key, value, writer, this.parts.writerIsCell),
-      listener: undefined,
-      [PREPARED_IN_PLACE]: true,
-      queryId: undefined,
-      meta: undefined,
-    };
-    const typed = this.parts.typed;
-    if (typed === undefined) {
-      this.reader.exec.issueRow(row, 'write version', listener);
-      return;
-    }
-    // A registry or schema outage while the row's columns are resolved is retried like the write itself, never the record's fault.
-    const abandoned = listener.abandoned ? () => listener.abandoned!() : undefined;
-    // Rows are resolved and issued one after another, in call order: a later put of the same key and timestamp is
-    // neither overtaken by one waiting for a schema re-read (which would then replace it) nor built with the columns of
-    // the schema before that re-read (which would leave the earlier put's new columns in place).
-    this.typedIssued = this.typedIssued.then(() =>
-      this.reader.exec
-        .retried(() => typed.row(typedKey, value === null ? null : typedValue), abandoned)
-        .then(
-          (t) => {
-            try {
-              row.query = t.cql;
-              row.params.push(...t.cells);
-              row.bytes += cellsDataBytes(t.cells);
-              this.reader.exec.issueRow(row, 'write version', listener);
-            } catch (e) {
-              listener.rowFailed(e); // the order's tail never rejects, or every later row would wait forever
-            }
-          },
-          (e: unknown) => listener.rowFailed(e),
-        ),
-    );
-  }
-
-  /** The serialised Cassandra partition key of a key's rows. */
-  private routingKeyOf(key: Buffer, bucket: number | undefined): Buffer {
-    if (this.partition === undefined) return key;
-    return this.routingKeys[bucket ?? 0];
+    if (this.parts.edges !== undefined) this.parts.edges.writer.send(key, hash, timestamp, value, listener);
+    else this.rows.send(key, timestamp, value, typedValue, typedKey, listener, hash);
   }
 
   private toRecord(v: RawVersion | null, validTo?: number): VersionedRecord<V> | null {

@@ -1,13 +1,14 @@
 import { types } from 'cassandra-driver';
-import { AdjunctError, isRecordFailure } from '../../errors';
 import { RowListener } from '../types';
 import { versionRowDataBytes } from './batch-data-size';
+import { forgetIdle, KeyState, newState, sameBytes } from './edge-key-state';
+import { Planned, PutRows, PutSettlement } from './edge-put';
 import { EdgeSliceRead, EdgeTableReader } from './edge-table-reader';
 import { int64Bytes } from './cql-types';
 import { versionRowId } from './key-hash';
 import { PREPARED_IN_PLACE } from './fast-prepared-batch';
 import { CoalescedWrite } from './write-batcher';
-import { EdgePlan, KnownTimes, NO_PREV, planFromKnown, planFromRead, rememberPut } from './version-edges';
+import { EdgePlan, NO_PREV, planFromKnown, planFromRead, rememberPut } from './version-edges';
 
 /** Default version times kept per key (a late version older than all of them costs a read). */
 export const DEFAULT_EDGE_RING = 16;
@@ -24,114 +25,6 @@ const MARKER_CELL = Buffer.alloc(0);
 const MARKER_VALUE = types.unset;
 /** A marker row's size as Cassandra counts it: the clustering (two bigints and the empty writer), no value cell. */
 const MARKER_BYTES = versionRowDataBytes(undefined, null, MARKER_CELL, false) + 8;
-/** The bind values of a put not issued yet. */
-const NO_PARAMS: unknown[] = [];
-
-/**
- * A row the store refused for this record: later versions of its key may already be linked to it, so it cannot be
- * dead-lettered and skipped like a record of the rows layout. It stops the pipeline (an infrastructure failure), with
- * the store's own error as its cause. Failures of the infrastructure pass through as they are.
- */
-function linkRefused(error: unknown, t: number): unknown {
-  if (!isRecordFailure(error)) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new AdjunctError(`edge layout: the version at ${t} was refused (${message}); later versions of its key may link to it`, {
-    code: 'VERSION_LINK_REFUSED',
-    retriable: false,
-    stage: 'write',
-    cause: error,
-  });
-}
-
-/** Hears a put's validTo once it is planned (the API's put returns it). */
-type Planned = (next: number | undefined) => void;
-
-/**
- * What a writer knows of one key: its newest version times (unknown: the next put reads), the puts of it not durable
- * yet, and the puts waiting for them and for a read (a read never runs while the key has writes in flight, so it sees
- * every one of them).
- */
-interface KeyState extends KnownTimes {
-  /** The key's bytes (a copy: never a slice of a fetched batch). */
-  key: Buffer;
-  known: boolean;
-  pending: number;
-  /** True while a read for the first waiting put is in flight. */
-  reading: boolean;
-  waiting: PutRows[] | null;
-  /** Written since the eviction clock last passed it (a second chance). */
-  used: boolean;
-}
-
-/**
- * One put: its version, whom to tell, and (once issued) its rows in flight; it settles when they are durable. Once
- * issued it is also its own value row (the write the batcher holds), so a put costs one object, not a put and a row.
- */
-class PutRows implements RowListener, CoalescedWrite {
-  private left = 0;
-  private error: unknown = undefined;
-  // The value row, filled in when the put is issued.
-  query = '';
-  params: unknown[] = NO_PARAMS;
-  routingKey: Buffer;
-  rowId = 0;
-  bytes = 0;
-  listener: RowListener | undefined = undefined;
-  // Filled by the worker's lean batch preparation: the put is its own batch entry.
-  queryId: Buffer | undefined = undefined;
-  meta: unknown = undefined;
-
-  get [PREPARED_IN_PLACE](): true {
-    return true;
-  }
-
-  constructor(
-    private readonly writer: EdgeWriter,
-    readonly state: KeyState,
-    /** keyHash(state.key): the Cassandra partition the batcher groups the row by. */
-    readonly partitionHash: number,
-    readonly t: number,
-    readonly value: Buffer | null,
-    private readonly upstream: RowListener,
-    readonly planned: Planned | undefined,
-  ) {
-    this.routingKey = state.key;
-  }
-
-  /** Counts the rows about to be issued. */
-  expect(rows: number): void {
-    this.left = rows;
-  }
-
-  rowWritten(): void {
-    this.settle();
-  }
-
-  rowFailed(error: unknown): void {
-    if (this.error === undefined) this.error = error ?? new Error('row failed');
-    this.settle();
-  }
-
-  /** The put failed before any row was issued (its read failed). */
-  failUnissued(error: unknown): void {
-    this.upstream.rowFailed(error);
-  }
-
-  abandoned(): boolean {
-    return this.upstream.abandoned?.() ?? false;
-  }
-
-  revoked(): boolean {
-    return this.upstream.revoked?.() ?? false;
-  }
-
-  private settle(): void {
-    if (--this.left > 0) return;
-    this.writer.rowsDone(this.state, this.error !== undefined);
-    if (this.error === undefined) this.upstream.rowWritten();
-    else this.upstream.rowFailed(linkRefused(this.error, this.t));
-  }
-}
 
 /**
  * The write side of an edge-layout table for one writer: each put becomes its row under the key's version before it,
@@ -141,7 +34,7 @@ class PutRows implements RowListener, CoalescedWrite {
  * Keys are found by their keyHash (the rare key whose hash another holds is kept aside, by its bytes); past maxKeys the
  * least recently written are forgotten (a clock: a key written since the last pass gets a second chance).
  */
-export class EdgeWriter {
+export class EdgeWriter implements PutSettlement {
   private readonly keys = new Map<number | string, KeyState>();
   /** Keys whose keyHash another key holds, by their bytes as latin1. */
   private readonly collided = new Map<string, KeyState>();
@@ -360,47 +253,6 @@ export class EdgeWriter {
       state.complete = false;
     }
     if (--state.pending === 0 && state.waiting !== null) queueMicrotask(() => this.readWhenIdle(state));
-  }
-}
-
-/** Byte equality in JS: a key is a few bytes, where Buffer.equals pays for a call into C++. */
-function sameBytes(a: Buffer, b: Buffer): boolean {
-  const n = a.length;
-  if (n !== b.length) return false;
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function newState(key: Buffer): KeyState {
-  // A copy with its own memory: neither a slice of a fetched batch nor of Node's shared buffer pool.
-  const own = Buffer.allocUnsafeSlow(key.length);
-  key.copy(own);
-  return {
-    key: own,
-    known: false,
-    times: [],
-    complete: false,
-    pending: 0,
-    reading: false,
-    waiting: null,
-    used: true,
-  };
-}
-
-/**
- * Forgets keys until at most `max` are kept, in the map's order: a key with writes in flight, puts waiting or a read is
- * kept, and one written since the last pass gets a second chance (moved to the end, unmarked). At most two passes.
- */
-function forgetIdle<K>(map: Map<K, KeyState>, max: number): void {
-  let budget = 2 * map.size;
-  for (const [id, s] of map) {
-    if (map.size <= max || budget-- <= 0) return;
-    if (s.pending > 0 || s.waiting !== null || s.reading) continue;
-    map.delete(id);
-    if (s.used) {
-      s.used = false;
-      map.set(id, s);
-    }
   }
 }
 

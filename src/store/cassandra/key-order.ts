@@ -30,6 +30,11 @@ export class KeyOrder {
     return this.run(key, op, true);
   }
 
+  /** Settles once every operation started so far has settled (a store's close waits for them). */
+  idle(): Promise<void> {
+    return Promise.all([...this.byKey.values()].map((p) => p.all)).then(settle);
+  }
+
   private run<T>(key: Buffer, op: () => Promise<T>, reads: boolean): Promise<T> {
     const id = key.toString('latin1');
     const pending = this.byKey.get(id);

@@ -82,6 +82,17 @@ export function versionedStoreContract(name: string, factory: VersionedStoreFact
       ]);
     });
 
+    it('close waits for the operations called before it, a put queued behind a read included', async () => {
+      const { store: s } = await open();
+      expect(await s.put('a', 'v3', 30)).toBe(-1);
+      let settled = false;
+      void s.get('a', 15);
+      const late = s.put('a', 'v1', 10).finally(() => (settled = true));
+      await s.close();
+      expect(settled).toBe(true);
+      expect(await late).toBe(30);
+    });
+
     it('equal timestamps replace the version', async () => {
       const { store: s } = await open();
       expect(await s.put('a', 'x', 10)).toBe(-1);
