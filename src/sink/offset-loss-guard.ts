@@ -44,10 +44,17 @@ export class OffsetLossGuard {
     // A judgement the progress watchdog started on this partition decides first (it may move the expected offset).
     if (st.judging !== undefined && !(await st.judging.catch(() => true))) return false;
     if (st.resetAtAssignment) {
-      // Decided once; a failed log look-up throws, and the batch kafkajs fetches again is judged then.
-      const go = await this.resetBeforeStart(st.topic, st.partition);
-      st.resetAtAssignment = false;
-      if (!go) return false;
+      // Decided once, also for a batch and a pass-over of markers that meet it together; a failed log look-up throws,
+      // and the batch kafkajs fetches again is judged then.
+      st.resetJudging ??= this.resetBeforeStart(st.topic, st.partition)
+        .then((go) => {
+          st.resetAtAssignment = false;
+          return go;
+        })
+        .finally(() => {
+          st.resetJudging = undefined;
+        });
+      if (!(await st.resetJudging)) return false;
     }
     const expected = st.expectedNext;
     if (expected === null || firstOffset === expected) return true;

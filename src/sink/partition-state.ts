@@ -46,6 +46,8 @@ export class PartitionState {
    * waits for the loss policy's decision (OffsetLossGuard.admit).
    */
   resetAtAssignment = false;
+  /** The loss policy's decision on that reset while it is made: a batch and a pass-over that meet it together share it. */
+  resetJudging?: Promise<boolean>;
   /** An offset-loss judgement the progress watchdog started (no batch showed the gap); the next batch waits for it. */
   judging?: Promise<boolean>;
 

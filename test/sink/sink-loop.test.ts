@@ -538,6 +538,23 @@ describe("kafkajs's reset (-2) found when a partition is assigned, with no posit
   });
 });
 
+describe("kafkajs's reset (-2) met by a pass-over of transaction markers and a batch together", () => {
+  it('is judged once: both wait for the one decision', async () => {
+    const admin = { committed: null as bigint | null, logStart: 50n, high: 60n };
+    const t = fakeTask({ onOffsetOutOfRange: 'reload' }, admin);
+    expect(await t.core.takePositions()).toBe(true);
+    admin.committed = -2n;
+    // The partition is opened (and its reset noted) before the two meet it.
+    await t.core.partitions.open('t', 0);
+    t.core.loop.passedOver('t', 0, '50', '50');
+    await t.core.loop.eachBatch(batchOf(messages(['1', '2'], 51)).b);
+    await settle();
+    expect(t.fatal).toEqual([]);
+    expect(t.reloads()).toBe(1);
+    expect(t.writer.written).toHaveLength(2);
+  });
+});
+
 describe('offsets that fell off the log with no batch after the gap (reported by the progress watchdog)', () => {
   /** A task that stored offsets 10..11 (expected next: 12), whose log then lost everything up to 30. */
   async function behindTask(policy: 'fail' | 'latest') {
