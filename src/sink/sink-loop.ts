@@ -2,12 +2,12 @@ import { KafkaMessage } from 'kafkajs';
 import { Clock } from '../clock';
 import { AdjunctError, asAdjunctError, BadRecordError, describeError } from '../errors';
 import { Extracted, isSkip } from '../extract';
-import { isRejoinError } from '../kafka/kafka-retry';
 import { Logger } from '../observability/logger';
 import { AdjunctMetrics } from '../observability/metrics';
 import { BatchControl, BatchControlParts, batchControl, FetchedBatch } from './batch-control';
 import { ErrorHandler } from './error-handler';
 import { OffsetLossGuard } from './offset-loss-guard';
+import { openPartitionFor } from './partition-opening';
 import { PartitionRegistry } from './partition-registry';
 import type { PartitionState } from './partition-state';
 import { IssuedRecord, WriteSettlement } from './issued-record';
@@ -107,7 +107,7 @@ export class SinkLoop {
   async eachBatch(b: FetchedBatch): Promise<void> {
     if (!this.p.lifecycle.accepting) return;
     const endTimer = this.p.metrics.batchLatency.startTimer({ pipeline: this.o.pipeline });
-    const st = await this.openPartition(b);
+    const st = await openPartitionFor(b, this.p);
     if (st === null) return;
     this.rejoinIfFenced(st);
     st.high = BigInt(b.batch.highWatermark);
@@ -195,57 +195,6 @@ export class SinkLoop {
     if (st.fenced || !this.p.lifecycle.accepting) return;
     if (from !== null && !(await this.p.guard.admit(st, from))) return;
     if (!st.fenced) st.passOver(next);
-  }
-
-  /**
-   * The partition's state, opening its writer on the first batch. Opening reads Cassandra (stream time, typed
-   * columns, the registry): an unavailable dependency is retried with backoff and heartbeats under the stall policy,
-   * like a write; anything else fails the task with the error (never left to kafkajs's batch retries and consumer
-   * restarts). Null when the task stopped meanwhile.
-   */
-  private async openPartition(b: FetchedBatch): Promise<PartitionState | null> {
-    const { topic, partition } = b.batch;
-    // A heartbeat of the open's retries that finds the group rebalancing ends them: the partition may have a new owner
-    // by the time Cassandra answers, so the batch is not written; the failure goes to kafkajs, which re-joins on it.
-    let rejoin: unknown;
-    const heartbeat = () =>
-      b.heartbeat().catch((e: unknown) => {
-        if (isRejoinError(e)) rejoin ??= e;
-        throw e;
-      });
-    let st: PartitionState;
-    try {
-      st = await this.p.errors.retry(
-        null,
-        () => this.p.partitions.open(topic, partition),
-        'write',
-        heartbeat,
-        () => rejoin !== undefined,
-      );
-    } catch (e) {
-      if (rejoin !== undefined) throw rejoin;
-      if (!this.p.lifecycle.accepting) return null;
-      this.p.lifecycle.fail(
-        asAdjunctError(
-          e,
-          (message, cause) =>
-            new AdjunctError(`opening the writer of ${topic}/${partition} failed: ${message}`, {
-              code: 'WRITER_OPEN_FAILED',
-              stage: 'write',
-              cause,
-              context: { topic, partition },
-            }),
-          'write',
-        ),
-      );
-      return null;
-    }
-    if (rejoin !== undefined) {
-      st.fenced = true;
-      st.fencedBy = rejoin;
-      throw rejoin;
-    }
-    return st;
   }
 
   /**
