@@ -19,6 +19,11 @@ export function kafkaErrorChain(e: unknown): Error[] {
   return out;
 }
 
+/** The error of e's chain (kafkaErrorChain) whose kafkajs protocol error `type` is one of `types`, if any. */
+export function kafkaErrorOfType(e: unknown, types: ReadonlySet<string>): Error | undefined {
+  return kafkaErrorChain(e).find((x) => types.has(String((x as { type?: unknown }).type)));
+}
+
 /**
  * True for a Kafka failure a later attempt may fix: a coordinator that is loading, moving or not found yet, or any
  * error kafkajs marks retriable (leader moving, connection refused); also when kafkajs's own retries gave up on one.
@@ -46,7 +51,7 @@ const REJOIN_ERROR_TYPES = new Set([
 
 /** True when a heartbeat or commit failed because the group is rebalancing or no longer knows this member. */
 export function isRejoinError(e: unknown): boolean {
-  return kafkaErrorChain(e).some((x) => REJOIN_ERROR_TYPES.has(String((x as { type?: unknown }).type)));
+  return kafkaErrorOfType(e, REJOIN_ERROR_TYPES) !== undefined;
 }
 
 /** Bounds of a Kafka admin retry loop. */

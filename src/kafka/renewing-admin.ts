@@ -1,7 +1,9 @@
 import type { Admin } from 'kafkajs';
 import { AdjunctError, describeError } from '../errors';
 import { Logger } from '../observability/logger';
-import { kafkaErrorChain } from './kafka-retry';
+import { kafkaErrorOfType } from './kafka-retry';
+
+const UNKNOWN_TOPIC = new Set(['UNKNOWN_TOPIC_OR_PARTITION']);
 
 /** The least time between two renewals (a call that names a missing topic itself fails again on the new admin). */
 export const ADMIN_RENEWAL_MIN_INTERVAL_MS = 10_000;
@@ -11,7 +13,7 @@ const NOT_REQUESTS = new Set<PropertyKey>(['connect', 'disconnect', 'on', 'logge
 
 /** True when the failure (or one it wraps) is Kafka's UNKNOWN_TOPIC_OR_PARTITION. */
 export function isUnknownTopic(e: unknown): boolean {
-  return kafkaErrorChain(e).some((x) => (x as { type?: unknown }).type === 'UNKNOWN_TOPIC_OR_PARTITION');
+  return kafkaErrorOfType(e, UNKNOWN_TOPIC) !== undefined;
 }
 
 /** How a renewing admin makes and connects its successors. */

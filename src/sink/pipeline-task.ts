@@ -166,7 +166,7 @@ export class PipelineTask {
       // Every join, the first and that of a consumer kafkajs restarted after a crash (a new group, nothing paused),
       // applies the pause before the consumer fetches.
       this.running = true;
-      this.membership.current();
+      this.membership.joined();
       if (this.pauseWanted || this.core.lifecycle.failed) this.setConsumerPaused(true);
       this.watchdog?.assigned(e.payload.memberAssignment);
       this.core.partitions.retain(e.payload.memberAssignment);
@@ -251,12 +251,13 @@ export class PipelineTask {
 
   /** The commit of every commitInterval: a failure is retried at the next tick, and a refused membership is watched. */
   private async periodicCommit(): Promise<void> {
+    const membership = this.membership.commitStarted();
     try {
       await this.commit();
-      this.membership.current();
+      this.membership.committed();
     } catch (e) {
       this.log.warn({ err: describeError(e) }, 'commit failed; will retry');
-      this.membership.commitFailed(e);
+      this.membership.commitFailed(e, membership);
     }
   }
 

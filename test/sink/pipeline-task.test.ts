@@ -67,7 +67,12 @@ class FakeConsumer extends EventEmitter {
 }
 
 function taskOver(consumer: FakeConsumer): PipelineTask {
-  const { parts } = fakeTask({ commitIntervalMs: 3_600_000, progressTimeoutMs: 0 });
+  return taskWith(consumer).task;
+}
+
+/** A task over the fake consumer (no periodic commit or watchdog unless asked for), and its manual clock. */
+function taskWith(consumer: FakeConsumer, options: Parameters<typeof fakeTask>[0] = {}) {
+  const { parts, clock } = fakeTask({ commitIntervalMs: 3_600_000, progressTimeoutMs: 0, ...options });
   const withKafka: PipelineParts = { ...parts, kafka: { consumer: () => consumer } as unknown as PipelineParts['kafka'] };
   const target: TaskTarget = {
     generation: 1,
@@ -77,7 +82,7 @@ function taskOver(consumer: FakeConsumer): PipelineTask {
     onFatal: () => undefined,
     reload: () => undefined,
   };
-  return new PipelineTask(withKafka, target);
+  return { task: new PipelineTask(withKafka, target), clock };
 }
 
 describe('PipelineTask pause', () => {
@@ -245,16 +250,7 @@ describe('PipelineTask FAILED (worker.pipelineFailure isolate keeps the worker r
 describe('PipelineTask: commits refused to a membership the group dropped, while kafkajs does not re-join', () => {
   it('after a session timeout and a commit interval of refusals the next batch throws the refusal (kafkajs re-joins on it); a join ends it', async () => {
     const consumer = new FakeConsumer();
-    const { parts, clock } = fakeTask({ commitIntervalMs: 3_600_000, progressTimeoutMs: 0, sessionTimeoutMs: 10_000 });
-    const withKafka: PipelineParts = { ...parts, kafka: { consumer: () => consumer } as unknown as PipelineParts['kafka'] };
-    const task = new PipelineTask(withKafka, {
-      generation: 1,
-      topics: ['t'],
-      groupId: 'g',
-      writers: { open: async () => Promise.reject(new Error('no records in this test')) },
-      onFatal: () => undefined,
-      reload: () => undefined,
-    });
+    const { task, clock } = taskWith(consumer, { sessionTimeoutMs: 10_000 });
     await task.start();
     const unknown = Object.assign(new Error('The coordinator is not aware of this member'), { type: 'UNKNOWN_MEMBER_ID' });
     const inner = task as unknown as { commit(): Promise<void>; periodicCommit(): Promise<void> };
