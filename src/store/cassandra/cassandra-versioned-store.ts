@@ -66,6 +66,9 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   private readonly cleaner: RetentionCleaner;
   private streamTime: number;
   private persistedStreamTime: number;
+  /** Set when close() is called: operations are refused from then on. */
+  private closing?: Promise<void>;
+  /** Set when close() has flushed: flush is refused too. */
   private closed = false;
   /** The rows layout's write of one version (unused on an edge-layout table). */
   private readonly rows: RowsVersionWriter<K, V>;
@@ -281,7 +284,7 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
    * persisted horizon reached. Without streamTimeAsOf (API users, close) it also cleans every tracked key with a read.
    */
   async flush(streamTimeAsOf?: number): Promise<void> {
-    this.ensureOpen();
+    if (this.closed) throw this.closedError();
     // The sink passes the stream time as of the offset it is about to commit, so a restart replays from there exactly.
     const st = streamTimeAsOf !== undefined ? Math.min(streamTimeAsOf, this.streamTime) : this.streamTime;
     if (Number.isFinite(st) && st !== this.persistedStreamTime) {
@@ -294,12 +297,25 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
     else this.cleaner.expireUpTo(this.persistedStreamTime - this.retention);
   }
 
-  /** Waits for the operations called before it (a put queued behind a read included), flushes, then refuses further use (the shared client stays open). */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    await this.order.idle();
-    await this.flush();
-    this.closed = true;
+  /**
+   * Refuses further operations at once, waits for those called before it (a put queued behind a read included), then
+   * flushes (the shared client stays open). A second call waits for the first.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.order
+      .idle()
+      .then(() => this.flush())
+      .then(
+        () => {
+          this.closed = true;
+        },
+        (e: unknown) => {
+          // A flush that failed (Cassandra unavailable) leaves the store open, as before: close may be called again.
+          this.closing = undefined;
+          throw e;
+        },
+      );
+    return this.closing;
   }
 
   private horizon(): number {
@@ -307,9 +323,11 @@ export class CassandraVersionedStore<K, V> implements VersionedKeyValueStore<K, 
   }
 
   private ensureOpen(): void {
-    if (this.closed) {
-      throw new StoreError(`versioned store ${this.parts.storeId} is closed`, { code: 'STORE_CLOSED', retriable: false });
-    }
+    if (this.closing !== undefined) throw this.closedError();
+  }
+
+  private closedError(): StoreError {
+    return new StoreError(`versioned store ${this.parts.storeId} is closed`, { code: 'STORE_CLOSED', retriable: false });
   }
 
   /** Where a key's rows live, for the reader's read methods. */

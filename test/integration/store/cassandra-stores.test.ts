@@ -79,3 +79,24 @@ it('new partitioned tables are bucketed; an existing unbucketed table keeps its 
   const rs = await ks.client.execute(`SELECT COUNT(*) AS n FROM ${ks.keyspace}.versioned_unbucketed`);
   expect(Number(rs.first().get('n'))).toBeGreaterThan(0); // the contract suites wrote into it
 });
+
+it('a versioned store refuses operations called while its close waits, after waiting for those called before it', async () => {
+  const s = await openCassandraVersionedStore<string, string>({
+    client: ks.client,
+    keyspace: ks.keyspace,
+    storeName: 'versioned-global',
+    ...isolatedStore('global', ++counter, 't'),
+    historyRetentionMs: 60_000,
+    valueSerde: stringSerde,
+  });
+  expect(await s.put('a', 'v3', 30)).toBe(-1);
+  void s.get('a', 15);
+  // A late put on the rows layout reads its validTo: it waits behind the get, so it is sent after close() is called.
+  const late = s.put('a', 'v1', 10);
+  const closing = s.close();
+  await expect(s.put('a', 'v2', 20)).rejects.toMatchObject({ code: 'STORE_CLOSED' });
+  await expect(s.get('a')).rejects.toMatchObject({ code: 'STORE_CLOSED' });
+  await closing;
+  expect(await late).toBe(30);
+  await expect(s.flush()).rejects.toMatchObject({ code: 'STORE_CLOSED' });
+});
